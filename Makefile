@@ -1,0 +1,83 @@
+# chipsim -- one GNU Makefile; sources are found by wildcard.
+#
+#   make         build bin/chipsim
+#   make run     build and run the main job on the bundled defaults
+#   make test    build and run the unit tests, then the same tests under ASan+UBSan
+#   make bench   build and run the speed benchmarks in bench/
+#
+# Two build flavours share every source: build/rel (optimised) and build/san
+# (sanitizers). Missing Debian packages are installed by scripts/install-deps.sh.
+
+CC      ?= gcc
+PKGS    := inih jansson
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
+BASE    := -std=c11 -D_GNU_SOURCE -Isrc -MMD -MP $(WARN)
+REL     := -O2 -g
+SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+SRC     := $(wildcard src/*/*.c src/*/*/*.c src/*/*/*/*.c)
+MAIN    := src/cli/main.c
+LIBSRC  := $(filter-out $(MAIN),$(SRC))
+TESTSRC := $(wildcard tests/unit/*.c)
+BENCHSRC:= $(wildcard bench/*.c)
+
+obj      = $(patsubst %.c,build/$(1)/%.o,$(2))
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson) -lm
+TESTLIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+
+.PHONY: all run test test-rel test-san bench deps clean
+all: bin/chipsim
+
+deps:
+	@bash scripts/install-deps.sh --if-missing
+
+build/rel/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(REL) $(CFLAGS) -c $< -o $@
+
+build/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(SAN) $(CFLAGS) -c $< -o $@
+
+bin/chipsim: $(call obj,rel,$(SRC))
+	@mkdir -p bin
+	$(CC) $(REL) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+build/san/chipsim: $(call obj,san,$(SRC))
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+build/rel/unit-tests: $(call obj,rel,$(LIBSRC) $(TESTSRC))
+	$(CC) $(REL) $(LDFLAGS) -o $@ $^ $(LIBS) $(TESTLIBS)
+
+build/san/unit-tests: $(call obj,san,$(LIBSRC) $(TESTSRC))
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(LIBS) $(TESTLIBS)
+
+build/rel/bench-core: $(call obj,rel,$(LIBSRC) $(BENCHSRC))
+	$(CC) $(REL) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+run: deps
+	@$(MAKE) --no-print-directory bin/chipsim
+	bin/chipsim run -c configs/demo.ini
+
+test: deps
+	@$(MAKE) --no-print-directory bin/chipsim build/san/chipsim build/rel/unit-tests build/san/unit-tests
+	@$(MAKE) --no-print-directory test-rel test-san
+
+test-rel:
+	@echo "== unit tests (optimised build) =="
+	CHIPSIM_BIN=bin/chipsim build/rel/unit-tests --jobs 2
+
+test-san:
+	@echo "== unit tests (ASan+UBSan build) =="
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	CHIPSIM_BIN=build/san/chipsim build/san/unit-tests --jobs 2
+
+bench: deps
+	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core
+	build/rel/bench-core
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

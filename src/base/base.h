@@ -1,0 +1,83 @@
+/*
+ * base.h -- the few things every chipsim module uses: fixed-width units,
+ * error reporting to a caller, loud allocation, bit helpers and a seeded RNG.
+ *
+ * Errors follow the three-class rule of the design notes:
+ *  - bad user input: library code fills a struct err and returns -1; only
+ *    main() turns it into a message and exit status 2;
+ *  - broken invariants: BUG() / BUG_ON() (see engine/sim.h for the variant
+ *    that prints simulated time and component);
+ *  - out of memory: xmalloc() and friends abort with a message.
+ */
+#ifndef CHIPSIM_BASE_H
+#define CHIPSIM_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t ps_t;   /* simulated time, picoseconds */
+typedef uint64_t addr_t; /* a physical/virtual byte address */
+typedef uint64_t cycle_t;
+
+#define CHIPSIM_VERSION "0.1.0"
+#define ERR_MSG_MAX 1024
+
+/* An error message for the caller; functions return -1 after filling it. */
+struct err {
+    char msg[ERR_MSG_MAX];
+};
+
+int err_set(struct err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int err_vset(struct err *e, const char *fmt, va_list ap);
+/* Prefix an existing message: "prefix: old message". */
+int err_prefix(struct err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+_Noreturn void base_die(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define BUG(...) base_die(__FILE__, __LINE__, __VA_ARGS__)
+#define BUG_ON(cond) \
+    do { if (__builtin_expect(!!(cond), 0)) BUG("invariant broken: %s", #cond); } while (0)
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *p (element size es, capacity *cap) so that it holds at least n elements. */
+void *xgrow(void *p, size_t es, size_t *cap, size_t n);
+
+static inline bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+static inline unsigned ilog2(uint64_t x) { return 63u - (unsigned)__builtin_clzll(x | 1); }
+static inline unsigned popcount64(uint64_t x) { return (unsigned)__builtin_popcountll(x); }
+static inline uint64_t div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* 64-bit mixing hash (splitmix64 finaliser). */
+static inline uint64_t hash64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* xoshiro256** seeded through splitmix64: fast, reproducible across hosts. */
+struct rng {
+    uint64_t s[4];
+};
+void rng_seed(struct rng *r, uint64_t seed);
+uint64_t rng_next(struct rng *r);
+/* Uniform in [0, n), n > 0, without modulo bias. */
+uint64_t rng_below(struct rng *r, uint64_t n);
+double rng_unit(struct rng *r); /* uniform in [0, 1) */
+
+/* Levenshtein distance, for "did you mean" suggestions. */
+unsigned str_distance(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * main.c -- the chipsim command line. Every subcommand returns an exit
+ * status; only this file calls exit(). Status 2 means bad user input.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: chipsim COMMAND [options]\n"
+            "\n"
+            "commands:\n"
+            "  run [-c FILE.ini]... [-p section.key=value]... [--json FILE]\n"
+            "                      run a simulation (see `chipsim list params`)\n"
+            "  list params         every configuration key with its default and help\n"
+            "  version             print the version\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "run"))
+        return cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list"))
+        return cli_list(argc - 1, argv + 1);
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("chipsim %s\n", CHIPSIM_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "chipsim: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,116 @@
+/*
+ * sim.h -- the simulation engine: integer-picosecond time, an event queue
+ * ordered by (time, insertion sequence), clock domains, and a watchdog.
+ *
+ * Events are stored by value in a 4-ary heap (a growable array that reaches
+ * its steady size early in a run, so scheduling allocates nothing on the hot
+ * path). Ties in time are broken by a global insertion sequence number, so the
+ * same input always produces the same order and bit-identical output.
+ *
+ * Components tick at their own frequency: a struct clock gives a period in
+ * picoseconds, and sim_after_cycles() schedules on that clock's next edge.
+ * Periods are rounded to whole picoseconds (1801 MHz -> 555 ps, 0.04% fast).
+ *
+ * The watchdog: components that can hold work register a probe (how much is
+ * pending, and a dump of it). If the queue drains while work is pending, or
+ * simulated time advances by watchdog_ps without any sim_progress() call, the
+ * run stops with a deadlock report listing what each component is waiting on.
+ */
+#ifndef CHIPSIM_SIM_H
+#define CHIPSIM_SIM_H
+
+#include <stdio.h>
+
+#include "base/base.h"
+#include "base/pool.h"
+
+struct sim;
+struct stats;
+
+typedef void (*ev_fn)(struct sim *s, void *obj, uint64_t arg);
+
+struct event {
+    ps_t t;
+    uint64_t seq;
+    ev_fn fn;
+    void *obj;
+    uint64_t arg;
+};
+
+struct clock {
+    const char *name;
+    ps_t period;
+};
+
+struct watch {
+    const char *name;
+    uint64_t (*pending)(void *obj);          /* units of work still held */
+    void (*dump)(void *obj, FILE *out);      /* what is waiting, for reports */
+    void *obj;
+};
+
+enum sim_status { SIM_DONE, SIM_DEADLOCK, SIM_STOPPED };
+
+struct sim {
+    ps_t now;
+    uint64_t seq;
+    struct event *heap;
+    size_t heap_n, heap_cap;
+    uint64_t events;          /* events executed */
+    bool stop;
+
+    uint64_t progress;        /* bumped by components when work completes */
+    ps_t watchdog_ps;         /* 0 disables the no-progress check */
+    struct watch *watches;
+    size_t nwatches, watches_cap;
+    FILE *report;             /* where deadlock reports go (stderr by default) */
+
+    struct pool req_pool;     /* struct req objects, see mem/req.h */
+    struct stats *stats;      /* owned by the caller; may be NULL */
+    struct rng rng;
+};
+
+void sim_init(struct sim *s, uint64_t seed);
+void sim_destroy(struct sim *s);
+
+/* Schedule fn(s, obj, arg) at absolute time t (>= now). */
+void sim_at(struct sim *s, ps_t t, ev_fn fn, void *obj, uint64_t arg);
+static inline void sim_after(struct sim *s, ps_t dt, ev_fn fn, void *obj, uint64_t arg)
+{
+    sim_at(s, s->now + dt, fn, obj, arg);
+}
+
+void clock_init(struct clock *c, const char *name, double mhz);
+/* First edge of clock c at or after time t. */
+static inline ps_t clock_edge(const struct clock *c, ps_t t)
+{
+    return (t + c->period - 1) / c->period * c->period;
+}
+static inline ps_t clock_cycles(const struct clock *c, uint64_t n) { return n * c->period; }
+/* Current time in whole cycles of c (rounded down). */
+static inline uint64_t clock_now_cycles(const struct clock *c, ps_t t) { return t / c->period; }
+/* Schedule n cycles after the next edge of c. */
+static inline void sim_after_cycles(struct sim *s, const struct clock *c, uint64_t n,
+                                    ev_fn fn, void *obj, uint64_t arg)
+{
+    sim_at(s, clock_edge(c, s->now) + n * c->period, fn, obj, arg);
+}
+
+void sim_watch(struct sim *s, const char *name, uint64_t (*pending)(void *),
+               void (*dump)(void *, FILE *), void *obj);
+static inline void sim_progress(struct sim *s) { s->progress++; }
+uint64_t sim_pending(const struct sim *s);
+
+/* Run until the queue is empty, sim_stop() is called, or time passes `until`
+ * (0 = no limit). Returns SIM_DEADLOCK after writing a report. */
+enum sim_status sim_run(struct sim *s, ps_t until);
+static inline void sim_stop(struct sim *s) { s->stop = true; }
+
+/* Broken invariant inside a component: print time and component, abort. */
+_Noreturn void sim_bug(const struct sim *s, const char *who, const char *file, int line,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#define SIM_BUG(s, who, ...) sim_bug((s), (who), __FILE__, __LINE__, __VA_ARGS__)
+#define SIM_ASSERT(s, who, cond) \
+    do { if (__builtin_expect(!(cond), 0)) SIM_BUG((s), (who), "assertion failed: %s", #cond); } while (0)
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * req.h -- a memory request, and the port through which one component hands
+ * requests to the next. Requests come from the simulation's pool (sim.h), so
+ * creating one on the hot path allocates nothing.
+ *
+ * Ownership: the component whose access() received a request owns it until
+ * it calls req_complete(); that happens at the simulated time the response
+ * is ready, and hands the request back along its return stack. A cache that
+ * misses creates its own child request for the level below, and completes
+ * the parent when the child returns. Components that only carry a request
+ * (links, crossbars) push a return entry on the way down (req_on_done) so
+ * they see the response on the way back, without allocating anything.
+ */
+#ifndef CHIPSIM_REQ_H
+#define CHIPSIM_REQ_H
+
+#include "engine/sim.h"
+
+enum req_kind {
+    REQ_READ,
+    REQ_WRITE,
+    REQ_ATOMIC,     /* read-modify-write performed at the level that owns the line */
+    REQ_WRITEBACK,  /* dirty data leaving a cache (eviction or flush) */
+    REQ_KIND_N
+};
+
+/* Traffic classes for flit accounting. */
+enum traffic_class { TC_REQ, TC_RESP, TC_WB, TC_COH, TC_N };
+
+struct req;
+typedef void (*req_done_fn)(struct sim *s, struct req *r, void *obj);
+
+#define REQ_RET_MAX 4
+struct req_ret {
+    req_done_fn fn;
+    void *obj;
+};
+
+struct req {
+    addr_t addr;          /* byte address of the first byte accessed */
+    uint32_t size;        /* bytes */
+    uint8_t kind;         /* enum req_kind */
+    uint8_t flags;
+    uint16_t src;         /* requesting unit (e.g. global CU id) */
+    uint16_t home;        /* home node, when the requester knows it */
+    uint16_t hops;
+    uint64_t mask[2];     /* bytes of the line touched (WRITE/WRITEBACK), bit i = byte i */
+    ps_t issued;          /* when the requester issued it */
+    uint64_t tag;         /* the creator's cookie */
+    uint64_t version;     /* data version, for the coherence checker */
+    struct req *next;     /* intrusive link for MSHR target lists and queues */
+    uint8_t nret;
+    struct req_ret ret[REQ_RET_MAX]; /* return stack, top = ret[nret-1] */
+};
+
+void req_pool_init(struct sim *s, size_t initial);
+
+static inline struct req *req_alloc(struct sim *s)
+{
+    struct req *r = pool_get(&s->req_pool);
+    *r = (struct req){0};
+    r->issued = s->now;
+    return r;
+}
+
+static inline void req_free(struct sim *s, struct req *r) { pool_put(&s->req_pool, r); }
+
+/* Push a return entry: fn(s, r, obj) runs when the request completes below. */
+static inline void req_on_done(struct req *r, req_done_fn fn, void *obj)
+{
+    if (__builtin_expect(r->nret == REQ_RET_MAX, 0))
+        BUG("request return stack overflow");
+    r->ret[r->nret++] = (struct req_ret){fn, obj};
+}
+
+/* Pop the top return entry and call it. */
+static inline void req_complete(struct sim *s, struct req *r)
+{
+    if (__builtin_expect(r->nret == 0, 0))
+        BUG("request completed with an empty return stack");
+    struct req_ret rr = r->ret[--r->nret];
+    rr.fn(s, r, rr.obj);
+}
+
+/* Event adapter: req_complete() the request passed as obj, at the event's time. */
+void req_complete_ev(struct sim *s, void *req, uint64_t unused);
+
+/* Anything that accepts requests: a cache, a link, a DRAM channel. */
+struct mem_port {
+    void (*access)(struct sim *s, void *self, struct req *r);
+    void *self;
+};
+
+static inline void mem_send(struct sim *s, const struct mem_port *p, struct req *r)
+{
+    p->access(s, p->self, r);
+}
+
+/* Mask of bytes [off, off+len) within a line of up to 128 bytes. */
+void req_mask_range(uint64_t mask[2], unsigned off, unsigned len);
+static inline unsigned req_mask_bytes(const uint64_t mask[2])
+{
+    return popcount64(mask[0]) + popcount64(mask[1]);
+}
+
+#endif
