@@ -1,0 +1,47 @@
+/*
+ * topo.c -- topology keys ([gpu] section) and naming helpers.
+ */
+#include "topo.h"
+
+#include <stdio.h>
+
+const struct cfg_key topo_keys[] = {
+    {"gpus", CFG_INT, "1", 1, 64, "number of GPUs (packages) in the system", NULL},
+    {"chiplets", CFG_INT, "4", 1, 64, "chiplets per GPU", NULL},
+    {"cus_per_chiplet", CFG_INT, "60", 1, 1024, "compute units per chiplet", NULL},
+    {"l2_banks", CFG_INT, "8", 1, 256, "L2 banks per chiplet", NULL},
+    {"llc_slices", CFG_INT, "1", 1, 256, "last-level cache (L3) slices per chiplet", NULL},
+    {"hbm_stacks", CFG_INT, "1", 1, 64, "HBM stacks per chiplet", NULL},
+    {"clock_mhz", CFG_FLOAT, "1801", 1, 10000, "GPU core clock, MHz", NULL},
+    CFG_END,
+};
+
+int topo_from_cfg(const struct cfg_sec *sec, struct topo *t, struct err *e)
+{
+    *t = (struct topo){
+        .gpus = (unsigned)cfg_uint(sec, "gpus"),
+        .chiplets = (unsigned)cfg_uint(sec, "chiplets"),
+        .cus = (unsigned)cfg_uint(sec, "cus_per_chiplet"),
+        .l2_banks = (unsigned)cfg_uint(sec, "l2_banks"),
+        .llc_slices = (unsigned)cfg_uint(sec, "llc_slices"),
+        .hbm_stacks = (unsigned)cfg_uint(sec, "hbm_stacks"),
+        .gpu_mhz = cfg_float(sec, "clock_mhz"),
+    };
+    if (topo_ncus(t) > 65535)
+        return cfg_err(e, sec, "cus_per_chiplet", "more than 65535 CUs in the system");
+    return 0;
+}
+
+const char *topo_chiplet_name(const struct topo *t, unsigned ch, char *buf, size_t n)
+{
+    snprintf(buf, n, "gpu%u.chiplet%u", topo_chiplet_gpu(t, ch), topo_chiplet_local(t, ch));
+    return buf;
+}
+
+const char *topo_cu_name(const struct topo *t, unsigned cu, char *buf, size_t n)
+{
+    unsigned ch = topo_cu_chiplet(t, cu);
+    snprintf(buf, n, "gpu%u.chiplet%u.cu%u", topo_chiplet_gpu(t, ch), topo_chiplet_local(t, ch),
+             topo_cu_local(t, cu));
+    return buf;
+}
