@@ -32,10 +32,13 @@ int err_prefix(struct err *e, const char *fmt, ...)
     memcpy(old, e->msg, sizeof old);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
-    if (n >= 0 && (size_t)n + 2 < sizeof e->msg)
-        snprintf(e->msg + n, sizeof e->msg - (size_t)n, ": %s", old);
+    size_t n = strlen(e->msg);
+    size_t room = sizeof e->msg - n - 1;
+    strncat(e->msg, ": ", room);
+    room = room > 2 ? room - 2 : 0;
+    strncat(e->msg, old, room);
     return -1;
 }
 

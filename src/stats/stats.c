@@ -17,9 +17,36 @@ void stats_free(struct stats *st)
         free(st->secs[i].delta);
     }
     free(st->v);
+    free(st->index);
     free(st->mark);
     free(st->secs);
     *st = (struct stats){0};
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+
+static void index_put(struct stats *st, size_t i)
+{
+    size_t mask = st->index_cap - 1, k = name_hash(st->v[i].name) & mask;
+    while (st->index[k])
+        k = (k + 1) & mask;
+    st->index[k] = (uint32_t)i + 1;
+}
+
+/* Keep the index at most half full: rebuild it twice as large. */
+static void index_rebuild(struct stats *st)
+{
+    free(st->index);
+    st->index_cap = st->index_cap ? st->index_cap * 2 : 256;
+    st->index = xcalloc(st->index_cap, sizeof *st->index);
+    for (size_t i = 0; i < st->n; i++)
+        index_put(st, i);
 }
 
 void stats_reg(struct stats *st, const char *prefix, const char *name, const uint64_t *ptr,
@@ -37,6 +64,10 @@ void stats_reg(struct stats *st, const char *prefix, const char *name, const uin
     st->v[st->n] = (struct stat_ent){full, ptr, help};
     st->mark[st->n] = *ptr;
     st->n++;
+    if (st->n * 2 >= st->index_cap)
+        index_rebuild(st);
+    else
+        index_put(st, st->n - 1);
 }
 
 void stats_reg_block(struct stats *st, const char *prefix, const struct stat_desc *desc,
@@ -49,9 +80,12 @@ void stats_reg_block(struct stats *st, const char *prefix, const struct stat_des
 
 const struct stat_ent *stats_find(const struct stats *st, const char *name)
 {
-    for (size_t i = 0; i < st->n; i++)
-        if (!strcmp(st->v[i].name, name))
-            return &st->v[i];
+    if (!st->index_cap)
+        return NULL;
+    size_t mask = st->index_cap - 1;
+    for (size_t k = name_hash(name) & mask; st->index[k]; k = (k + 1) & mask)
+        if (!strcmp(st->v[st->index[k] - 1].name, name))
+            return &st->v[st->index[k] - 1];
     return NULL;
 }
 

@@ -37,6 +37,8 @@ struct stats_section {
 struct stats {
     struct stat_ent *v;
     size_t n, cap;
+    uint32_t *index;  /* open-addressing hash of names -> entry + 1 (0 = empty) */
+    size_t index_cap;
     uint64_t *mark; /* counter values at the last section boundary */
     struct stats_section *secs;
     size_t nsecs, secs_cap;

@@ -1,0 +1,95 @@
+/*
+ * bench_core.c -- speed of the engine and of the memory system, in
+ * simulated events and memory requests per second of wall time. Figures are
+ * printed, never asserted; bench/RESULTS.md records them with the machine.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/setup.h"
+#include "engine/sim.h"
+#include "gpu/memsys.h"
+#include "workload/synth.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void tick(struct sim *s, void *obj, uint64_t arg)
+{
+    uint64_t *left = obj;
+    if (*left) {
+        --*left;
+        sim_after(s, 1 + (hash64(arg) & 1023), tick, obj, arg + 1);
+    }
+}
+
+/* 64 independent chains of events with random gaps: queue depth ~64. */
+static void bench_events(void)
+{
+    struct sim s;
+    sim_init(&s, 1);
+    uint64_t left = 20000000;
+    for (uint64_t i = 0; i < 64; i++)
+        sim_at(&s, i, tick, &left, i * 7919);
+    double t0 = now_s();
+    sim_run(&s, 0);
+    double dt = now_s() - t0;
+    printf("%-40s %10.2f M events/s  (%llu events, %.2f s)\n", "engine: event queue, depth 64",
+           (double)s.events / dt / 1e6, (unsigned long long)s.events, dt);
+    sim_destroy(&s);
+}
+
+static void bench_memsys(const char *label, const char *const *overrides)
+{
+    struct cfg c;
+    cfg_init(&c);
+    setup_define_sections(&c);
+    struct err e;
+    int i = 0;
+    for (const char *const *o = overrides; *o; o++)
+        if (cfg_load_override(&c, *o, ++i, &e))
+            BUG("%s", e.msg);
+    if (cfg_resolve(&c, &e))
+        BUG("%s", e.msg);
+    struct sim s;
+    struct stats st;
+    struct memsys ms;
+    struct synth g;
+    struct synth_params sp;
+    sim_init(&s, 1);
+    req_pool_init(&s, 4096);
+    stats_init(&st);
+    if (memsys_build(&ms, &s, &c, &e) || synth_params_from_cfg(cfg_sec(&c, "synth"), &sp, &e))
+        BUG("%s", e.msg);
+    synth_init(&g, &s, &ms, &sp);
+    double t0 = now_s();
+    synth_start(&g);
+    if (sim_run(&s, 0) != SIM_DONE)
+        BUG("benchmark run did not finish");
+    double dt = now_s() - t0;
+    printf("%-40s %10.2f M mem requests/s  %6.2f M events/s  (%llu requests, %.2f s)\n", label,
+           (double)g.st.completed / dt / 1e6, (double)s.events / dt / 1e6,
+           (unsigned long long)g.st.completed, dt);
+    synth_free(&g);
+    memsys_free(&ms);
+    stats_free(&st);
+    sim_destroy(&s);
+    cfg_free(&c);
+}
+
+int main(void)
+{
+    bench_events();
+    static const char *const stream[] = {"synth.pattern=stream", "synth.requests=4000", NULL};
+    static const char *const rnd[] = {"synth.pattern=random", "synth.requests=4000",
+                                      "synth.footprint_kib=65536", NULL};
+    bench_memsys("memsys: 4x60 CUs, stream", stream);
+    bench_memsys("memsys: 4x60 CUs, random 64 MiB", rnd);
+    return 0;
+}

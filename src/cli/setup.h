@@ -1,0 +1,30 @@
+/*
+ * setup.h -- turning a command line into a resolved configuration: the
+ * options shared by every command that runs simulations (-c, -p, -w, --json),
+ * the list of configuration sections of the whole machine, and resolution.
+ */
+#ifndef CHIPSIM_SETUP_H
+#define CHIPSIM_SETUP_H
+
+#include "config/cfg.h"
+
+struct run_opts {
+    const char **configs;   /* -c files, in order */
+    size_t nconfigs;
+    const char **overrides; /* -p section.key=value, in order */
+    size_t noverrides;
+    const char *json;       /* --json FILE or NULL */
+    bool print_stats;       /* --stats */
+    bool quiet;             /* --quiet: no config echo */
+};
+
+/* Parse argv (argv[0] is the command name). Returns -1 with a message. */
+int setup_parse_args(int argc, char **argv, struct run_opts *o, struct err *e);
+void setup_free_args(struct run_opts *o);
+
+/* Define every section, load the files and overrides, resolve. */
+int setup_config(struct cfg *c, const struct run_opts *o, struct err *e);
+/* Only the section definitions (for `chipsim list params`). */
+void setup_define_sections(struct cfg *c);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * memsys.c -- building and routing the machine's memory system (memsys.h).
+ */
+#include "memsys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const l1d_defaults[] = {
+    "size_kib=16", "line_b=64", "ways=16", "mshrs=64", "mshr_targets=16",
+    "hit_lat=140", "miss_lat=70", "resp_lat=70",
+    "write_policy=write_through", "write_alloc=none", NULL,
+};
+static const char *const l2_defaults[] = {
+    "size_kib=8192", "line_b=64", "ways=32", "banks=8", "ports=1", "mshrs=256",
+    "mshr_targets=16", "hit_lat=117", "miss_lat=20", "resp_lat=20",
+    "write_policy=write_back", "write_alloc=validate", NULL,
+};
+static const char *const l3_defaults[] = {
+    "size_kib=4096", "line_b=64", "ways=16", "banks=8", "ports=1", "mshrs=256",
+    "mshr_targets=16", "hit_lat=110", "miss_lat=10", "resp_lat=10",
+    "write_policy=write_back", "write_alloc=validate", NULL,
+};
+static const char *const l1l2_defaults[] = {"lat=4", "bw_b_per_cycle=64", NULL};
+static const char *const l2l3_defaults[] = {"lat=4", "bw_b_per_cycle=64", NULL};
+static const char *const gpulink_defaults[] = {"port_gbps=300", "lat=500", NULL};
+
+void memsys_define_sections(struct cfg *c)
+{
+    cfg_define(c, "place", "page placement", place_keys, NULL);
+    cfg_define(c, "l1d", "L1 data cache, one per CU (Table I: 16 KB, 64 B lines, 16-way)",
+               cache_keys, l1d_defaults);
+    cfg_define(c, "l2", "L2 cache, one per chiplet (Table I: 8 MB, 64 B lines, 32-way)",
+               cache_keys, l2_defaults);
+    cfg_define(c, "l3", "L3 slice (size per chiplet; Table I: 16 MB total over 4 chiplets)",
+               cache_keys, l3_defaults);
+    cfg_define(c, "dram", "HBM per chiplet (channels are per stack)", dram_keys, NULL);
+    cfg_define(c, "link_l1_l2", "link between a CU's L1 and its chiplet's L2, each direction",
+               link_keys, l1l2_defaults);
+    cfg_define(c, "link_l2_l3", "link between a chiplet's L2 and its L3 slices, each direction",
+               link_keys, l2l3_defaults);
+    cfg_define(c, "xbar", "inter-chiplet crossbar of one GPU", xbar_keys, NULL);
+    cfg_define(c, "gpu_link", "inter-GPU switch (one port per GPU)", xbar_keys, gpulink_defaults);
+}
+
+struct build_params {
+    struct cache_params l1, l2, l3;
+    struct dram_params dram;
+    struct link_params l1l2, l2l3;
+    struct xbar_params xbar, gsw;
+};
+
+static int read_params(const struct cfg *c, struct memsys *ms, struct build_params *bp,
+                       struct err *e)
+{
+    if (topo_from_cfg(cfg_sec(c, "gpu"), &ms->t, e) ||
+        cache_params_from_cfg(cfg_sec(c, "l1d"), &bp->l1, e) ||
+        cache_params_from_cfg(cfg_sec(c, "l2"), &bp->l2, e) ||
+        cache_params_from_cfg(cfg_sec(c, "l3"), &bp->l3, e) ||
+        dram_params_from_cfg(cfg_sec(c, "dram"), &bp->dram, e) ||
+        link_params_from_cfg(cfg_sec(c, "link_l1_l2"), &bp->l1l2, e) ||
+        link_params_from_cfg(cfg_sec(c, "link_l2_l3"), &bp->l2l3, e) ||
+        xbar_params_from_cfg(cfg_sec(c, "xbar"), &bp->xbar, e) ||
+        xbar_params_from_cfg(cfg_sec(c, "gpu_link"), &bp->gsw, e))
+        return -1;
+    if (bp->l2.line_b != bp->l1.line_b)
+        return cfg_err(e, cfg_sec(c, "l2"), "line_b", "must equal [l1d] line_b (%u)", bp->l1.line_b);
+    if (bp->l3.line_b != bp->l1.line_b)
+        return cfg_err(e, cfg_sec(c, "l3"), "line_b", "must equal [l1d] line_b (%u)", bp->l1.line_b);
+    ms->t.l2_banks = bp->l2.banks;
+    bp->dram.channels *= ms->t.hbm_stacks;
+    return 0;
+}
+
+/* L2 miss: to the home's L3, by the shortest path to it. */
+static void l2_route_access(struct sim *s, void *self, struct req *r)
+{
+    struct memsys_front *f = self;
+    struct memsys *ms = f->ms;
+    unsigned from = f->node, home = r->home;
+    if (home == from)
+        mem_send(s, &f->local, r);
+    else if (topo_same_gpu(&ms->t, from, home))
+        mem_send(s, &f->xbar, r);
+    else
+        mem_send(s, &ms->gsw_paths[from * ms->t.gpus + topo_chiplet_gpu(&ms->t, home)], r);
+}
+
+/* Requests arriving at a chiplet for its L3: pick the slice. */
+static void l3_front_access(struct sim *s, void *self, struct req *r)
+{
+    struct memsys_front *f = self;
+    unsigned slices = f->ms->t.llc_slices;
+    unsigned k = slices > 1 ? (unsigned)(hash64(r->addr / f->ms->line_b) % slices) : 0;
+    cache_access(s, &f->ms->l3[f->node * slices + k], r);
+}
+
+/* Requests arriving at a GPU from the inter-GPU switch: to the home chiplet's L3. */
+static void gpu_in_access(struct sim *s, void *self, struct req *r)
+{
+    struct memsys_front *f = self;
+    l3_front_access(s, &f->ms->l3_front[r->home], r);
+}
+
+static void alloc_arrays(struct memsys *ms)
+{
+    unsigned nch = ms->nch, ncu = ms->ncu, g = ms->t.gpus;
+    ms->l1 = xcalloc(ncu, sizeof *ms->l1);
+    ms->l1_down = xcalloc(ncu, sizeof *ms->l1_down);
+    ms->l1_up = xcalloc(ncu, sizeof *ms->l1_up);
+    ms->l1_path = xcalloc(ncu, sizeof *ms->l1_path);
+    ms->l2 = xcalloc(nch, sizeof *ms->l2);
+    ms->l2_route = xcalloc(nch, sizeof *ms->l2_route);
+    ms->l23_down = xcalloc(nch, sizeof *ms->l23_down);
+    ms->l23_up = xcalloc(nch, sizeof *ms->l23_up);
+    ms->l23_path = xcalloc(nch, sizeof *ms->l23_path);
+    ms->l3_front = xcalloc(nch, sizeof *ms->l3_front);
+    ms->l3 = xcalloc((size_t)nch * ms->t.llc_slices, sizeof *ms->l3);
+    ms->dram = xcalloc(nch, sizeof *ms->dram);
+    ms->xbar = xcalloc(g, sizeof *ms->xbar);
+    ms->gpu_in = xcalloc(g, sizeof *ms->gpu_in);
+    ms->gsw_paths = xcalloc((size_t)nch * g, sizeof *ms->gsw_paths);
+}
+
+static char *unit_name(const struct memsys *ms, unsigned ch, const char *what, unsigned idx)
+{
+    char buf[64];
+    topo_chiplet_name(&ms->t, ch, buf, sizeof buf);
+    return idx == ~0u ? xasprintf("%s.%s", buf, what) : xasprintf("%s.%s%u", buf, what, idx);
+}
+
+static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_params *bp)
+{
+    struct sim *s = ms->s;
+    char *name = unit_name(ms, ch, "dram", ~0u);
+    dram_init(&ms->dram[ch], s, name, NULL, &bp->dram);
+    free(name);
+    for (unsigned k = 0; k < ms->t.llc_slices; k++) {
+        struct cache *l3 = &ms->l3[ch * ms->t.llc_slices + k];
+        name = unit_name(ms, ch, "l3_", k);
+        cache_init(l3, s, name, &ms->gpu_clk, &bp->l3, dram_port(&ms->dram[ch]));
+        free(name);
+    }
+    ms->l3_front[ch] = (struct memsys_front){.ms = ms, .node = ch};
+    link_init(&ms->l23_down[ch], &bp->l2l3, &ms->gpu_clk, LOC_L2_L3);
+    link_init(&ms->l23_up[ch], &bp->l2l3, &ms->gpu_clk, LOC_L2_L3);
+    link_path_init(&ms->l23_path[ch], &ms->l23_down[ch], &ms->l23_up[ch],
+                   (struct mem_port){l3_front_access, &ms->l3_front[ch]});
+    ms->l2_route[ch] = (struct memsys_front){ms, ch, link_path_port(&ms->l23_path[ch]), {0}};
+    name = unit_name(ms, ch, "l2", ~0u);
+    cache_init(&ms->l2[ch], s, name, &ms->gpu_clk, &bp->l2,
+               (struct mem_port){l2_route_access, &ms->l2_route[ch]});
+    free(name);
+}
+
+static void build_cu(struct memsys *ms, unsigned cu, const struct build_params *bp)
+{
+    unsigned ch = topo_cu_chiplet(&ms->t, cu);
+    link_init(&ms->l1_down[cu], &bp->l1l2, &ms->gpu_clk, LOC_L1_L2);
+    link_init(&ms->l1_up[cu], &bp->l1l2, &ms->gpu_clk, LOC_L1_L2);
+    link_path_init(&ms->l1_path[cu], &ms->l1_down[cu], &ms->l1_up[cu], cache_port(&ms->l2[ch]));
+    char buf[64];
+    char *name = xasprintf("%s.l1d", topo_cu_name(&ms->t, cu, buf, sizeof buf));
+    cache_init(&ms->l1[cu], ms->s, name, &ms->gpu_clk, &bp->l1, link_path_port(&ms->l1_path[cu]));
+    free(name);
+}
+
+static void build_networks(struct memsys *ms, const struct build_params *bp)
+{
+    unsigned g = ms->t.gpus;
+    for (unsigned i = 0; i < g; i++) {
+        struct xbar *x = &ms->xbar[i];
+        xbar_init(x, &bp->xbar, &ms->gpu_clk, ms->t.chiplets, LOC_REMOTE);
+        x->home_base = i * ms->t.chiplets;
+        for (unsigned j = 0; j < ms->t.chiplets; j++)
+            xbar_attach(x, j, (struct mem_port){l3_front_access, &ms->l3_front[x->home_base + j]});
+    }
+    xbar_init(&ms->gsw, &bp->gsw, &ms->gpu_clk, g, LOC_GPU_GPU);
+    for (unsigned i = 0; i < g; i++) {
+        ms->gpu_in[i] = (struct memsys_front){.ms = ms, .node = i};
+        xbar_attach(&ms->gsw, i, (struct mem_port){gpu_in_access, &ms->gpu_in[i]});
+    }
+    for (unsigned ch = 0; ch < ms->nch; ch++)
+        ms->l2_route[ch].xbar = xbar_port(&ms->xbar[topo_chiplet_gpu(&ms->t, ch)],
+                                          topo_chiplet_local(&ms->t, ch));
+    for (unsigned ch = 0; ch < ms->nch; ch++)
+        for (unsigned i = 0; i < g; i++)
+            ms->gsw_paths[ch * g + i] = xbar_path_port(&ms->gsw, topo_chiplet_gpu(&ms->t, ch), i);
+}
+
+int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, struct err *e)
+{
+    *ms = (struct memsys){.s = s};
+    struct build_params bp;
+    if (read_params(c, ms, &bp, e))
+        return -1;
+    ms->nch = topo_nchiplets(&ms->t);
+    ms->ncu = topo_ncus(&ms->t);
+    ms->line_b = bp.l1.line_b;
+    clock_init(&ms->gpu_clk, "gpu", ms->t.gpu_mhz);
+    if (place_init_cfg(&ms->place, cfg_sec(c, "place"), ms->nch, e))
+        return -1;
+    alloc_arrays(ms);
+    for (unsigned ch = 0; ch < ms->nch; ch++)
+        build_chiplet(ms, ch, &bp);
+    for (unsigned cu = 0; cu < ms->ncu; cu++)
+        build_cu(ms, cu, &bp);
+    build_networks(ms, &bp);
+    return 0;
+}
+
+void memsys_free(struct memsys *ms)
+{
+    if (!ms->l1)
+        return;
+    for (unsigned cu = 0; cu < ms->ncu; cu++) {
+        cache_free(&ms->l1[cu]);
+        link_free(&ms->l1_down[cu]);
+        link_free(&ms->l1_up[cu]);
+    }
+    for (unsigned ch = 0; ch < ms->nch; ch++) {
+        cache_free(&ms->l2[ch]);
+        link_free(&ms->l23_down[ch]);
+        link_free(&ms->l23_up[ch]);
+        dram_free(&ms->dram[ch]);
+        for (unsigned k = 0; k < ms->t.llc_slices; k++)
+            cache_free(&ms->l3[ch * ms->t.llc_slices + k]);
+    }
+    for (unsigned i = 0; i < ms->t.gpus; i++)
+        xbar_free(&ms->xbar[i]);
+    xbar_free(&ms->gsw);
+    place_free(&ms->place);
+    void *arrays[] = {ms->l1, ms->l1_down, ms->l1_up, ms->l1_path, ms->l2, ms->l2_route,
+                      ms->l23_down, ms->l23_up, ms->l23_path, ms->l3_front, ms->l3, ms->dram,
+                      ms->xbar, ms->gpu_in, ms->gsw_paths};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        free(arrays[i]);
+    *ms = (struct memsys){0};
+}
+
+void memsys_reg_stats(struct memsys *ms, struct stats *st)
+{
+    char buf[64], pre[96];
+    for (unsigned cu = 0; cu < ms->ncu; cu++) {
+        topo_cu_name(&ms->t, cu, buf, sizeof buf);
+        snprintf(pre, sizeof pre, "%s.l1d", buf);
+        cache_reg_stats(&ms->l1[cu], st, pre);
+        snprintf(pre, sizeof pre, "%s.link_l1_l2.down", buf);
+        link_reg_stats(&ms->l1_down[cu], st, pre);
+        snprintf(pre, sizeof pre, "%s.link_l1_l2.up", buf);
+        link_reg_stats(&ms->l1_up[cu], st, pre);
+    }
+    for (unsigned ch = 0; ch < ms->nch; ch++) {
+        topo_chiplet_name(&ms->t, ch, buf, sizeof buf);
+        snprintf(pre, sizeof pre, "%s.l2", buf);
+        cache_reg_stats(&ms->l2[ch], st, pre);
+        snprintf(pre, sizeof pre, "%s.link_l2_l3.down", buf);
+        link_reg_stats(&ms->l23_down[ch], st, pre);
+        snprintf(pre, sizeof pre, "%s.link_l2_l3.up", buf);
+        link_reg_stats(&ms->l23_up[ch], st, pre);
+        for (unsigned k = 0; k < ms->t.llc_slices; k++) {
+            snprintf(pre, sizeof pre, "%s.slice%u.l3", buf, k);
+            cache_reg_stats(&ms->l3[ch * ms->t.llc_slices + k], st, pre);
+        }
+        snprintf(pre, sizeof pre, "%s.dram", buf);
+        dram_reg_stats(&ms->dram[ch], st, pre);
+    }
+    for (unsigned i = 0; i < ms->t.gpus; i++) {
+        snprintf(pre, sizeof pre, "gpu%u.xbar", i);
+        xbar_reg_stats(&ms->xbar[i], st, pre);
+    }
+    xbar_reg_stats(&ms->gsw, st, "system.gpu_link");
+}
+
+unsigned memsys_home(struct memsys *ms, addr_t addr, unsigned cu)
+{
+    return place_home(&ms->place, addr, topo_cu_chiplet(&ms->t, cu));
+}
+
+void memsys_cu_access(struct memsys *ms, unsigned cu, struct req *r)
+{
+    cache_access(ms->s, &ms->l1[cu], r);
+}
+
+uint64_t memsys_hits(const struct stats *st, const char *level)
+{
+    char a[64], b[64];
+    snprintf(a, sizeof a, "%s.read_hits", level);
+    snprintf(b, sizeof b, "%s.write_hits", level);
+    return stats_sum(st, a) + stats_sum(st, b);
+}

@@ -1,0 +1,887 @@
+/*
+ * cache.c -- the set-associative cache (see cache.h for the model and
+ * docs/cache.md for every key, stat and approximation).
+ *
+ * A request is accepted at its bank on the first cycle edge with a free port
+ * (computed in closed form, so port queues need no storage), looked up at that
+ * time, and then handled by one action chosen from a transition table indexed
+ * by (kind, write policy, hit). Misses hold an MSHR whose single child READ
+ * fetches the whole line; everything that arrives for a line with a fill in
+ * flight (other than a plain hit) joins that MSHR and is replayed, in arrival
+ * order, when the fill is installed, so per-line order is kept without any
+ * special cases. Requests that find no MSHR (or no room on one) wait in a
+ * FIFO that is replayed whenever an MSHR frees.
+ * Flush and invalidate walk each bank's sets at a fixed rate (cpelide.md D9).
+ */
+#include "cache.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/stats.h"
+
+const struct cfg_key cache_keys[] = {
+    {"size_kib", CFG_INT, "16", 1, 4194304, "capacity in KiB", NULL},
+    {"line_b", CFG_INT, "64", 64, 128, "line size in bytes: 64 or 128", NULL},
+    {"ways", CFG_INT, "4", 1, 1024, "associativity", NULL},
+    {"banks", CFG_INT, "1", 1, 1024,
+     "line-interleaved banks (power of two): bank = (addr / line_b) % banks", NULL},
+    {"ports", CFG_INT, "1", 1, 1024, "requests accepted per bank per cycle", NULL},
+    {"mshrs", CFG_INT, "16", 1, 65536, "miss status holding registers per cache", NULL},
+    {"mshr_targets", CFG_INT, "8", 1, 65536,
+     "requests one MSHR holds, the one that allocated it included", NULL},
+    {"hit_lat", CFG_INT, "4", 0, 1000000, "cycles from acceptance to the response of a hit",
+     NULL},
+    {"miss_lat", CFG_INT, "2", 0, 1000000,
+     "cycles from acceptance to the request sent to the level below", NULL},
+    {"resp_lat", CFG_INT, "2", 0, 1000000,
+     "cycles from a fill (or the ack of a forwarded request) to the response", NULL},
+    {"replacement", CFG_ENUM, "lru", 0, 0, "victim choice", "lru|fifo|random"},
+    {"write_policy", CFG_ENUM, "write_back", 0, 0,
+     "keep written bytes dirty here, or forward every write", "write_back|write_through"},
+    {"write_alloc", CFG_ENUM, "fetch", 0, 0,
+     "write miss: fetch the line, allocate only the written bytes, or forward without allocating",
+     "fetch|validate|none"},
+    {"walk_sets_per_cycle", CFG_INT, "1", 1, 65536,
+     "sets per cycle per bank visited by a flush or invalidate walk", NULL},
+    {"wb_inflight", CFG_INT, "64", 1, 65536,
+     "flush write-backs in flight per bank (the walk pauses at the limit)", NULL},
+    {"seed", CFG_INT, "1", 0, 9007199254740992.0, "seed of the random replacement stream", NULL},
+    CFG_END,
+};
+
+static const struct stat_desc cache_stat_desc[] = {
+    STAT_DESC(struct cache_stats, accesses, "requests accepted"),
+    STAT_DESC(struct cache_stats, reads, "READ requests"),
+    STAT_DESC(struct cache_stats, read_hits, "READs with the line present and the bytes valid"),
+    STAT_DESC(struct cache_stats, read_misses, "READs that needed the level below"),
+    STAT_DESC(struct cache_stats, writes, "WRITE requests"),
+    STAT_DESC(struct cache_stats, write_hits, "WRITEs with the line present"),
+    STAT_DESC(struct cache_stats, write_misses, "WRITEs with the line absent"),
+    STAT_DESC(struct cache_stats, atomics, "ATOMIC requests"),
+    STAT_DESC(struct cache_stats, mshr_merges, "requests that joined an MSHR already in flight"),
+    STAT_DESC(struct cache_stats, mshr_stalls, "requests that waited for an MSHR (or behind one)"),
+    STAT_DESC(struct cache_stats, evictions, "valid lines replaced"),
+    STAT_DESC(struct cache_stats, writebacks, "write-backs of dirty victims"),
+    STAT_DESC(struct cache_stats, flushes, "flush operations"),
+    STAT_DESC(struct cache_stats, flush_writebacks, "write-backs sent by flushes"),
+    STAT_DESC(struct cache_stats, invalidates, "invalidate operations"),
+    STAT_DESC(struct cache_stats, lines_invalidated, "lines dropped by invalidates"),
+    {0},
+};
+
+/* ---- parameters ---------------------------------------------------------- */
+
+/* NULL if p describes a cache we can build, else the reason; *key names the
+ * key to blame in a config error. */
+static const char *params_problem(const struct cache_params *p, const char **key, char *buf,
+                                  size_t n)
+{
+    static const char *const positive[] = {"ways", "ports", "mshrs", "mshr_targets",
+                                           "walk_sets_per_cycle", "wb_inflight"};
+    const uint32_t vals[] = {p->ways, p->ports, p->mshrs, p->mshr_targets,
+                             p->walk_sets_per_cycle, p->wb_inflight};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        if (!vals[i])
+            return *key = positive[i], "must be at least 1";
+    *key = "line_b";
+    if (p->line_b != 64 && p->line_b != 128)
+        return "must be 64 or 128";
+    uint64_t set_b = (uint64_t)p->line_b * p->ways;
+    *key = "size_kib";
+    if (!p->size_b || p->size_b % set_b) {
+        snprintf(buf, n, "%" PRIu64 " B is not a whole number of sets (%u ways x %u B lines)",
+                 p->size_b, p->ways, p->line_b);
+        return buf;
+    }
+    uint64_t sets = p->size_b / set_b;
+    if (!is_pow2(sets)) {
+        snprintf(buf, n, "gives %" PRIu64 " sets (%u ways x %u B lines), not a power of two",
+                 sets, p->ways, p->line_b);
+        return buf;
+    }
+    *key = "banks";
+    if (!is_pow2(p->banks))
+        return "must be a power of two";
+    if (sets % p->banks) {
+        snprintf(buf, n, "the %" PRIu64 " sets cannot be split evenly across the banks", sets);
+        return buf;
+    }
+    return NULL;
+}
+
+int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, struct err *e)
+{
+    *p = (struct cache_params){
+        .size_b = cfg_uint(sec, "size_kib") * 1024,
+        .line_b = (uint32_t)cfg_uint(sec, "line_b"),
+        .ways = (uint32_t)cfg_uint(sec, "ways"),
+        .banks = (uint32_t)cfg_uint(sec, "banks"),
+        .ports = (uint32_t)cfg_uint(sec, "ports"),
+        .mshrs = (uint32_t)cfg_uint(sec, "mshrs"),
+        .mshr_targets = (uint32_t)cfg_uint(sec, "mshr_targets"),
+        .hit_lat = (uint32_t)cfg_uint(sec, "hit_lat"),
+        .miss_lat = (uint32_t)cfg_uint(sec, "miss_lat"),
+        .resp_lat = (uint32_t)cfg_uint(sec, "resp_lat"),
+        .repl = (enum cache_repl)cfg_enum(sec, "replacement"),
+        .write_policy = (enum cache_write_policy)cfg_enum(sec, "write_policy"),
+        .write_alloc = (enum cache_write_alloc)cfg_enum(sec, "write_alloc"),
+        .walk_sets_per_cycle = (uint32_t)cfg_uint(sec, "walk_sets_per_cycle"),
+        .wb_inflight = (uint32_t)cfg_uint(sec, "wb_inflight"),
+        .seed = cfg_uint(sec, "seed"),
+    };
+    char buf[200];
+    const char *key = NULL;
+    const char *why = params_problem(p, &key, buf, sizeof buf);
+    return why ? cfg_err(e, sec, key, "%s", why) : 0;
+}
+
+/* ---- byte masks ------------------------------------------------------------ */
+
+static void mask_range(uint64_t m[2], unsigned off, unsigned len)
+{
+    for (unsigned w = 0; w < 2; w++) {
+        unsigned lo = off > 64 * w ? off : 64 * w;
+        unsigned hi = off + len < 64 * w + 64 ? off + len : 64 * w + 64;
+        unsigned bits = hi > lo ? hi - lo : 0;
+        uint64_t ones = bits == 64 ? ~0ull : (1ull << bits) - 1;
+        m[w] = bits ? ones << (lo - 64 * w) : 0;
+    }
+}
+
+static inline bool mask_any(const uint64_t m[2]) { return (m[0] | m[1]) != 0; }
+static inline bool mask_covers(const uint64_t have[2], const uint64_t need[2])
+{
+    return !(need[0] & ~have[0]) && !(need[1] & ~have[1]);
+}
+static inline void mask_or(uint64_t d[2], const uint64_t m[2])
+{
+    d[0] |= m[0];
+    d[1] |= m[1];
+}
+static inline void mask_copy(uint64_t d[2], const uint64_t m[2])
+{
+    d[0] = m[0];
+    d[1] = m[1];
+}
+
+/* The bytes of its line that r touches. A mask given by the sender is
+ * line-relative and must lie inside [addr, addr + size). */
+static void req_need(struct sim *s, const struct cache *c, const struct req *r, uint64_t m[2])
+{
+    unsigned off = (unsigned)(r->addr & (c->p.line_b - 1));
+    SIM_ASSERT(s, c->name, r->kind < REQ_KIND_N);
+    SIM_ASSERT(s, c->name, off + r->size <= c->p.line_b);
+    uint64_t span[2];
+    mask_range(span, off, r->size);
+    if (!mask_any(r->mask)) {
+        SIM_ASSERT(s, c->name, r->size > 0);
+        mask_copy(m, span);
+        return;
+    }
+    SIM_ASSERT(s, c->name, !r->size || mask_covers(span, r->mask));
+    SIM_ASSERT(s, c->name, mask_covers(c->full, r->mask));
+    mask_copy(m, r->mask);
+}
+
+/* ---- tag array ------------------------------------------------------------- */
+
+static inline uint64_t line_index(const struct cache *c, addr_t a) { return a >> c->line_shift; }
+
+static inline uint32_t bank_of(const struct cache *c, uint64_t li)
+{
+    return (uint32_t)(li & (c->p.banks - 1));
+}
+
+static inline size_t set_base(const struct cache *c, uint64_t li)
+{
+    uint64_t set = (li >> c->bank_shift) & (c->sets_per_bank - 1);
+    return ((size_t)bank_of(c, li) * c->sets_per_bank + set) * c->p.ways;
+}
+
+static int64_t lookup(const struct cache *c, uint64_t li)
+{
+    size_t base = set_base(c, li);
+    for (uint32_t w = 0; w < c->p.ways; w++)
+        if (c->tag[base + w] == li)
+            return (int64_t)(base + w);
+    return -1;
+}
+
+static inline void touch(struct cache *c, int64_t l)
+{
+    if (c->p.repl == CACHE_LRU)
+        c->meta[l].stamp = ++c->tick;
+}
+
+static void drop_line(struct cache *c, int64_t l)
+{
+    c->tag[l] = CACHE_NO_TAG;
+    c->mask[l] = (struct cache_masks){{0, 0}, {0, 0}};
+}
+
+/* Invalid ways first (lowest index), then the policy: LRU and FIFO both take
+ * the smallest stamp, they differ in when stamps move (touch()). */
+static uint32_t victim_way(struct cache *c, size_t base)
+{
+    for (uint32_t w = 0; w < c->p.ways; w++)
+        if (c->tag[base + w] == CACHE_NO_TAG)
+            return w;
+    if (c->p.repl == CACHE_RANDOM)
+        return (uint32_t)rng_below(&c->rng, c->p.ways);
+    uint32_t best = 0;
+    for (uint32_t w = 1; w < c->p.ways; w++)
+        if (c->meta[base + w].stamp < c->meta[base + best].stamp)
+            best = w;
+    return best;
+}
+
+int64_t cache_find(const struct cache *c, addr_t addr) { return lookup(c, line_index(c, addr)); }
+
+bool cache_drop(struct cache *c, addr_t addr)
+{
+    int64_t l = cache_find(c, addr);
+    if (l < 0)
+        return false;
+    drop_line(c, l);
+    return true;
+}
+
+void cache_line_set_masks(struct cache *c, int64_t l, const uint64_t valid[2],
+                          const uint64_t dirty[2])
+{
+    mask_copy(c->mask[l].valid, valid);
+    mask_or(c->mask[l].valid, dirty);
+    mask_copy(c->mask[l].dirty, dirty);
+}
+
+/* ---- traffic to the level below ------------------------------------------- */
+
+static void send_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    struct cache *c = obj;
+    struct req *ch = (struct req *)(uintptr_t)arg;
+    ch->issued = s->now;
+    mem_send(s, &c->lower, ch);
+}
+
+/* Sends always go through an event, so a level below that answers at once
+ * never re-enters the cache in the middle of an update. */
+static void send_at(struct sim *s, struct cache *c, struct req *ch, ps_t t)
+{
+    sim_at(s, t, send_ev, c, (uint64_t)(uintptr_t)ch);
+}
+
+static void respond(struct sim *s, struct req *r, ps_t t)
+{
+    sim_at(s, t, req_complete_ev, r, 0);
+    sim_progress(s);
+}
+
+static struct req *wb_child(struct sim *s, const struct cache *c, int64_t l)
+{
+    struct req *ch = req_alloc(s);
+    ch->addr = cache_line_tag_addr(c, l);
+    ch->size = c->p.line_b;
+    ch->kind = REQ_WRITEBACK;
+    ch->home = c->meta[l].home;
+    ch->version = c->meta[l].version;
+    mask_copy(ch->mask, c->mask[l].dirty);
+    return ch;
+}
+
+static void evict_wb_done(struct sim *s, struct req *ch, void *obj)
+{
+    struct cache *c = obj;
+    req_free(s, ch);
+    c->nwb--;
+    sim_progress(s);
+}
+
+static void evict(struct sim *s, struct cache *c, int64_t l)
+{
+    c->st.evictions++;
+    if (mask_any(c->mask[l].dirty)) {
+        struct req *ch = wb_child(s, c, l);
+        req_on_done(ch, evict_wb_done, c);
+        c->st.writebacks++;
+        c->nwb++;
+        send_at(s, c, ch, s->now);
+    }
+    drop_line(c, l);
+}
+
+/* Install line li (absent) with nothing valid yet, evicting a victim. */
+static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t home)
+{
+    size_t base = set_base(c, li);
+    int64_t l = (int64_t)(base + victim_way(c, base));
+    if (c->tag[l] != CACHE_NO_TAG)
+        evict(s, c, l);
+    c->tag[l] = li;
+    c->mask[l] = (struct cache_masks){{0, 0}, {0, 0}};
+    c->meta[l] = (struct cache_meta){.stamp = ++c->tick, .home = home};
+    return l;
+}
+
+static void fwd_done(struct sim *s, struct req *ch, void *obj)
+{
+    struct cache *c = obj;
+    struct req *parent = (struct req *)(uintptr_t)ch->tag;
+    parent->version = ch->version;
+    req_free(s, ch);
+    c->nfwd--;
+    respond(s, parent, s->now + clock_cycles(c->clk, c->p.resp_lat));
+}
+
+/* Pass r on to the level below; r completes when the copy is acknowledged. */
+static void forward(struct sim *s, struct cache *c, struct req *r)
+{
+    struct req *ch = req_alloc(s);
+    ch->addr = r->addr;
+    ch->size = r->size;
+    ch->kind = r->kind;
+    ch->flags = r->flags;
+    ch->src = r->src;
+    ch->home = r->home;
+    mask_copy(ch->mask, r->mask);
+    ch->version = r->version;
+    ch->tag = (uint64_t)(uintptr_t)r;
+    req_on_done(ch, fwd_done, c);
+    c->nfwd++;
+    send_at(s, c, ch, s->now + clock_cycles(c->clk, c->p.miss_lat));
+}
+
+/* ---- MSHRs and the waiting FIFO ------------------------------------------- */
+
+static int64_t mshr_find(const struct cache *c, uint64_t li)
+{
+    addr_t line = li << c->line_shift;
+    uint32_t busy = c->p.mshrs - c->nfree;
+    for (uint32_t i = 0; busy && i < c->p.mshrs; i++) {
+        if (!c->mshr[i].busy)
+            continue;
+        if (c->mshr[i].line == line)
+            return i;
+        busy--;
+    }
+    return -1;
+}
+
+static void target_append(struct cache_mshr *m, struct req *r)
+{
+    r->next = NULL;
+    if (m->tail)
+        m->tail->next = r;
+    else
+        m->head = r;
+    m->tail = r;
+    m->ntargets++;
+}
+
+static bool mshr_join(struct cache *c, int64_t m, struct req *r)
+{
+    if (c->mshr[m].ntargets >= c->p.mshr_targets)
+        return false;
+    target_append(&c->mshr[m], r);
+    c->st.mshr_merges++;
+    return true;
+}
+
+static void fill_done(struct sim *s, struct req *ch, void *obj);
+
+static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *r)
+{
+    if (!c->nfree)
+        return false;
+    uint32_t m = c->mshr_free[--c->nfree];
+    struct cache_mshr *x = &c->mshr[m];
+    *x = (struct cache_mshr){.line = li << c->line_shift, .busy = true};
+    target_append(x, r);
+    struct req *ch = req_alloc(s);
+    ch->addr = x->line;
+    ch->size = c->p.line_b;
+    ch->kind = REQ_READ;
+    ch->flags = r->flags;
+    ch->src = r->src;
+    ch->home = r->home;
+    ch->tag = m;
+    req_on_done(ch, fill_done, c);
+    send_at(s, c, ch, s->now + clock_cycles(c->clk, c->p.miss_lat));
+    return true;
+}
+
+static void wait_push(struct cache *c, struct req *r)
+{
+    r->next = NULL;
+    if (c->wait_tail)
+        c->wait_tail->next = r;
+    else
+        c->wait_head = r;
+    c->wait_tail = r;
+    c->nwait++;
+    c->st.mshr_stalls++;
+}
+
+/* Put the list starting at r back in front of the FIFO, order kept. */
+static void wait_push_front(struct cache *c, struct req *r, bool count)
+{
+    struct req *last = r;
+    uint32_t n = 1;
+    for (; last->next; last = last->next)
+        n++;
+    last->next = c->wait_head;
+    c->wait_head = r;
+    if (!c->wait_tail)
+        c->wait_tail = last;
+    c->nwait += n;
+    if (count)
+        c->st.mshr_stalls += n;
+}
+
+static struct req *wait_pop(struct cache *c)
+{
+    struct req *r = c->wait_head;
+    c->wait_head = r->next;
+    if (!c->wait_head)
+        c->wait_tail = NULL;
+    c->nwait--;
+    r->next = NULL;
+    return r;
+}
+
+static bool waiting_for_line(const struct cache *c, uint64_t li)
+{
+    for (const struct req *w = c->wait_head; w; w = w->next)
+        if (line_index(c, w->addr) == li)
+            return true;
+    return false;
+}
+
+/* ---- request handling ------------------------------------------------------ */
+
+/* NEW: just accepted; RETRY: from the waiting FIFO; FILL: a target of an MSHR
+ * whose line was just installed (answers after resp_lat, not hit_lat). */
+enum mode { M_NEW, M_RETRY, M_FILL };
+
+enum act {
+    A_HIT,       /* answer from the line (writes update it) */
+    A_FETCH,     /* MSHR + child READ of the whole line */
+    A_WMISS,     /* write miss: see wmiss_tab */
+    A_ALLOC,     /* allocate now with only the written bytes valid (and dirty) */
+    A_FWD,       /* forward below, no allocation */
+    A_UPD_FWD,   /* write-through hit: update valid bytes, forward */
+    A_ALLOC_FWD, /* write-through validate: allocate the written bytes clean, forward */
+    A_DROP_FWD,  /* write-through atomic: drop the line, perform below */
+};
+
+/* [kind][write_policy][hit] */
+static const uint8_t act_tab[REQ_KIND_N][2][2] = {
+    [REQ_READ] = {{A_FETCH, A_HIT}, {A_FETCH, A_HIT}},
+    [REQ_WRITE] = {{A_WMISS, A_HIT}, {A_WMISS, A_UPD_FWD}},
+    [REQ_ATOMIC] = {{A_FETCH, A_HIT}, {A_DROP_FWD, A_DROP_FWD}},
+    [REQ_WRITEBACK] = {{A_ALLOC, A_HIT}, {A_FWD, A_UPD_FWD}},
+};
+
+/* [write_policy][write_alloc] */
+static const uint8_t wmiss_tab[2][3] = {
+    [CACHE_WRITE_BACK] = {A_FETCH, A_ALLOC, A_FWD},
+    [CACHE_WRITE_THROUGH] = {A_FETCH, A_ALLOC_FWD, A_FWD},
+};
+
+/* A hit for reads and atomics needs the bytes valid; writes only the line. */
+static const bool needs_data[REQ_KIND_N] = {[REQ_READ] = true, [REQ_ATOMIC] = true};
+
+static void count(struct cache *c, uint8_t kind, bool hit)
+{
+    struct cache_stats *st = &c->st;
+    switch (kind) {
+    case REQ_READ:
+        st->reads++;
+        if (hit)
+            st->read_hits++;
+        else
+            st->read_misses++;
+        break;
+    case REQ_WRITE:
+        st->writes++;
+        if (hit)
+            st->write_hits++;
+        else
+            st->write_misses++;
+        break;
+    case REQ_ATOMIC:
+        st->atomics++;
+        break;
+    default:
+        break;
+    }
+}
+
+static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t need[2])
+{
+    touch(c, l);
+    if (r->kind == REQ_READ) {
+        r->version = c->meta[l].version;
+        return;
+    }
+    mask_or(c->mask[l].valid, need);
+    if (c->p.write_policy == CACHE_WRITE_BACK)
+        mask_or(c->mask[l].dirty, need);
+    c->meta[l].version = r->version;
+}
+
+static enum act decide(const struct cache *c, const struct req *r, int64_t l,
+                       const uint64_t need[2], bool *hit)
+{
+    *hit = l >= 0 && (!needs_data[r->kind] || mask_covers(c->mask[l].valid, need));
+    enum act a = act_tab[r->kind][c->p.write_policy][*hit];
+    return a == A_WMISS ? wmiss_tab[c->p.write_policy][c->p.write_alloc] : a;
+}
+
+/* Handle r now; false if it has to wait (the caller queues it). */
+static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mode)
+{
+    uint64_t need[2];
+    req_need(s, c, r, need);
+    uint64_t li = line_index(c, r->addr);
+    int64_t l = lookup(c, li);
+    bool hit;
+    enum act a = decide(c, r, l, need, &hit);
+    if (mode == M_NEW) {
+        count(c, r->kind, hit);
+        if (c->wait_head && waiting_for_line(c, li))
+            return false; /* never overtake an older request to the same line */
+    }
+    if (a != A_HIT) {
+        int64_t m = mshr_find(c, li);
+        if (m >= 0)
+            return mshr_join(c, m, r);
+    }
+    ps_t done = s->now + clock_cycles(c->clk, mode == M_FILL ? c->p.resp_lat : c->p.hit_lat);
+    switch (a) {
+    case A_HIT:
+        apply_hit(c, l, r, need);
+        respond(s, r, done);
+        return true;
+    case A_FETCH:
+        return mshr_alloc(s, c, li, r);
+    case A_ALLOC:
+        l = alloc_line(s, c, li, r->home);
+        apply_hit(c, l, r, need);
+        respond(s, r, done);
+        return true;
+    case A_ALLOC_FWD:
+        l = alloc_line(s, c, li, r->home);
+        /* fall through */
+    case A_UPD_FWD:
+        apply_hit(c, l, r, need);
+        forward(s, c, r);
+        return true;
+    case A_DROP_FWD:
+        if (l >= 0)
+            drop_line(c, l);
+        /* fall through */
+    default:
+        forward(s, c, r);
+        return true;
+    }
+}
+
+static void retry_waiting(struct sim *s, struct cache *c)
+{
+    while (c->wait_head) {
+        struct req *r = wait_pop(c);
+        if (!process(s, c, r, M_RETRY)) {
+            wait_push_front(c, r, false);
+            return;
+        }
+    }
+}
+
+/* Replay the targets of a filled MSHR in arrival order; if one has to wait,
+ * it and every later one go to the front of the FIFO, so order is kept. */
+static void run_targets(struct sim *s, struct cache *c, struct req *t)
+{
+    while (t) {
+        struct req *next = t->next;
+        t->next = NULL;
+        if (!process(s, c, t, M_FILL)) {
+            t->next = next;
+            wait_push_front(c, t, true);
+            return;
+        }
+        t = next;
+    }
+}
+
+/* The fill fills only bytes that are not dirty: a line allocated by a
+ * validate write keeps its written bytes (and their version). */
+static void fill_done(struct sim *s, struct req *ch, void *obj)
+{
+    struct cache *c = obj;
+    uint32_t m = (uint32_t)ch->tag;
+    struct cache_mshr *x = &c->mshr[m];
+    struct req *targets = x->head;
+    uint64_t li = line_index(c, x->line);
+    int64_t l = lookup(c, li);
+    if (l < 0)
+        l = alloc_line(s, c, li, targets->home);
+    else
+        touch(c, l);
+    if (!mask_any(c->mask[l].dirty))
+        c->meta[l].version = ch->version;
+    mask_copy(c->mask[l].valid, c->full);
+    *x = (struct cache_mshr){0};
+    c->mshr_free[c->nfree++] = m;
+    req_free(s, ch);
+    run_targets(s, c, targets);
+    retry_waiting(s, c);
+}
+
+static void accept_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    struct cache *c = obj;
+    struct req *r = (struct req *)(uintptr_t)arg;
+    c->st.accesses++;
+    if (!process(s, c, r, M_NEW))
+        wait_push(c, r);
+}
+
+/* Ports are handed out cycle by cycle in arrival order, so the acceptance
+ * time is known at once and the port queue needs no storage. */
+void cache_access(struct sim *s, void *self, struct req *r)
+{
+    struct cache *c = self;
+    struct cache_bank *b = &c->bank[bank_of(c, line_index(c, r->addr))];
+    ps_t edge = clock_edge(c->clk, s->now);
+    if (edge > b->port_t) {
+        b->port_t = edge;
+        b->port_used = 0;
+    }
+    if (b->port_used == c->p.ports) {
+        b->port_t += c->clk->period;
+        b->port_used = 0;
+    }
+    b->port_used++;
+    sim_at(s, b->port_t, accept_ev, c, (uint64_t)(uintptr_t)r);
+}
+
+struct mem_port cache_port(struct cache *c) { return (struct mem_port){cache_access, c}; }
+
+/* ---- flush and invalidate walks -------------------------------------------- */
+
+static void op_check_done(struct sim *s, struct cache *c)
+{
+    if (c->banks_walking)
+        return;
+    for (uint32_t b = 0; b < c->p.banks; b++)
+        if (c->bank[b].wb_out)
+            return;
+    cache_done_fn fn = c->op_fn;
+    void *obj = c->op_obj;
+    c->op = CACHE_OP_NONE;
+    c->op_fn = NULL;
+    c->op_obj = NULL;
+    sim_progress(s);
+    if (fn)
+        fn(s, obj);
+}
+
+static void walk_step_ev(struct sim *s, void *obj, uint64_t arg);
+
+static void flush_wb_done(struct sim *s, struct req *ch, void *obj)
+{
+    struct cache *c = obj;
+    struct cache_bank *b = &c->bank[ch->tag];
+    uint64_t bank = ch->tag;
+    req_free(s, ch);
+    b->wb_out--;
+    sim_progress(s);
+    if (b->paused) {
+        /* resume on a cycle edge, never twice in one cycle */
+        b->paused = false;
+        ps_t t = max_u64(clock_edge(c->clk, s->now), b->last_step + c->clk->period);
+        sim_at(s, t, walk_step_ev, c, bank);
+    }
+    op_check_done(s, c);
+}
+
+/* One line of a walk; false if a flush must pause at the write-back limit. */
+static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, int64_t l)
+{
+    struct cache_masks *mk = &c->mask[l];
+    if (c->op == CACHE_OP_INVALIDATE) {
+        if (!c->clean_only || !mask_any(mk->dirty)) {
+            drop_line(c, l);
+            c->st.lines_invalidated++;
+        } else {
+            mask_copy(mk->valid, mk->dirty);
+        }
+        return true;
+    }
+    if (!mask_any(mk->dirty))
+        return true;
+    struct cache_bank *b = &c->bank[bank];
+    if (b->wb_out == c->p.wb_inflight)
+        return false;
+    struct req *ch = wb_child(s, c, l);
+    ch->tag = bank;
+    req_on_done(ch, flush_wb_done, c);
+    mk->dirty[0] = mk->dirty[1] = 0;
+    b->wb_out++;
+    c->st.flush_writebacks++;
+    send_at(s, c, ch, s->now);
+    return true;
+}
+
+static bool walk_set(struct sim *s, struct cache *c, uint32_t bank)
+{
+    struct cache_bank *b = &c->bank[bank];
+    size_t base = ((size_t)bank * c->sets_per_bank + b->walk_set) * c->p.ways;
+    for (; b->walk_way < c->p.ways; b->walk_way++) {
+        int64_t l = (int64_t)(base + b->walk_way);
+        if (c->tag[l] != CACHE_NO_TAG && !walk_line(s, c, bank, l))
+            return false;
+    }
+    b->walk_way = 0;
+    b->walk_set++;
+    return true;
+}
+
+static void walk_end_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    struct cache *c = obj;
+    c->bank[arg].walking = false;
+    c->banks_walking--;
+    op_check_done(s, c);
+}
+
+/* A step visits up to walk_sets_per_cycle sets; the walk of a bank is over
+ * one cycle after its last step (a set takes a cycle). */
+static void walk_step_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    struct cache *c = obj;
+    struct cache_bank *b = &c->bank[arg];
+    b->last_step = s->now;
+    sim_progress(s); /* a long walk is work being done, not a livelock */
+    for (uint32_t n = 0; n < c->p.walk_sets_per_cycle && b->walk_set < c->sets_per_bank; n++) {
+        if (!walk_set(s, c, (uint32_t)arg)) {
+            b->paused = true;
+            return;
+        }
+    }
+    ev_fn next = b->walk_set < c->sets_per_bank ? walk_step_ev : walk_end_ev;
+    sim_at(s, s->now + c->clk->period, next, c, arg);
+}
+
+static void op_start(struct sim *s, struct cache *c, enum cache_op op, cache_done_fn fn,
+                     void *obj)
+{
+    if (c->op != CACHE_OP_NONE)
+        SIM_BUG(s, c->name, "flush/invalidate started while another is in progress");
+    c->op = op;
+    c->op_fn = fn;
+    c->op_obj = obj;
+    c->banks_walking = c->p.banks;
+    ps_t t0 = clock_edge(c->clk, s->now);
+    for (uint32_t i = 0; i < c->p.banks; i++) {
+        struct cache_bank *b = &c->bank[i];
+        b->walk_set = b->walk_way = 0;
+        b->walking = true;
+        b->paused = false;
+        sim_at(s, t0, walk_step_ev, c, i);
+    }
+}
+
+void cache_flush(struct sim *s, struct cache *c, cache_done_fn fn, void *obj)
+{
+    c->st.flushes++;
+    op_start(s, c, CACHE_OP_FLUSH, fn, obj);
+}
+
+void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_done_fn fn,
+                      void *obj)
+{
+    c->st.invalidates++;
+    c->clean_only = clean_only;
+    op_start(s, c, CACHE_OP_INVALIDATE, fn, obj);
+}
+
+/* ---- watchdog, set-up ------------------------------------------------------ */
+
+static uint64_t watch_pending(void *obj)
+{
+    const struct cache *c = obj;
+    return (uint64_t)(c->p.mshrs - c->nfree) + c->nwait + c->nfwd + c->nwb +
+           (c->op != CACHE_OP_NONE);
+}
+
+static const char *const kind_name[REQ_KIND_N] = {"READ", "WRITE", "ATOMIC", "WRITEBACK"};
+
+static void watch_dump(void *obj, FILE *out)
+{
+    const struct cache *c = obj;
+    for (uint32_t i = 0; i < c->p.mshrs; i++)
+        if (c->mshr[i].busy)
+            fprintf(out, "    mshr %u: line 0x%" PRIx64 ", %u targets\n", i, c->mshr[i].line,
+                    c->mshr[i].ntargets);
+    for (const struct req *w = c->wait_head; w; w = w->next)
+        fprintf(out, "    waiting for an mshr: %s 0x%" PRIx64 "\n",
+                w->kind < REQ_KIND_N ? kind_name[w->kind] : "?", w->addr);
+    if (c->nfwd || c->nwb)
+        fprintf(out, "    %u forwarded requests and %u write-backs unacknowledged\n", c->nfwd,
+                c->nwb);
+    if (c->op != CACHE_OP_NONE)
+        fprintf(out, "    %s in progress: %u banks walking\n",
+                c->op == CACHE_OP_FLUSH ? "flush" : "invalidate", c->banks_walking);
+}
+
+void cache_init(struct cache *c, struct sim *s, const char *name, const struct clock *clk,
+                const struct cache_params *p, struct mem_port lower)
+{
+    char buf[200];
+    const char *key = NULL;
+    const char *why = params_problem(p, &key, buf, sizeof buf);
+    if (why)
+        BUG("cache %s: %s: %s", name, key, why);
+    *c = (struct cache){.name = xstrdup(name), .s = s, .p = *p, .clk = clk, .lower = lower};
+    c->sets = (uint32_t)(p->size_b / p->line_b / p->ways);
+    c->sets_per_bank = c->sets / p->banks;
+    c->line_shift = ilog2(p->line_b);
+    c->bank_shift = ilog2(p->banks);
+    mask_range(c->full, 0, p->line_b);
+    size_t lines = (size_t)c->sets * p->ways;
+    c->tag = xmalloc(lines * sizeof *c->tag);
+    for (size_t i = 0; i < lines; i++)
+        c->tag[i] = CACHE_NO_TAG;
+    c->mask = xcalloc(lines, sizeof *c->mask);
+    c->meta = xcalloc(lines, sizeof *c->meta);
+    rng_seed(&c->rng, p->seed);
+    c->bank = xcalloc(p->banks, sizeof *c->bank);
+    c->mshr = xcalloc(p->mshrs, sizeof *c->mshr);
+    c->mshr_free = xmalloc(p->mshrs * sizeof *c->mshr_free);
+    for (uint32_t i = 0; i < p->mshrs; i++)
+        c->mshr_free[i] = p->mshrs - 1 - i; /* MSHR 0 is handed out first */
+    c->nfree = p->mshrs;
+    req_pool_init(s, 1024);
+    sim_watch(s, c->name, watch_pending, watch_dump, c);
+}
+
+void cache_free(struct cache *c)
+{
+    free(c->name);
+    free(c->tag);
+    free(c->mask);
+    free(c->meta);
+    free(c->bank);
+    free(c->mshr);
+    free(c->mshr_free);
+    *c = (struct cache){0};
+}
+
+void cache_reg_stats(struct cache *c, struct stats *st, const char *prefix)
+{
+    stats_reg_block(st, prefix, cache_stat_desc, &c->st);
+}

@@ -1,0 +1,205 @@
+/*
+ * cache.h -- the one set-associative cache of chipsim. Every level (L1D per
+ * CU, L1I, L2 per chiplet, L3/LLC slices) is an instance with its own
+ * parameters; coherence schemes hook in through per-line state/home fields
+ * and the direct line operations below.
+ *
+ * Modelled: line-interleaved banks with a number of request ports per cycle,
+ * tag lookup at acceptance, MSHRs with bounded merging and a FIFO of requests
+ * waiting for one, per-byte valid and dirty masks (partial "written" lines as
+ * in gem5 VIPER's W state), write-back or write-through, three write-allocate
+ * policies, LRU/FIFO/random replacement, dirty write-backs on eviction, and
+ * whole-cache flush/invalidate walks at a fixed number of sets per cycle per
+ * bank with a bounded number of write-backs in flight (spec cpelide.md D9).
+ * Abstracted (docs/cache.md): no data values (masks and a per-line version
+ * stand in for them), walks do not take request ports, forwarded writes are
+ * not limited by MSHRs, latencies are fixed per outcome (hit, miss, fill).
+ */
+#ifndef CHIPSIM_CACHE_H
+#define CHIPSIM_CACHE_H
+
+#include "config/cfg.h"
+#include "mem/req.h"
+
+struct stats;
+
+enum cache_repl { CACHE_LRU, CACHE_FIFO, CACHE_RANDOM };
+enum cache_write_policy { CACHE_WRITE_BACK, CACHE_WRITE_THROUGH };
+enum cache_write_alloc { CACHE_WA_FETCH, CACHE_WA_VALIDATE, CACHE_WA_NONE };
+
+struct cache_params {
+    uint64_t size_b;          /* capacity in bytes (key size_kib) */
+    uint32_t line_b;          /* 64 or 128 */
+    uint32_t ways;
+    uint32_t banks;           /* line-interleaved: bank = (addr / line_b) % banks */
+    uint32_t ports;           /* requests accepted per bank per cycle */
+    uint32_t mshrs;           /* per cache */
+    uint32_t mshr_targets;    /* requests per MSHR, the allocating one included */
+    uint32_t hit_lat;         /* acceptance -> response on a hit */
+    uint32_t miss_lat;        /* acceptance -> request sent to the level below */
+    uint32_t resp_lat;        /* fill (or ack of a forwarded request) -> response */
+    enum cache_repl repl;
+    enum cache_write_policy write_policy;
+    enum cache_write_alloc write_alloc;
+    uint32_t walk_sets_per_cycle; /* flush/invalidate walk rate, per bank */
+    uint32_t wb_inflight;     /* outstanding flush write-backs per bank */
+    uint64_t seed;            /* of the random replacement stream */
+};
+
+extern const struct cfg_key cache_keys[];
+
+/* Read the keys of a resolved section and check the geometry. */
+int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, struct err *e);
+
+struct cache_stats {
+    uint64_t accesses;
+    uint64_t reads, read_hits, read_misses;
+    uint64_t writes, write_hits, write_misses;
+    uint64_t atomics;
+    uint64_t mshr_merges, mshr_stalls;
+    uint64_t evictions, writebacks;
+    uint64_t flushes, flush_writebacks;
+    uint64_t invalidates, lines_invalidated;
+};
+
+#define CACHE_NO_TAG UINT64_MAX
+
+/* Byte masks of one line; bit i = byte i of the line. */
+struct cache_masks {
+    uint64_t valid[2], dirty[2];
+};
+
+struct cache_meta {
+    uint64_t stamp;   /* LRU: last touch; FIFO: install order */
+    uint64_t version; /* data version, for the coherence checker */
+    uint16_t home;    /* owned by the coherence scheme; set from req->home on install */
+    uint8_t state;    /* owned by the coherence scheme; 0 on install */
+};
+
+struct cache_mshr {
+    addr_t line;             /* line address */
+    struct req *head, *tail; /* targets, in arrival order */
+    uint32_t ntargets;
+    bool busy;
+};
+
+struct cache_bank {
+    ps_t port_t;        /* the cycle whose ports are being handed out */
+    uint32_t port_used;
+    uint32_t walk_set;  /* flush/invalidate walk position */
+    uint32_t walk_way;
+    uint32_t wb_out;    /* flush write-backs in flight */
+    ps_t last_step;
+    bool walking, paused;
+};
+
+enum cache_op { CACHE_OP_NONE, CACHE_OP_FLUSH, CACHE_OP_INVALIDATE };
+
+typedef void (*cache_done_fn)(struct sim *s, void *obj);
+
+/* Treat the fields as private; use the functions below. */
+struct cache {
+    char *name;
+    struct sim *s;
+    struct cache_params p;
+    const struct clock *clk;
+    struct mem_port lower;
+    uint32_t sets, sets_per_bank;
+    unsigned line_shift, bank_shift;
+    uint64_t full[2];          /* valid mask of a whole line */
+
+    uint64_t *tag;             /* line index (addr >> line_shift), or CACHE_NO_TAG */
+    struct cache_masks *mask;
+    struct cache_meta *meta;
+    uint64_t tick;
+    struct rng rng;
+
+    struct cache_bank *bank;
+    struct cache_mshr *mshr;
+    uint32_t *mshr_free;       /* stack of free MSHR indices */
+    uint32_t nfree;
+    struct req *wait_head, *wait_tail; /* requests waiting for an MSHR */
+    uint32_t nwait;
+    uint32_t nfwd, nwb;        /* forwarded requests / eviction write-backs in flight */
+
+    enum cache_op op;          /* whole-cache operation in progress */
+    bool clean_only;
+    uint32_t banks_walking;
+    cache_done_fn op_fn;
+    void *op_obj;
+
+    struct cache_stats st;
+};
+
+/* Invalid params are a programming error here (BUG); user input is checked by
+ * cache_params_from_cfg(). The cache sends misses, forwards and write-backs
+ * to `lower`, which must req_complete() every one of them (writes and
+ * write-backs are acked too). Registers a watchdog probe named `name`; the
+ * struct must not move after init, and is freed only after the last sim_run(). */
+void cache_init(struct cache *c, struct sim *s, const char *name, const struct clock *clk,
+                const struct cache_params *p, struct mem_port lower);
+void cache_free(struct cache *c);
+void cache_reg_stats(struct cache *c, struct stats *st, const char *prefix);
+
+/* The request side. A request must lie within one line. */
+void cache_access(struct sim *s, void *self, struct req *r);
+struct mem_port cache_port(struct cache *c);
+
+/* Whole-cache operations (kernel-boundary coherence). One at a time per
+ * cache: chain them through fn. fn(s, obj) runs once the walk is over and,
+ * for a flush, the last write-back has been acknowledged.
+ * Flush: every dirty line is written back (its dirty bytes) and stays valid
+ * and clean. Invalidate: clean_only = false drops every line, dirty data
+ * included (flush first if it matters); clean_only = true drops lines without
+ * dirty bytes and keeps only the dirty bytes of the others valid (VIPER:
+ * V -> I, M -> W, W stays). Requests in flight are not waited for. */
+void cache_flush(struct sim *s, struct cache *c, cache_done_fn fn, void *obj);
+void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_done_fn fn,
+                      void *obj);
+
+/* Direct line API for coherence schemes. A line handle is an index >= 0,
+ * valid until the line is replaced or dropped. */
+static inline addr_t cache_line_addr(const struct cache *c, addr_t addr)
+{
+    return addr & ~(addr_t)(c->p.line_b - 1);
+}
+int64_t cache_find(const struct cache *c, addr_t addr); /* -1 if absent */
+bool cache_drop(struct cache *c, addr_t addr);          /* false if absent; dirty data is lost */
+
+static inline addr_t cache_line_tag_addr(const struct cache *c, int64_t l)
+{
+    return c->tag[l] << c->line_shift;
+}
+static inline uint8_t cache_line_state(const struct cache *c, int64_t l)
+{
+    return c->meta[l].state;
+}
+static inline void cache_line_set_state(struct cache *c, int64_t l, uint8_t state)
+{
+    c->meta[l].state = state;
+}
+static inline uint16_t cache_line_home(const struct cache *c, int64_t l)
+{
+    return c->meta[l].home;
+}
+static inline void cache_line_set_home(struct cache *c, int64_t l, uint16_t home)
+{
+    c->meta[l].home = home;
+}
+static inline uint64_t cache_line_version(const struct cache *c, int64_t l)
+{
+    return c->meta[l].version;
+}
+static inline const uint64_t *cache_line_valid(const struct cache *c, int64_t l)
+{
+    return c->mask[l].valid;
+}
+static inline const uint64_t *cache_line_dirty(const struct cache *c, int64_t l)
+{
+    return c->mask[l].dirty;
+}
+/* Dirty bytes must be valid: the cache ORs dirty into valid. */
+void cache_line_set_masks(struct cache *c, int64_t l, const uint64_t valid[2],
+                          const uint64_t dirty[2]);
+
+#endif

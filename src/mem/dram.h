@@ -1,0 +1,97 @@
+/*
+ * dram.h -- the HBM/DRAM behind one home node (one chiplet's HBM stack).
+ *
+ * Modelled: channels with their own data bus, banks with an open row and a
+ * ready time, row hit / closed row / row conflict latencies (tCL, tRCD, tRP,
+ * tRAS), a fixed pipelined controller latency, open or closed page policy,
+ * and the bus time of each burst (the bandwidth limit). Everything is
+ * computed in closed form when a request arrives, so an access costs a few
+ * arithmetic operations and one event.
+ *
+ * Abstracted (see docs/dram.md): FCFS only (no FR-FCFS reordering), data
+ * returns in arrival order on each channel, writes cost the same as reads
+ * (no tWR/tWTR/turnaround), no refresh, no tRRD/tFAW, a request is mapped by
+ * its first byte. Defaults approximate HBM2 at 1000 MHz (Radeon VII class,
+ * the CPElide paper's Table I: "16 GB HBM, 4H stacks, 1000 MHz").
+ */
+#ifndef CHIPSIM_DRAM_H
+#define CHIPSIM_DRAM_H
+
+#include "config/cfg.h"
+#include "mem/req.h"
+
+struct stats;
+
+enum dram_page_policy { DRAM_PAGE_OPEN, DRAM_PAGE_CLOSED };
+
+struct dram_params {
+    uint32_t channels;        /* independent channels, each with its own bus */
+    uint32_t banks;           /* banks per channel */
+    uint32_t row_b;           /* row buffer (page) size per bank */
+    uint32_t burst_b;         /* bytes moved per burst: the access granularity */
+    uint32_t bus_b_per_cycle; /* data bytes per memory clock per channel */
+    uint32_t interleave_b;    /* channel interleave granularity */
+    double mhz;               /* memory clock */
+    uint32_t tcl, trcd, trp;  /* memory cycles */
+    uint32_t tras;            /* min activate-to-precharge; 0 = not modelled */
+    uint32_t ctrl_lat;        /* controller latency, memory cycles, every access */
+    enum dram_page_policy page_policy;
+};
+
+extern const struct cfg_key dram_keys[];
+
+/* Read the keys of a resolved section and check cross-key constraints. */
+int dram_params_from_cfg(const struct cfg_sec *sec, struct dram_params *p, struct err *e);
+
+/* Where an address lives. Address map (docs/dram.md):
+ *   channel = (addr / interleave_b) % channels
+ *   local   = channel-local byte address (the channel digits removed)
+ *   bank    = (local / row_b) % banks, row = local / (row_b * banks),
+ *   col_b   = local % row_b  */
+struct dram_loc {
+    uint32_t channel, bank, col_b;
+    uint64_t row;
+};
+struct dram_loc dram_map(const struct dram_params *p, addr_t addr);
+
+struct dram_stats {
+    uint64_t reads, writes;
+    uint64_t row_hits, row_misses, row_conflicts;
+    uint64_t bytes_read, bytes_written;
+    uint64_t busy_cycles; /* bus-busy memory cycles, summed over channels */
+};
+
+#define DRAM_ROW_NONE UINT64_MAX
+
+/* Times are absolute memory-clock cycles. */
+struct dram_bank {
+    uint64_t open_row; /* DRAM_ROW_NONE when precharged */
+    uint64_t ready;    /* earliest next command */
+    uint64_t act;      /* last activate, for tRAS */
+};
+
+struct dram {
+    struct dram_params p;
+    char *name;
+    struct clock own_clk;
+    const struct clock *clk;
+    struct dram_bank *bank;  /* channels x banks, channel-major */
+    uint64_t *bus_free;      /* per channel: first cycle the data bus is free */
+    uint64_t pending;        /* accepted, not yet completed */
+    struct dram_stats st;
+};
+
+/* clk may be NULL: the DRAM then runs on its own clock at p->mhz (the usual
+ * case). Invalid params are a programming error here (BUG); user input is
+ * checked by dram_params_from_cfg(). Registers a watchdog probe named
+ * `name`; free the DRAM only after the last sim_run(). */
+void dram_init(struct dram *d, struct sim *s, const char *name, const struct clock *clk,
+               const struct dram_params *p);
+void dram_free(struct dram *d);
+void dram_reg_stats(struct dram *d, struct stats *st, const char *prefix);
+
+/* The request side: READ and ATOMIC count as reads, WRITE and WRITEBACK as
+ * writes; the request completes at the end of its data burst. */
+struct mem_port dram_port(struct dram *d);
+
+#endif

@@ -1,0 +1,986 @@
+/*
+ * Cache: exact latencies, MSHR merging and exhaustion, bank ports,
+ * replacement, write policies, flush/invalidate walks, 128 B lines and
+ * config errors. The level below is a fake that acknowledges every request a
+ * fixed delay after it arrives and records what it saw.
+ *
+ * Common set-up unless a test says otherwise: 1000 MHz (1 cycle = 1000 ps),
+ * 1 KiB, 64 B lines, 2 ways -> 8 sets (same set every 512 B), hit 4, miss 2,
+ * resp 3 cycles, lower delay 10 cycles. So a read miss answers after
+ * 2 + 10 + 3 = 15 cycles, and the child READ reaches the lower level at 2.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/cfg.h"
+#include "mem/cache.h"
+#include "stats/stats.h"
+
+#define CY 1000 /* ps per cycle */
+#define NREC 256
+
+struct rec {
+    uint8_t kind;
+    addr_t addr;
+    uint32_t size;
+    uint64_t mask[2];
+    uint16_t home;
+    ps_t t;
+};
+
+struct lower {
+    ps_t delay;
+    bool hold;       /* never answer (watchdog test) */
+    uint64_t version; /* stamped on READ responses */
+    int n;
+    struct rec rec[NREC];
+};
+
+struct tb {
+    struct sim s;
+    struct clock clk;
+    struct lower low;
+    struct cache c;
+    int ndone;
+    uint64_t done_tag[NREC];
+    ps_t done_t[NREC];
+    uint64_t done_version[NREC];
+    int nops;
+    ps_t op_t[8];
+};
+
+static void lower_access(struct sim *s, void *self, struct req *r)
+{
+    struct lower *l = self;
+    cr_assert_lt(l->n, NREC);
+    l->rec[l->n++] = (struct rec){r->kind, r->addr, r->size, {r->mask[0], r->mask[1]}, r->home,
+                                  s->now};
+    if (r->kind == REQ_READ)
+        r->version = l->version;
+    if (!l->hold)
+        sim_at(s, s->now + l->delay, req_complete_ev, r, 0);
+}
+
+static struct cache_params base_params(void)
+{
+    return (struct cache_params){
+        .size_b = 1024, .line_b = 64, .ways = 2, .banks = 1, .ports = 1, .mshrs = 4,
+        .mshr_targets = 4, .hit_lat = 4, .miss_lat = 2, .resp_lat = 3, .repl = CACHE_LRU,
+        .write_policy = CACHE_WRITE_BACK, .write_alloc = CACHE_WA_FETCH,
+        .walk_sets_per_cycle = 1, .wb_inflight = 64, .seed = 1,
+    };
+}
+
+static struct tb *tb_new(const struct cache_params *p)
+{
+    struct tb *t = calloc(1, sizeof *t);
+    sim_init(&t->s, 1);
+    req_pool_init(&t->s, 64);
+    clock_init(&t->clk, "gpu", 1000.0);
+    t->low.delay = 10 * CY;
+    cache_init(&t->c, &t->s, "l1", &t->clk, p, (struct mem_port){lower_access, &t->low});
+    return t;
+}
+
+static void tb_free(struct tb *t)
+{
+    cr_expect_eq(t->s.req_pool.in_use, 0, "requests leaked: %llu",
+                 (unsigned long long)t->s.req_pool.in_use);
+    cache_free(&t->c);
+    sim_destroy(&t->s);
+    free(t);
+}
+
+static void on_done(struct sim *s, struct req *r, void *obj)
+{
+    struct tb *t = obj;
+    t->done_tag[t->ndone] = r->tag;
+    t->done_version[t->ndone] = r->version;
+    t->done_t[t->ndone++] = s->now;
+    req_free(s, r);
+}
+
+static void issue_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    struct tb *t = obj;
+    cache_access(s, &t->c, (struct req *)(uintptr_t)arg);
+}
+
+/* A request of `kind` for [addr, addr + len) issued at time `when`; writes
+ * carry the line-relative byte mask. */
+static struct req *issue(struct tb *t, ps_t when, uint8_t kind, addr_t addr, uint32_t len,
+                         uint64_t tag)
+{
+    struct req *r = req_alloc(&t->s);
+    r->kind = kind;
+    r->addr = addr;
+    r->size = len;
+    r->tag = tag;
+    r->home = 5;
+    if (kind != REQ_READ)
+        req_mask_range(r->mask, (unsigned)(addr & (t->c.p.line_b - 1)), len);
+    req_on_done(r, on_done, t);
+    sim_at(&t->s, when, issue_ev, t, (uint64_t)(uintptr_t)r);
+    return r;
+}
+
+static void rd(struct tb *t, ps_t when, addr_t addr, uint64_t tag)
+{
+    issue(t, when, REQ_READ, addr, 4, tag);
+}
+
+static void wr(struct tb *t, ps_t when, addr_t addr, uint32_t len, uint64_t tag)
+{
+    issue(t, when, REQ_WRITE, addr, len, tag);
+}
+
+/* Completion time of the request tagged `tag`; -1 if it never completed. */
+static int64_t done_at(const struct tb *t, uint64_t tag)
+{
+    for (int i = 0; i < t->ndone; i++)
+        if (t->done_tag[i] == tag)
+            return (int64_t)t->done_t[i];
+    return -1;
+}
+
+static void run(struct tb *t) { cr_assert_eq(sim_run(&t->s, 0), SIM_DONE); }
+
+static void expect_rec(const struct tb *t, int i, uint8_t kind, addr_t addr, ps_t when)
+{
+    cr_assert_lt(i, t->low.n, "lower saw only %d requests", t->low.n);
+    cr_expect_eq(t->low.rec[i].kind, kind, "rec %d kind", i);
+    cr_expect_eq(t->low.rec[i].addr, addr, "rec %d addr %llx", i,
+                 (unsigned long long)t->low.rec[i].addr);
+    cr_expect_eq(t->low.rec[i].t, when, "rec %d time %llu", i,
+                 (unsigned long long)t->low.rec[i].t);
+}
+
+static void op_done(struct sim *s, void *obj)
+{
+    struct tb *t = obj;
+    t->op_t[t->nops++] = s->now;
+}
+
+static void flush_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)arg;
+    struct tb *t = obj;
+    cache_flush(s, &t->c, op_done, t);
+}
+
+static void inval_ev(struct sim *s, void *obj, uint64_t clean_only)
+{
+    struct tb *t = obj;
+    cache_invalidate(s, &t->c, clean_only != 0, op_done, t);
+}
+
+static void expect_masks(const struct tb *t, addr_t addr, uint64_t v0, uint64_t v1, uint64_t d0,
+                         uint64_t d1)
+{
+    int64_t l = cache_find(&t->c, addr);
+    cr_assert_geq(l, 0, "line %llx absent", (unsigned long long)addr);
+    const uint64_t *v = cache_line_valid(&t->c, l), *d = cache_line_dirty(&t->c, l);
+    cr_expect_eq(v[0], v0, "valid[0] %llx", (unsigned long long)v[0]);
+    cr_expect_eq(v[1], v1, "valid[1] %llx", (unsigned long long)v[1]);
+    cr_expect_eq(d[0], d0, "dirty[0] %llx", (unsigned long long)d[0]);
+    cr_expect_eq(d[1], d1, "dirty[1] %llx", (unsigned long long)d[1]);
+}
+
+/* ---- latencies ------------------------------------------------------------- */
+
+Test(cache, miss_latency_is_miss_plus_lower_plus_resp)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    t->low.version = 7;
+    rd(t, 0, 0x1010, 1);
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(t->done_version[0], 7);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_READ, 0x1000, 2 * CY);
+    cr_expect_eq(t->low.rec[0].size, 64);
+    cr_expect_eq(t->low.rec[0].home, 5);
+    int64_t l = cache_find(&t->c, 0x1010);
+    cr_assert_geq(l, 0);
+    cr_expect_eq(cache_line_home(&t->c, l), 5);
+    cr_expect_eq(cache_line_state(&t->c, l), 0);
+    cr_expect_eq(cache_line_version(&t->c, l), 7);
+    cr_expect_eq(cache_line_tag_addr(&t->c, l), 0x1000);
+    cr_expect_eq(t->c.st.read_misses, 1);
+    cr_expect_eq(t->c.st.accesses, 1);
+    tb_free(t);
+}
+
+Test(cache, hit_latency_exact_on_and_off_edge)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    rd(t, 100 * CY, 0x1004, 2);
+    rd(t, 200 * CY + 500, 0x103c, 3); /* accepted at the next edge */
+    run(t);
+    cr_expect_eq(done_at(t, 2), 104 * CY);
+    cr_expect_eq(done_at(t, 3), 205 * CY);
+    cr_expect_eq(t->low.n, 1);
+    cr_expect_eq(t->c.st.reads, 3);
+    cr_expect_eq(t->c.st.read_hits, 2);
+    cr_expect_eq(t->c.st.read_misses, 1);
+    tb_free(t);
+}
+
+Test(cache, two_reads_to_one_line_merge)
+{
+    struct cache_params p = base_params();
+    p.ports = 2;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    rd(t, 0, 0x1020, 2);
+    rd(t, 5 * CY, 0x1030, 3);
+    run(t);
+    cr_expect_eq(t->low.n, 1);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 15 * CY);
+    cr_expect_eq(done_at(t, 3), 15 * CY);
+    cr_expect_eq(t->c.st.mshr_merges, 2);
+    cr_expect_eq(t->c.st.read_misses, 3);
+    tb_free(t);
+}
+
+Test(cache, full_mshr_target_list_waits_then_hits)
+{
+    struct cache_params p = base_params();
+    p.ports = 4;
+    p.mshr_targets = 2;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    rd(t, 0, 0x1004, 2);
+    rd(t, 0, 0x1008, 3);
+    run(t);
+    cr_expect_eq(t->low.n, 1);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 15 * CY);
+    /* retried when the MSHR frees at the fill (12): a hit, 12 + 4 */
+    cr_expect_eq(done_at(t, 3), 16 * CY);
+    cr_expect_eq(t->c.st.mshr_merges, 1);
+    cr_expect_eq(t->c.st.mshr_stalls, 1);
+    tb_free(t);
+}
+
+Test(cache, mshr_exhaustion_queues_then_proceeds)
+{
+    struct cache_params p = base_params();
+    p.ports = 2;
+    p.mshrs = 1;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x0, 1);
+    rd(t, 0, 0x40, 2);
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    /* B gets the MSHR at A's fill (12): sent at 14, filled at 24, answered at 27 */
+    cr_expect_eq(done_at(t, 2), 27 * CY);
+    cr_assert_eq(t->low.n, 2);
+    expect_rec(t, 0, REQ_READ, 0x0, 2 * CY);
+    expect_rec(t, 1, REQ_READ, 0x40, 14 * CY);
+    cr_expect_eq(t->c.st.mshr_stalls, 1);
+    tb_free(t);
+}
+
+Test(cache, bank_port_contention)
+{
+    struct cache_params p = base_params();
+    p.banks = 2; /* bank = line index % 2: 0x0, 0x80 in bank 0; 0x40 in bank 1 */
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x0, 1);
+    rd(t, 20 * CY, 0x80, 2);
+    rd(t, 40 * CY, 0x40, 3);
+    rd(t, 100 * CY, 0x0, 10);
+    rd(t, 100 * CY, 0x80, 11); /* same bank, same cycle: one cycle later */
+    rd(t, 200 * CY, 0x0, 20);
+    rd(t, 200 * CY, 0x40, 21); /* other bank: no delay */
+    run(t);
+    cr_expect_eq(done_at(t, 10), 104 * CY);
+    cr_expect_eq(done_at(t, 11), 105 * CY);
+    cr_expect_eq(done_at(t, 20), 204 * CY);
+    cr_expect_eq(done_at(t, 21), 204 * CY);
+    tb_free(t);
+}
+
+Test(cache, ports_per_cycle_fifo)
+{
+    struct cache_params p = base_params();
+    p.ports = 2;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x0, 1);
+    for (uint64_t i = 0; i < 5; i++)
+        rd(t, 100 * CY, 0x0, 10 + i);
+    run(t);
+    ps_t want[5] = {104, 104, 105, 105, 106};
+    for (int i = 0; i < 5; i++)
+        cr_expect_eq(done_at(t, 10 + (uint64_t)i), want[i] * CY, "request %d", i);
+    tb_free(t);
+}
+
+/* ---- replacement ----------------------------------------------------------- */
+
+/* A, B fill set 0; A is touched again; C needs a victim. */
+static void lru_fifo_sequence(struct tb *t)
+{
+    rd(t, 0, 0x000, 1);
+    rd(t, 20 * CY, 0x200, 2);
+    rd(t, 40 * CY, 0x000, 3);
+    rd(t, 60 * CY, 0x400, 4);
+    run(t);
+    cr_expect_eq(done_at(t, 3), 44 * CY);
+    cr_expect_eq(t->c.st.evictions, 1);
+    cr_expect_eq(t->c.st.writebacks, 0);
+}
+
+Test(cache, lru_evicts_least_recently_used)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    lru_fifo_sequence(t);
+    cr_expect_geq(cache_find(&t->c, 0x000), 0);
+    cr_expect_eq(cache_find(&t->c, 0x200), -1);
+    cr_expect_geq(cache_find(&t->c, 0x400), 0);
+    tb_free(t);
+}
+
+Test(cache, fifo_evicts_oldest_install)
+{
+    struct cache_params p = base_params();
+    p.repl = CACHE_FIFO;
+    struct tb *t = tb_new(&p);
+    lru_fifo_sequence(t);
+    cr_expect_eq(cache_find(&t->c, 0x000), -1);
+    cr_expect_geq(cache_find(&t->c, 0x200), 0);
+    cr_expect_geq(cache_find(&t->c, 0x400), 0);
+    tb_free(t);
+}
+
+Test(cache, random_replacement_follows_the_seeded_stream)
+{
+    struct cache_params p = base_params();
+    p.ways = 4; /* 4 sets, set 0 every 256 B */
+    p.repl = CACHE_RANDOM;
+    p.seed = 99;
+    struct tb *t = tb_new(&p);
+    for (uint64_t k = 0; k < 12; k++)
+        rd(t, k * 20 * CY, k * 256, k);
+    run(t);
+    struct rng ref;
+    rng_seed(&ref, 99);
+    uint64_t way_line[4] = {0, 1, 2, 3}; /* invalid ways fill in order */
+    for (uint64_t k = 4; k < 12; k++)
+        way_line[rng_below(&ref, 4)] = k;
+    for (uint64_t w = 0; w < 4; w++)
+        cr_expect_eq(cache_find(&t->c, way_line[w] * 256), (int64_t)w, "way %llu",
+                     (unsigned long long)w);
+    cr_expect_eq(t->c.st.evictions, 8);
+    tb_free(t);
+}
+
+/* ---- writes ---------------------------------------------------------------- */
+
+Test(cache, dirty_eviction_writes_back_its_mask_once)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x004, 4, 1); /* fetch on miss, bytes 4..7 dirty */
+    rd(t, 20 * CY, 0x200, 2);
+    rd(t, 40 * CY, 0x400, 3); /* evicts 0x000 (LRU) at its fill, 52 */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_assert_eq(t->low.n, 4);
+    expect_rec(t, 0, REQ_READ, 0x000, 2 * CY);
+    expect_rec(t, 1, REQ_READ, 0x200, 22 * CY);
+    expect_rec(t, 2, REQ_READ, 0x400, 42 * CY);
+    expect_rec(t, 3, REQ_WRITEBACK, 0x000, 52 * CY);
+    cr_expect_eq(t->low.rec[3].mask[0], 0xf0ull);
+    cr_expect_eq(t->low.rec[3].mask[1], 0);
+    cr_expect_eq(t->low.rec[3].size, 64);
+    cr_expect_eq(t->low.rec[3].home, 5);
+    cr_expect_eq(t->c.st.writebacks, 1);
+    cr_expect_eq(t->c.st.evictions, 1);
+    cr_expect_eq(t->c.st.write_misses, 1);
+    tb_free(t);
+}
+
+Test(cache, write_back_write_hit_dirties_bytes)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x000, 1);
+    wr(t, 20 * CY, 0x010, 8, 2);
+    run(t);
+    cr_expect_eq(done_at(t, 2), 24 * CY);
+    cr_expect_eq(t->low.n, 1);
+    cr_expect_eq(t->c.st.write_hits, 1);
+    expect_masks(t, 0x0, ~0ull, 0, 0xffull << 16, 0);
+    tb_free(t);
+}
+
+Test(cache, write_through_forwards_and_completes_on_ack)
+{
+    struct cache_params p = base_params();
+    p.write_policy = CACHE_WRITE_THROUGH;
+    p.write_alloc = CACHE_WA_NONE;
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1000, 4, 1);        /* miss: forwarded, not allocated */
+    rd(t, 20 * CY, 0x1000, 2);     /* fills the line */
+    wr(t, 40 * CY, 0x1008, 8, 3);  /* hit: line updated, stays clean, forwarded */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 35 * CY);
+    cr_expect_eq(done_at(t, 3), 55 * CY);
+    cr_assert_eq(t->low.n, 3);
+    expect_rec(t, 0, REQ_WRITE, 0x1000, 2 * CY);
+    expect_rec(t, 1, REQ_READ, 0x1000, 22 * CY);
+    expect_rec(t, 2, REQ_WRITE, 0x1008, 42 * CY);
+    cr_expect_eq(t->low.rec[2].mask[0], 0xffull << 8);
+    cr_expect_eq(t->low.rec[2].size, 8);
+    expect_masks(t, 0x1000, ~0ull, 0, 0, 0);
+    cr_expect_eq(t->c.st.write_misses, 1);
+    cr_expect_eq(t->c.st.write_hits, 1);
+    tb_free(t);
+}
+
+Test(cache, write_alloc_none_forwards_without_allocating)
+{
+    struct cache_params p = base_params();
+    p.write_alloc = CACHE_WA_NONE;
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1004, 4, 1);
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_WRITE, 0x1004, 2 * CY);
+    cr_expect_eq(t->low.rec[0].mask[0], 0xf0ull);
+    cr_expect_eq(cache_find(&t->c, 0x1000), -1);
+    tb_free(t);
+}
+
+Test(cache, write_alloc_fetch_fetches_then_writes)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1004, 4, 1);
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_READ, 0x1000, 2 * CY);
+    expect_masks(t, 0x1000, ~0ull, 0, 0xf0ull, 0);
+    tb_free(t);
+}
+
+Test(cache, write_alloc_validate_then_read_of_unwritten_byte_fetches_and_keeps_dirty)
+{
+    struct cache_params p = base_params();
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    struct req *w = issue(t, 0, REQ_WRITE, 0x1004, 4, 1);
+    w->version = 42;
+    rd(t, 10 * CY, 0x1004, 2); /* written bytes: a hit, no traffic */
+    rd(t, 20 * CY, 0x1010, 3); /* unwritten: fetch */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 4 * CY);
+    cr_expect_eq(done_at(t, 2), 14 * CY);
+    cr_expect_eq(done_at(t, 3), 35 * CY);
+    cr_expect_eq(t->done_version[1], 42);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_READ, 0x1000, 22 * CY);
+    expect_masks(t, 0x1000, ~0ull, 0, 0xf0ull, 0);
+    cr_expect_eq(cache_line_version(&t->c, cache_find(&t->c, 0x1000)), 42);
+    /* evicting it writes back only the bytes written */
+    rd(t, 100 * CY, 0x1200, 4);
+    rd(t, 120 * CY, 0x1400, 5);
+    run(t);
+    cr_assert_eq(t->low.n, 4);
+    expect_rec(t, 3, REQ_WRITEBACK, 0x1000, 132 * CY);
+    cr_expect_eq(t->low.rec[3].mask[0], 0xf0ull);
+    tb_free(t);
+}
+
+Test(cache, write_alloc_validate_allocates_without_traffic)
+{
+    struct cache_params p = base_params();
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1020, 16, 1);
+    run(t);
+    cr_expect_eq(done_at(t, 1), 4 * CY);
+    cr_expect_eq(t->low.n, 0);
+    expect_masks(t, 0x1000, 0xffffull << 32, 0, 0xffffull << 32, 0);
+    cr_expect_eq(cache_line_home(&t->c, cache_find(&t->c, 0x1000)), 5);
+    tb_free(t);
+}
+
+Test(cache, write_through_validate_allocates_clean_and_forwards)
+{
+    struct cache_params p = base_params();
+    p.write_policy = CACHE_WRITE_THROUGH;
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1020, 4, 1);
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_WRITE, 0x1020, 2 * CY);
+    expect_masks(t, 0x1000, 0xfull << 32, 0, 0, 0);
+    tb_free(t);
+}
+
+Test(cache, write_through_fetch_fills_then_forwards)
+{
+    struct cache_params p = base_params();
+    p.write_policy = CACHE_WRITE_THROUGH;
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1020, 4, 1);
+    run(t);
+    /* fill at 12, the write is then forwarded at 12 + 2, acked at 24, answered at 27 */
+    cr_expect_eq(done_at(t, 1), 27 * CY);
+    cr_assert_eq(t->low.n, 2);
+    expect_rec(t, 0, REQ_READ, 0x1000, 2 * CY);
+    expect_rec(t, 1, REQ_WRITE, 0x1020, 14 * CY);
+    expect_masks(t, 0x1000, ~0ull, 0, 0, 0);
+    tb_free(t);
+}
+
+Test(cache, write_waits_for_a_fill_in_flight_on_its_line)
+{
+    struct cache_params p = base_params();
+    p.write_policy = CACHE_WRITE_THROUGH;
+    p.write_alloc = CACHE_WA_NONE;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    wr(t, 1 * CY, 0x1004, 4, 2); /* must not overtake the read */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 27 * CY);
+    cr_assert_eq(t->low.n, 2);
+    expect_rec(t, 0, REQ_READ, 0x1000, 2 * CY);
+    expect_rec(t, 1, REQ_WRITE, 0x1004, 14 * CY);
+    cr_expect_eq(t->c.st.mshr_merges, 1);
+    tb_free(t);
+}
+
+Test(cache, request_behind_a_waiting_one_to_its_line_waits_too)
+{
+    struct cache_params p = base_params();
+    p.mshrs = 1;
+    p.ports = 4;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x0000, 1);
+    rd(t, 0, 0x1040, 2);      /* no MSHR: waits */
+    wr(t, 1 * CY, 0x1044, 4, 3); /* same line as a waiting read: waits behind it */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    /* both replayed at A's fill (12): B fetched at 14, the write joins it */
+    cr_expect_eq(done_at(t, 2), 27 * CY);
+    cr_expect_eq(done_at(t, 3), 27 * CY);
+    cr_assert_eq(t->low.n, 2);
+    expect_rec(t, 1, REQ_READ, 0x1040, 14 * CY);
+    cr_expect_eq(t->c.st.mshr_stalls, 2);
+    cr_expect_eq(t->c.st.mshr_merges, 1);
+    expect_masks(t, 0x1040, ~0ull, 0, 0xf0ull, 0);
+    tb_free(t);
+}
+
+Test(cache, targets_replay_in_order_across_a_write_through_atomic)
+{
+    struct cache_params p = base_params();
+    p.write_policy = CACHE_WRITE_THROUGH;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    issue(t, 1 * CY, REQ_ATOMIC, 0x1008, 4, 2); /* joins the fill in flight */
+    rd(t, 2 * CY, 0x1010, 3);                  /* after the atomic: must refetch */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 27 * CY);
+    cr_expect_eq(done_at(t, 3), 27 * CY);
+    cr_assert_eq(t->low.n, 3);
+    expect_rec(t, 0, REQ_READ, 0x1000, 2 * CY);
+    expect_rec(t, 1, REQ_ATOMIC, 0x1008, 14 * CY);
+    expect_rec(t, 2, REQ_READ, 0x1000, 14 * CY);
+    tb_free(t);
+}
+
+/* ---- atomics and write-backs from above ------------------------------------ */
+
+Test(cache, write_back_atomic_is_performed_here)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    issue(t, 0, REQ_ATOMIC, 0x1008, 4, 1);     /* miss: fetch, then perform */
+    issue(t, 20 * CY, REQ_ATOMIC, 0x1010, 4, 2); /* hit */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 24 * CY);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_READ, 0x1000, 2 * CY);
+    expect_masks(t, 0x1000, ~0ull, 0, (0xfull << 8) | (0xfull << 16), 0);
+    cr_expect_eq(t->c.st.atomics, 2);
+    tb_free(t);
+}
+
+Test(cache, write_through_atomic_drops_the_line_and_goes_below)
+{
+    struct cache_params p = base_params();
+    p.write_policy = CACHE_WRITE_THROUGH;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    issue(t, 20 * CY, REQ_ATOMIC, 0x1008, 4, 2);
+    run(t);
+    cr_expect_eq(done_at(t, 2), 35 * CY);
+    cr_assert_eq(t->low.n, 2);
+    expect_rec(t, 1, REQ_ATOMIC, 0x1008, 22 * CY);
+    cr_expect_eq(cache_find(&t->c, 0x1000), -1);
+    tb_free(t);
+}
+
+Test(cache, writeback_from_above)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    struct req *r = issue(t, 0, REQ_WRITEBACK, 0x1000, 64, 1);
+    r->mask[0] = 0xff00;
+    run(t);
+    cr_expect_eq(done_at(t, 1), 4 * CY);
+    cr_expect_eq(t->low.n, 0);
+    expect_masks(t, 0x1000, 0xff00, 0, 0xff00, 0);
+    tb_free(t);
+
+    p.write_policy = CACHE_WRITE_THROUGH;
+    t = tb_new(&p);
+    r = issue(t, 0, REQ_WRITEBACK, 0x1000, 64, 1);
+    r->mask[0] = 0xff00;
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_WRITEBACK, 0x1000, 2 * CY);
+    cr_expect_eq(t->low.rec[0].mask[0], 0xff00);
+    cr_expect_eq(cache_find(&t->c, 0x1000), -1);
+    tb_free(t);
+}
+
+/* ---- flush and invalidate -------------------------------------------------- */
+
+Test(cache, flush_without_dirty_lines_takes_the_walk_time)
+{
+    struct cache_params p = base_params();
+    p.banks = 2; /* 4 sets per bank */
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x0, 1);
+    sim_at(&t->s, 100 * CY, flush_ev, t, 0);
+    sim_at(&t->s, 200 * CY + 500, flush_ev, t, 0); /* starts on the next edge */
+    run(t);
+    cr_assert_eq(t->nops, 2);
+    cr_expect_eq(t->op_t[0], 104 * CY);
+    cr_expect_eq(t->op_t[1], 205 * CY);
+    cr_expect_eq(t->c.st.flushes, 2);
+    cr_expect_eq(t->c.st.flush_writebacks, 0);
+    tb_free(t);
+
+    p.walk_sets_per_cycle = 3; /* ceil(4 / 3) = 2 cycles */
+    t = tb_new(&p);
+    sim_at(&t->s, 0, flush_ev, t, 0);
+    run(t);
+    cr_assert_eq(t->nops, 1);
+    cr_expect_eq(t->op_t[0], 2 * CY);
+    tb_free(t);
+}
+
+/* Three dirty lines (two in set 0, one in set 3) written with validate, then a
+ * flush at 100 with the given write-back limit; returns the finish time. */
+static ps_t flush_dirty(uint32_t wb_inflight)
+{
+    struct cache_params p = base_params();
+    p.write_alloc = CACHE_WA_VALIDATE;
+    p.wb_inflight = wb_inflight;
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x000, 4, 1);
+    wr(t, 0, 0x208, 8, 2);
+    wr(t, 0, 0x0c0, 64, 3);
+    sim_at(&t->s, 100 * CY, flush_ev, t, 0);
+    run(t);
+    cr_assert_eq(t->nops, 1);
+    cr_assert_eq(t->low.n, 3);
+    cr_expect_eq(t->low.rec[0].kind, REQ_WRITEBACK);
+    cr_expect_eq(t->low.rec[0].addr, 0x000);
+    cr_expect_eq(t->low.rec[0].mask[0], 0xfull);
+    cr_expect_eq(t->low.rec[1].addr, 0x200);
+    cr_expect_eq(t->low.rec[1].mask[0], 0xffull << 8);
+    cr_expect_eq(t->low.rec[2].addr, 0x0c0);
+    cr_expect_eq(t->low.rec[2].mask[0], ~0ull);
+    expect_masks(t, 0x000, 0xfull, 0, 0, 0);
+    expect_masks(t, 0x200, 0xffull << 8, 0, 0, 0);
+    expect_masks(t, 0x0c0, ~0ull, 0, 0, 0);
+    cr_expect_eq(t->c.st.flush_writebacks, 3);
+    cr_expect_eq(t->c.st.writebacks, 0);
+    ps_t when = t->op_t[0];
+    tb_free(t);
+    return when;
+}
+
+Test(cache, flush_with_dirty_lines_and_wb_limit)
+{
+    /* limit 1: each write-back waits for the previous ack (10 cycles); the
+     * last is sent at 120 and acked at 130 */
+    cr_expect_eq(flush_dirty(1), 130 * CY);
+    /* limit 2: set 3's write-back waits for the acks at 110, acked at 120 */
+    cr_expect_eq(flush_dirty(2), 120 * CY);
+    /* no limit reached: sent at 100, 100, 103; last ack at 113 */
+    cr_expect_eq(flush_dirty(64), 113 * CY);
+}
+
+/* clean line 0x000, partial dirty 0x040, full dirty 0x080, and 0x0c0 written
+ * at bytes 0..3 then filled by a read of byte 16 (valid full, dirty partial) */
+static struct tb *inval_setup(void)
+{
+    struct cache_params p = base_params();
+    p.write_alloc = CACHE_WA_VALIDATE;
+    p.ports = 4;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x000, 1);
+    wr(t, 0, 0x044, 4, 2);
+    wr(t, 0, 0x080, 64, 3);
+    wr(t, 0, 0x0c0, 4, 4);
+    rd(t, 1 * CY, 0x0d0, 5);
+    run(t);
+    return t;
+}
+
+Test(cache, invalidate_all_drops_everything)
+{
+    struct tb *t = inval_setup();
+    sim_at(&t->s, 100 * CY, inval_ev, t, 0);
+    run(t);
+    cr_assert_eq(t->nops, 1);
+    cr_expect_eq(t->op_t[0], 108 * CY); /* 8 sets, one bank */
+    for (addr_t a = 0; a < 0x100; a += 0x40)
+        cr_expect_eq(cache_find(&t->c, a), -1);
+    cr_expect_eq(t->c.st.lines_invalidated, 4);
+    cr_expect_eq(t->c.st.invalidates, 1);
+    cr_expect_eq(t->low.n, 2); /* the two read fills; no write-backs */
+    tb_free(t);
+}
+
+Test(cache, invalidate_clean_only_keeps_dirty_bytes)
+{
+    struct tb *t = inval_setup();
+    sim_at(&t->s, 100 * CY, inval_ev, t, 1);
+    run(t);
+    cr_assert_eq(t->nops, 1);
+    cr_expect_eq(t->op_t[0], 108 * CY);
+    cr_expect_eq(cache_find(&t->c, 0x000), -1);            /* V -> I */
+    expect_masks(t, 0x040, 0xf0ull, 0, 0xf0ull, 0);       /* W stays */
+    expect_masks(t, 0x080, ~0ull, 0, ~0ull, 0);           /* M -> W (full) */
+    expect_masks(t, 0x0c0, 0xfull, 0, 0xfull, 0);         /* valid shrinks to dirty */
+    cr_expect_eq(t->c.st.lines_invalidated, 1);
+    tb_free(t);
+}
+
+Test(cache, flush_then_invalidate_chained)
+{
+    struct tb *t = inval_setup();
+    sim_at(&t->s, 100 * CY, flush_ev, t, 0);
+    run(t);
+    cr_assert_eq(t->nops, 1);
+    sim_at(&t->s, t->s.now, inval_ev, t, 1);
+    run(t);
+    cr_assert_eq(t->nops, 2);
+    for (addr_t a = 0; a < 0x100; a += 0x40)
+        cr_expect_eq(cache_find(&t->c, a), -1);
+    cr_expect_eq(t->c.st.flush_writebacks, 3);
+    tb_free(t);
+}
+
+/* ---- line API, 128 B lines, watchdog, stats -------------------------------- */
+
+Test(cache, direct_line_api)
+{
+    struct cache_params p = base_params();
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1044, 4, 1);
+    run(t);
+    cr_expect_eq(cache_line_addr(&t->c, 0x1044), 0x1040);
+    int64_t l = cache_find(&t->c, 0x1050);
+    cr_assert_geq(l, 0);
+    cache_line_set_state(&t->c, l, 3);
+    cache_line_set_home(&t->c, l, 9);
+    cr_expect_eq(cache_line_state(&t->c, l), 3);
+    cr_expect_eq(cache_line_home(&t->c, l), 9);
+    uint64_t v[2] = {0x1, 0}, d[2] = {0x10, 0};
+    cache_line_set_masks(&t->c, l, v, d);
+    expect_masks(t, 0x1040, 0x11, 0, 0x10, 0);
+    cr_expect(cache_drop(&t->c, 0x1040));
+    cr_expect(!cache_drop(&t->c, 0x1040));
+    cr_expect_eq(cache_find(&t->c, 0x1040), -1);
+    tb_free(t);
+}
+
+Test(cache, lines_of_128_bytes)
+{
+    struct cache_params p = base_params();
+    p.line_b = 128;
+    p.size_b = 2048; /* 8 sets of 2 ways, same set every 1 KiB */
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1064, 4, 1); /* bytes 100..103 of the line */
+    rd(t, 20 * CY, 0x1078, 2);
+    rd(t, 40 * CY, 0x1400, 3);
+    rd(t, 60 * CY, 0x1800, 4); /* evicts 0x1000 */
+    run(t);
+    cr_expect_eq(done_at(t, 2), 24 * CY);
+    cr_assert_eq(t->low.n, 4);
+    expect_rec(t, 0, REQ_READ, 0x1000, 2 * CY);
+    cr_expect_eq(t->low.rec[0].size, 128);
+    expect_rec(t, 3, REQ_WRITEBACK, 0x1000, 72 * CY);
+    cr_expect_eq(t->low.rec[3].size, 128);
+    cr_expect_eq(t->low.rec[3].mask[0], 0);
+    cr_expect_eq(t->low.rec[3].mask[1], 0xfull << 36);
+    tb_free(t);
+}
+
+Test(cache, watchdog_reports_mshrs_and_waiting_requests)
+{
+    struct cache_params p = base_params();
+    p.mshrs = 1;
+    p.ports = 2;
+    struct tb *t = tb_new(&p);
+    t->s.report = tmpfile();
+    t->low.hold = true;
+    rd(t, 0, 0x1000, 1);
+    rd(t, 0, 0x2040, 2);
+    cr_expect_eq(sim_run(&t->s, 0), SIM_DEADLOCK);
+    rewind(t->s.report);
+    char buf[4096] = {0};
+    size_t n = fread(buf, 1, sizeof buf - 1, t->s.report);
+    buf[n] = 0;
+    cr_expect(strstr(buf, "l1: 2 pending") != NULL, "got: %s", buf);
+    cr_expect(strstr(buf, "mshr 0: line 0x1000, 1 targets") != NULL, "got: %s", buf);
+    cr_expect(strstr(buf, "waiting for an mshr: READ 0x2040") != NULL, "got: %s", buf);
+    fclose(t->s.report);
+    cache_free(&t->c);
+    sim_destroy(&t->s); /* the held requests go with the pool */
+    free(t);
+}
+
+Test(cache, stats_are_registered_under_the_prefix)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    struct stats st;
+    stats_init(&st);
+    cache_reg_stats(&t->c, &st, "gpu0.l1");
+    rd(t, 0, 0x0, 1);
+    rd(t, 20 * CY, 0x0, 2);
+    wr(t, 40 * CY, 0x0, 4, 3);
+    run(t);
+    cr_expect_eq(stats_get(&st, "gpu0.l1.accesses"), 3);
+    cr_expect_eq(stats_get(&st, "gpu0.l1.reads"), 2);
+    cr_expect_eq(stats_get(&st, "gpu0.l1.read_hits"), 1);
+    cr_expect_eq(stats_get(&st, "gpu0.l1.read_misses"), 1);
+    cr_expect_eq(stats_get(&st, "gpu0.l1.write_hits"), 1);
+    const char *names[] = {"writes", "write_misses", "atomics", "mshr_merges", "mshr_stalls",
+                           "evictions", "writebacks", "flushes", "flush_writebacks",
+                           "invalidates", "lines_invalidated"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char full[64];
+        snprintf(full, sizeof full, "gpu0.l1.%s", names[i]);
+        cr_expect(stats_find(&st, full) != NULL, "%s", full);
+    }
+    stats_free(&st);
+    tb_free(t);
+}
+
+/* ---- configuration ---------------------------------------------------------- */
+
+static int params_of(const char *ini, const char *const *defaults, struct cache_params *p,
+                     struct err *e)
+{
+    struct cfg cfg;
+    cfg_init(&cfg);
+    cfg_define(&cfg, "l2", "the L2", cache_keys, defaults);
+    int rc = ini ? cfg_load_string(&cfg, "t.ini", ini, e) : 0;
+    if (!rc)
+        rc = cfg_resolve(&cfg, e);
+    if (!rc)
+        rc = cache_params_from_cfg(cfg_sec(&cfg, "l2"), p, e);
+    cfg_free(&cfg);
+    return rc;
+}
+
+Test(cache_cfg, reads_every_key)
+{
+    struct cache_params p;
+    struct err e = {{0}};
+    const char *ini = "[l2]\nsize_kib = 8192\nways = 32\nbanks = 8\nports = 2\nmshrs = 256\n"
+                      "mshr_targets = 16\nhit_lat = 121\nmiss_lat = 10\nresp_lat = 5\n"
+                      "replacement = random\nwrite_policy = write_through\n"
+                      "write_alloc = validate\nwalk_sets_per_cycle = 2\nwb_inflight = 32\n"
+                      "seed = 9\nline_b = 128\n";
+    cr_assert_eq(params_of(ini, NULL, &p, &e), 0, "%s", e.msg);
+    cr_expect_eq(p.size_b, 8192ull * 1024);
+    cr_expect_eq(p.line_b, 128);
+    cr_expect_eq(p.ways, 32);
+    cr_expect_eq(p.banks, 8);
+    cr_expect_eq(p.ports, 2);
+    cr_expect_eq(p.mshrs, 256);
+    cr_expect_eq(p.mshr_targets, 16);
+    cr_expect_eq(p.hit_lat, 121);
+    cr_expect_eq(p.miss_lat, 10);
+    cr_expect_eq(p.resp_lat, 5);
+    cr_expect_eq(p.repl, CACHE_RANDOM);
+    cr_expect_eq(p.write_policy, CACHE_WRITE_THROUGH);
+    cr_expect_eq(p.write_alloc, CACHE_WA_VALIDATE);
+    cr_expect_eq(p.walk_sets_per_cycle, 2);
+    cr_expect_eq(p.wb_inflight, 32);
+    cr_expect_eq(p.seed, 9);
+}
+
+Test(cache_cfg, defaults_build_a_cache)
+{
+    struct cache_params p;
+    struct err e = {{0}};
+    cr_assert_eq(params_of(NULL, NULL, &p, &e), 0, "%s", e.msg);
+    cr_expect_eq(p.size_b, 16 * 1024);
+    cr_expect_eq(p.repl, CACHE_LRU);
+    cr_expect_eq(p.write_policy, CACHE_WRITE_BACK);
+    cr_expect_eq(p.write_alloc, CACHE_WA_FETCH);
+}
+
+Test(cache_cfg, geometry_errors_name_origin_and_key)
+{
+    struct cache_params p;
+    struct err e = {{0}};
+    const char *const d3[] = {"size_kib=3", NULL};
+    cr_assert_eq(params_of(NULL, d3, &p, &e), -1);
+    cr_expect_str_eq(e.msg, "default: [l2] size_kib = 3: gives 12 sets (4 ways x 64 B lines), "
+                            "not a power of two");
+
+    cr_assert_eq(params_of("[l2]\nsize_kib = 3\n", NULL, &p, &e), -1);
+    const char *want = "t.ini:2: [l2] size_kib = 3: gives 12 sets";
+    cr_expect(!strncmp(e.msg, want, strlen(want)), "got: %s", e.msg);
+
+    cr_assert_eq(params_of("[l2]\nline_b = 128\nways = 16\nsize_kib = 1\n", NULL, &p, &e), -1);
+    cr_expect_str_eq(e.msg, "t.ini:4: [l2] size_kib = 1: 1024 B is not a whole number of sets "
+                            "(16 ways x 128 B lines)");
+
+    cr_assert_eq(params_of("[l2]\nline_b = 96\n", NULL, &p, &e), -1);
+    cr_expect_str_eq(e.msg, "t.ini:2: [l2] line_b = 96: must be 64 or 128");
+
+    cr_assert_eq(params_of("[l2]\nbanks = 3\n", NULL, &p, &e), -1);
+    cr_expect_str_eq(e.msg, "t.ini:2: [l2] banks = 3: must be a power of two");
+
+    /* 16 KiB / (4 x 64 B) = 64 sets */
+    cr_assert_eq(params_of("[l2]\nbanks = 128\n", NULL, &p, &e), -1);
+    cr_expect_str_eq(e.msg, "t.ini:2: [l2] banks = 128: the 64 sets cannot be split evenly "
+                            "across the banks");
+
+    cr_assert_eq(params_of("[l2]\nreplacement = plru\n", NULL, &p, &e), -1);
+    cr_expect(strstr(e.msg, "t.ini:2: [l2] replacement = plru: not one of lru|fifo|random"),
+              "got: %s", e.msg);
+}

@@ -1,0 +1,165 @@
+/*
+ * End-to-end command tests: bad input exits 2 with the documented message
+ * and writes nothing; a good run echoes its configuration, writes the JSON
+ * contract, and is deterministic.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/base.h"
+#include "cli_util.h"
+
+static char *write_file(const char *dir, const char *name, const char *text)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void expect_bad(const char *ini, const char *override, const char *want_in_stderr)
+{
+    char *dir = cli_tmpdir();
+    char *cfg = write_file(dir, "bad.ini", ini);
+    char *json = xasprintf("%s/out.json", dir);
+    const char *argv[] = {"run", "-c", cfg, "-p", override, "--json", json, NULL};
+    struct cli_result r = cli_exec(argv);
+    cr_expect_eq(r.status, 2, "status %d, stderr: %s", r.status, r.err);
+    cr_expect(strstr(r.err, want_in_stderr) != NULL, "stderr: %s\nwanted: %s", r.err,
+              want_in_stderr);
+    cr_expect_eq(access(json, F_OK), -1, "no output file may be left behind");
+    cr_expect_str_eq(r.out, "", "nothing on stdout for bad input");
+    cli_result_free(&r);
+    unlink(cfg);
+    rmdir(dir);
+    free(cfg);
+    free(json);
+    free(dir);
+}
+
+Test(cli, unknown_key_exits_2)
+{
+    expect_bad("[l2]\n\nsise_kib = 8192\n", "synth.requests=10", "bad.ini:3: [l2] sise_kib = 8192: unknown key (did you mean 'size_kib'?)");
+}
+
+Test(cli, out_of_range_exits_2)
+{
+    expect_bad("[gpu]\nchiplets = 0\n", "synth.requests=10", "bad.ini:2: [gpu] chiplets = 0: out of range [1, 64]");
+}
+
+Test(cli, malformed_line_exits_2)
+{
+    expect_bad("[gpu]\nchiplets 4\n", "synth.requests=10", "bad.ini:2: malformed line");
+}
+
+Test(cli, bad_override_exits_2)
+{
+    expect_bad("[gpu]\n", "synth.pattern=zigzag", "-p:1: [synth] pattern = zigzag: not one of stream|random|chase");
+}
+
+Test(cli, cross_key_error_exits_2)
+{
+    expect_bad("[l2]\nline_b = 128\n", "synth.requests=10", "bad.ini:2: [l2] line_b = 128: must equal [l1d] line_b (64)");
+}
+
+Test(cli, unknown_command_and_option)
+{
+    const char *a1[] = {"frobnicate", NULL};
+    struct cli_result r = cli_exec(a1);
+    cr_expect_eq(r.status, 2);
+    cli_result_free(&r);
+    const char *a2[] = {"run", "--bogus", NULL};
+    r = cli_exec(a2);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "unknown option '--bogus'") != NULL, "%s", r.err);
+    cli_result_free(&r);
+}
+
+Test(cli, list_params_has_every_section)
+{
+    const char *argv[] = {"list", "params", NULL};
+    struct cli_result r = cli_exec(argv);
+    cr_expect_eq(r.status, 0);
+    const char *want[] = {"[gpu]", "gpu.chiplets = 4", "[l1d]", "l1d.hit_lat = 140", "[l2]",
+                          "l2.size_kib = 8192", "[dram]", "[xbar]", "xbar.port_gbps = 768",
+                          "[place]", "place.page_b = 4096", "[synth]", "[sim]"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(r.out, want[i]) != NULL, "missing %s", want[i]);
+    cli_result_free(&r);
+}
+
+static json_t *run_json(const char *dir, const char *name, const char *const *extra)
+{
+    char *json = xasprintf("%s/%s", dir, name);
+    const char *argv[32] = {"run", "-q", "--json", json, "-p", "gpu.chiplets=2", "-p",
+                            "gpu.cus_per_chiplet=4", "-p", "synth.requests=300", "-p",
+                            "synth.footprint_kib=64"};
+    size_t n = 12;
+    for (; extra && *extra; extra++)
+        argv[n++] = *extra;
+    argv[n] = NULL;
+    struct cli_result r = cli_exec(argv);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cli_result_free(&r);
+    json_error_t je;
+    json_t *j = json_load_file(json, 0, &je);
+    cr_assert(j, "%s", je.text);
+    unlink(json);
+    free(json);
+    return j;
+}
+
+Test(cli, json_contract)
+{
+    char *dir = cli_tmpdir();
+    json_t *j = run_json(dir, "a.json", NULL);
+    const char *top[] = {"config", "summary", "stats", "sim"};
+    for (int i = 0; i < 4; i++)
+        cr_expect(json_is_object(json_object_get(j, top[i])), "missing %s", top[i]);
+    json_t *sim = json_object_get(j, "sim");
+    const char *simk[] = {"wall_s", "events", "warp_insts_per_s", "mem_reqs_per_s", "peak_rss_kib",
+                          "version"};
+    for (int i = 0; i < 6; i++)
+        cr_expect(json_object_get(sim, simk[i]) != NULL, "missing sim.%s", simk[i]);
+    json_t *cfg = json_object_get(j, "config");
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(cfg, "gpu"), "chiplets")), 2);
+    json_t *sum = json_object_get(j, "summary");
+    /* 8 CUs x 300 requests, every one completed and counted once at the L1. */
+    cr_expect_eq(json_integer_value(json_object_get(sum, "requests")), 2400);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "l1_accesses")), 2400);
+    json_decref(j);
+    rmdir(dir);
+    free(dir);
+}
+
+static void drop_wall_fields(json_t *j)
+{
+    json_t *sim = json_object_get(j, "sim");
+    const char *k[] = {"wall_s", "events_per_s", "warp_insts_per_s", "mem_reqs_per_s",
+                       "peak_rss_kib"};
+    for (int i = 0; i < 5; i++)
+        json_object_del(sim, k[i]);
+}
+
+Test(cli, same_run_twice_is_identical)
+{
+    char *dir = cli_tmpdir();
+    const char *extra[] = {"-p", "synth.pattern=random", "-p", "synth.write_pct=30", NULL};
+    json_t *a = run_json(dir, "a.json", extra), *b = run_json(dir, "b.json", extra);
+    drop_wall_fields(a);
+    drop_wall_fields(b);
+    char *sa = json_dumps(a, JSON_SORT_KEYS), *sb = json_dumps(b, JSON_SORT_KEYS);
+    cr_expect(strlen(sa) > 1000);
+    cr_expect_str_eq(sa, sb);
+    free(sa);
+    free(sb);
+    json_decref(a);
+    json_decref(b);
+    rmdir(dir);
+    free(dir);
+}

@@ -1,0 +1,437 @@
+/*
+ * DRAM/HBM model: exact completion times (picoseconds) for row hits, closed
+ * rows, conflicts, tRAS, closed-page policy, bus serialisation and channel
+ * parallelism; the address map; the bandwidth bound on a long random stream;
+ * the watchdog probe, stats, and dram_params_from_cfg errors.
+ *
+ * Small test geometry (p_small): 2 channels x 4 banks, 1 KiB rows, 64 B
+ * bursts on a 32 B/cycle bus (2 cycles per burst), 256 B interleave, 1000 MHz
+ * (1 cycle = 1000 ps), tCL = tRCD = tRP = 14, tRAS = 33, ctrl_lat = 20.
+ * Unloaded: closed row 20+14+14+2 = 50 cycles, hit 20+14+2 = 36.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem/dram.h"
+#include "stats/stats.h"
+
+#define MAXREQ 20000
+
+struct harness {
+    struct sim s;
+    struct dram d;
+    ps_t done[MAXREQ];
+    int ndone;
+    int order[MAXREQ]; /* tags in completion order */
+};
+
+static struct dram_params p_small(void)
+{
+    return (struct dram_params){
+        .channels = 2, .banks = 4, .row_b = 1024, .burst_b = 64, .bus_b_per_cycle = 32,
+        .interleave_b = 256, .mhz = 1000, .tcl = 14, .trcd = 14, .trp = 14, .tras = 33,
+        .ctrl_lat = 20, .page_policy = DRAM_PAGE_OPEN,
+    };
+}
+
+static struct harness *h_new(const struct dram_params *p)
+{
+    struct harness *h = calloc(1, sizeof *h);
+    sim_init(&h->s, 1);
+    req_pool_init(&h->s, 64);
+    dram_init(&h->d, &h->s, "hbm0", NULL, p);
+    return h;
+}
+
+static void h_free(struct harness *h)
+{
+    dram_free(&h->d);
+    sim_destroy(&h->s);
+    free(h);
+}
+
+/* Inverse of the documented address map, built independently of dram_map(). */
+static addr_t addr_of(const struct dram_params *p, uint32_t ch, uint32_t bank, uint64_t row,
+                      uint32_t col)
+{
+    uint64_t local = (row * p->banks + bank) * p->row_b + col;
+    uint64_t chunk = local / p->interleave_b;
+    return (chunk * p->channels + ch) * p->interleave_b + local % p->interleave_b;
+}
+
+static void on_done(struct sim *s, struct req *r, void *obj)
+{
+    struct harness *h = obj;
+    h->done[r->tag] = s->now;
+    h->order[h->ndone++] = (int)r->tag;
+    req_free(s, r);
+}
+
+static void send_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    struct harness *h = obj;
+    struct mem_port port = dram_port(&h->d);
+    mem_send(s, &port, (struct req *)(uintptr_t)arg);
+}
+
+/* Issue a request of `size` bytes at absolute time t; its completion time
+ * lands in h->done[tag]. */
+static void send_at(struct harness *h, ps_t t, addr_t a, enum req_kind k, uint32_t size,
+                    uint64_t tag)
+{
+    struct req *r = req_alloc(&h->s);
+    r->addr = a;
+    r->size = size;
+    r->kind = (uint8_t)k;
+    r->tag = tag;
+    req_on_done(r, on_done, h);
+    sim_at(&h->s, t, send_ev, h, (uint64_t)(uintptr_t)r);
+}
+
+static void run(struct harness *h) { cr_assert_eq(sim_run(&h->s, 0), SIM_DONE); }
+
+Test(dram, closed_hit_and_conflict_latencies)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    send_at(h, 0, addr_of(&p, 0, 0, 0, 0), REQ_READ, 64, 0);        /* closed row */
+    send_at(h, 100000, addr_of(&p, 0, 0, 0, 64), REQ_READ, 64, 1);  /* row hit */
+    send_at(h, 200000, addr_of(&p, 0, 0, 1, 0), REQ_READ, 64, 2);   /* conflict */
+    run(h);
+    cr_expect_eq(h->done[0], 50000);          /* 20 + tRCD 14 + tCL 14 + 2 */
+    cr_expect_eq(h->done[1], 100000 + 36000); /* 20 + tCL 14 + 2 */
+    cr_expect_eq(h->done[2], 200000 + 64000); /* 20 + tRP 14 + tRCD 14 + tCL 14 + 2 */
+    cr_expect_eq(h->d.st.row_misses, 1);
+    cr_expect_eq(h->d.st.row_hits, 1);
+    cr_expect_eq(h->d.st.row_conflicts, 1);
+    cr_expect_eq(h->d.st.reads, 3);
+    cr_expect_eq(h->d.st.bytes_read, 192);
+    cr_expect_eq(h->d.st.busy_cycles, 6);
+    h_free(h);
+}
+
+Test(dram, arrival_waits_for_the_memory_clock_edge)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    send_at(h, 1500, 0, REQ_READ, 64, 0); /* next edge is 2000 ps */
+    run(h);
+    cr_expect_eq(h->done[0], 2000 + 50000);
+    h_free(h);
+}
+
+Test(dram, tras_delays_an_early_precharge)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    send_at(h, 0, addr_of(&p, 0, 0, 0, 0), REQ_READ, 64, 0);
+    send_at(h, 0, addr_of(&p, 0, 0, 1, 0), REQ_READ, 64, 1);
+    run(h);
+    /* A: act 20, column 34, burst 48-50. B: bank ready at 36 but the row
+     * was activated at 20, so precharge at 20 + tRAS 33 = 53, act 67,
+     * column 81, burst 95-97. */
+    cr_expect_eq(h->done[0], 50000);
+    cr_expect_eq(h->done[1], 97000);
+    h_free(h);
+
+    p.tras = 0; /* now precharge at 36, act 50, column 64, burst 78-80 */
+    h = h_new(&p);
+    send_at(h, 0, addr_of(&p, 0, 0, 0, 0), REQ_READ, 64, 0);
+    send_at(h, 0, addr_of(&p, 0, 0, 1, 0), REQ_READ, 64, 1);
+    run(h);
+    cr_expect_eq(h->done[1], 80000);
+    h_free(h);
+}
+
+Test(dram, back_to_back_row_hits_are_bus_limited)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    send_at(h, 0, addr_of(&p, 0, 0, 0, 0), REQ_READ, 64, 0); /* opens row 0 */
+    enum { N = 12 };
+    for (unsigned i = 0; i < N; i++) /* 12 x 64 B < 1 KiB row: all hits */
+        send_at(h, 100000, addr_of(&p, 0, 0, 0, 64 * i), REQ_READ, 64, 1 + i);
+    run(h);
+    for (unsigned i = 0; i < N; i++)
+        cr_expect_eq(h->done[1 + i], 136000 + 2000 * i, "request %u", i);
+    cr_expect_eq(h->d.st.row_hits, N);
+    cr_expect_eq(h->d.st.busy_cycles, 2 * (N + 1));
+    h_free(h);
+}
+
+Test(dram, two_channels_serve_in_parallel)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    send_at(h, 0, addr_of(&p, 0, 0, 0, 0), REQ_READ, 64, 0);
+    send_at(h, 0, addr_of(&p, 1, 0, 0, 0), REQ_READ, 64, 1);
+    run(h);
+    cr_expect_eq(h->done[0], 50000);
+    cr_expect_eq(h->done[1], 50000);
+    h_free(h);
+}
+
+Test(dram, banks_overlap_but_share_the_channel_bus)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    for (unsigned b = 0; b < 4; b++)
+        send_at(h, 0, addr_of(&p, 0, b, 0, 0), REQ_READ, 64, b);
+    run(h);
+    for (unsigned b = 0; b < 4; b++)
+        cr_expect_eq(h->done[b], 50000 + 2000 * b, "bank %u", b);
+    h_free(h);
+}
+
+Test(dram, bank_conflicts_serialise)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    for (unsigned row = 0; row < 3; row++)
+        send_at(h, 0, addr_of(&p, 0, 0, row, 0), REQ_READ, 64, row);
+    run(h);
+    /* row 1: act 67 (see tras test), burst 95-97, bank ready 83;
+     * row 2: precharge at max(83, 67 + 33) = 100, act 114, column 128, burst 142-144. */
+    cr_expect_eq(h->done[0], 50000);
+    cr_expect_eq(h->done[1], 97000);
+    cr_expect_eq(h->done[2], 144000);
+    cr_expect_eq(h->d.st.row_conflicts, 2);
+    h_free(h);
+}
+
+Test(dram, closed_page_precharges_after_every_access)
+{
+    struct dram_params p = p_small();
+    p.page_policy = DRAM_PAGE_CLOSED;
+    struct harness *h = h_new(&p);
+    send_at(h, 0, addr_of(&p, 0, 0, 0, 0), REQ_READ, 64, 0);
+    send_at(h, 0, addr_of(&p, 0, 0, 0, 64), REQ_READ, 64, 1);      /* same row: no hit */
+    send_at(h, 300000, addr_of(&p, 0, 0, 0, 128), REQ_READ, 64, 2); /* idle bank */
+    run(h);
+    /* A precharges at max(36, 20 + 33) = 53, ready 67; B: act 67, column 81,
+     * burst 95-97. C finds the bank precharged: the unloaded closed-row time. */
+    cr_expect_eq(h->done[0], 50000);
+    cr_expect_eq(h->done[1], 97000);
+    cr_expect_eq(h->done[2], 300000 + 50000);
+    cr_expect_eq(h->d.st.row_misses, 3);
+    cr_expect_eq(h->d.st.row_hits, 0);
+    cr_expect_eq(h->d.st.row_conflicts, 0);
+    h_free(h);
+}
+
+Test(dram, writes_cost_like_reads_and_sizes_round_to_bursts)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    send_at(h, 0, addr_of(&p, 0, 0, 0, 0), REQ_WRITE, 64, 0);
+    send_at(h, 0, addr_of(&p, 1, 0, 0, 0), REQ_WRITEBACK, 128, 1); /* 2 bursts, 4 cycles */
+    send_at(h, 0, addr_of(&p, 1, 1, 0, 0), REQ_ATOMIC, 4, 2);      /* a whole burst */
+    run(h);
+    cr_expect_eq(h->done[0], 50000);
+    cr_expect_eq(h->done[1], 52000);
+    cr_expect_eq(h->done[2], 54000);
+    cr_expect_eq(h->d.st.writes, 2);
+    cr_expect_eq(h->d.st.bytes_written, 192);
+    cr_expect_eq(h->d.st.reads, 1);
+    cr_expect_eq(h->d.st.bytes_read, 4);
+    cr_expect_eq(h->d.st.busy_cycles, 2 + 4 + 2);
+    h_free(h);
+}
+
+Test(dram, address_map)
+{
+    struct dram_params p = p_small();
+    struct dram_loc l = dram_map(&p, 0);
+    cr_expect(l.channel == 0 && l.bank == 0 && l.row == 0 && l.col_b == 0);
+    l = dram_map(&p, 256 + 8);
+    cr_expect(l.channel == 1 && l.bank == 0 && l.row == 0 && l.col_b == 8);
+    l = dram_map(&p, 512);    /* channel 0's second 256 B chunk */
+    cr_expect(l.channel == 0 && l.bank == 0 && l.row == 0 && l.col_b == 256);
+    l = dram_map(&p, 2048);   /* channel-local 1024: next bank */
+    cr_expect(l.channel == 0 && l.bank == 1 && l.row == 0 && l.col_b == 0);
+    l = dram_map(&p, 8192);   /* channel-local 4096 = row_b x banks: next row */
+    cr_expect(l.channel == 0 && l.bank == 0 && l.row == 1 && l.col_b == 0);
+    l = dram_map(&p, 8192 + 2048 + 256 + 100);
+    cr_expect(l.channel == 1 && l.bank == 1 && l.row == 1 && l.col_b == 100);
+
+    p.channels = 3; /* not a power of two: plain modulo */
+    l = dram_map(&p, 3 * 256 + 5);
+    cr_expect(l.channel == 0 && l.col_b == 256 + 5);
+    struct rng r;
+    rng_seed(&r, 9);
+    for (int i = 0; i < 10000; i++) {
+        addr_t a = rng_below(&r, 1ull << 40);
+        l = dram_map(&p, a);
+        cr_assert_eq(addr_of(&p, l.channel, l.bank, l.row, l.col_b), a, "addr %llx",
+                     (unsigned long long)a);
+        cr_assert(l.channel < 3 && l.bank < 4 && l.col_b < 1024);
+    }
+}
+
+static struct dram_params p_default(void)
+{
+    return (struct dram_params){
+        .channels = 8, .banks = 16, .row_b = 2048, .burst_b = 64, .bus_b_per_cycle = 32,
+        .interleave_b = 256, .mhz = 1000, .tcl = 14, .trcd = 14, .trp = 14, .tras = 33,
+        .ctrl_lat = 20, .page_policy = DRAM_PAGE_OPEN,
+    };
+}
+
+Test(dram, random_stream_never_exceeds_peak_bandwidth)
+{
+    struct dram_params p = p_default();
+    struct harness *h = h_new(&p);
+    enum { N = MAXREQ };
+    static addr_t addr[N];
+    struct rng r;
+    rng_seed(&r, 123);
+    /* Ten 64 B requests per memory cycle offered; the peak is 8 x 32 B = 4. */
+    for (int i = 0; i < N; i++) {
+        addr[i] = rng_below(&r, 1ull << 32) & ~63ull;
+        send_at(h, (ps_t)i * 100, addr[i], i % 3 ? REQ_READ : REQ_WRITE, 64, (uint64_t)i);
+    }
+    run(h);
+    cr_assert_eq(h->ndone, N);
+    cr_expect_eq(h->d.pending, 0);
+    cr_expect_eq(sim_pending(&h->s), 0);
+
+    /* On each channel consecutive completions are at least one burst apart. */
+    ps_t last[8] = {0}, end = 0;
+    for (int k = 0; k < N; k++) {
+        int i = h->order[k];
+        uint32_t ch = dram_map(&p, addr[i]).channel;
+        if (last[ch])
+            cr_assert_geq(h->done[i], last[ch] + 2000, "request %d", i);
+        last[ch] = h->done[i];
+        end = max_u64(end, h->done[i]);
+    }
+    uint64_t cycles = end / 1000;
+    cr_expect_eq(h->d.st.busy_cycles, 2ull * N);
+    cr_expect_leq(h->d.st.busy_cycles, 8 * cycles);
+    cr_expect_leq((uint64_t)N * 64, 8 * 32 * cycles);
+    cr_expect_eq(h->d.st.reads + h->d.st.writes, N);
+    cr_expect_eq(h->d.st.row_hits + h->d.st.row_misses + h->d.st.row_conflicts, N);
+    h_free(h);
+}
+
+Test(dram, sequential_stream_reaches_most_of_peak)
+{
+    struct dram_params p = p_default();
+    struct harness *h = h_new(&p);
+    enum { N = 16384 }; /* 1 MiB, 64 B at a time, all offered at once */
+    for (int i = 0; i < N; i++)
+        send_at(h, 0, (addr_t)i * 64, REQ_READ, 64, (uint64_t)i);
+    run(h);
+    ps_t end = 0;
+    for (int i = 0; i < N; i++)
+        end = max_u64(end, h->done[i]);
+    uint64_t cycles = end / 1000;
+    cr_expect_leq((uint64_t)N * 64, 8 * 32 * cycles);
+    cr_expect_geq((uint64_t)N * 64 * 100, 95 * 8 * 32 * cycles, "%llu cycles",
+                  (unsigned long long)cycles);
+    h_free(h);
+}
+
+Test(dram, watchdog_probe_counts_requests_in_flight)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    struct mem_port port = dram_port(&h->d);
+    for (int i = 0; i < 3; i++) {
+        struct req *r = req_alloc(&h->s);
+        r->addr = (addr_t)i * 4096;
+        r->size = 64;
+        r->tag = (uint64_t)i;
+        req_on_done(r, on_done, h);
+        mem_send(&h->s, &port, r);
+    }
+    cr_expect_eq(sim_pending(&h->s), 3);
+    uint64_t before = h->s.progress;
+    run(h);
+    cr_expect_eq(sim_pending(&h->s), 0);
+    cr_expect_eq(h->s.progress - before, 3);
+    h_free(h);
+}
+
+Test(dram, stats_are_registered_under_the_prefix)
+{
+    struct dram_params p = p_small();
+    struct harness *h = h_new(&p);
+    struct stats st;
+    stats_init(&st);
+    dram_reg_stats(&h->d, &st, "gpu0.chiplet1.hbm");
+    send_at(h, 0, 0, REQ_READ, 64, 0);
+    send_at(h, 0, 64, REQ_WRITE, 64, 1);
+    run(h);
+    cr_expect_eq(stats_get(&st, "gpu0.chiplet1.hbm.reads"), 1);
+    cr_expect_eq(stats_get(&st, "gpu0.chiplet1.hbm.writes"), 1);
+    cr_expect_eq(stats_get(&st, "gpu0.chiplet1.hbm.row_misses"), 1);
+    cr_expect_eq(stats_get(&st, "gpu0.chiplet1.hbm.row_hits"), 1);
+    cr_expect_eq(stats_get(&st, "gpu0.chiplet1.hbm.row_conflicts"), 0);
+    cr_expect_eq(stats_get(&st, "gpu0.chiplet1.hbm.bytes_read"), 64);
+    cr_expect_eq(stats_get(&st, "gpu0.chiplet1.hbm.bytes_written"), 64);
+    cr_expect_eq(stats_get(&st, "gpu0.chiplet1.hbm.busy_cycles"), 4);
+    stats_free(&st);
+    h_free(h);
+}
+
+/* Resolve `ini` against dram_keys in section [hbm]; returns the result of
+ * the load/resolve/params steps (the first that fails) and the message. */
+static int from_cfg(const char *ini, struct dram_params *p, struct err *e)
+{
+    struct cfg c;
+    cfg_init(&c);
+    cfg_define(&c, "hbm", "HBM behind one home node", dram_keys, NULL);
+    int rc = cfg_load_string(&c, "t.ini", ini, e);
+    if (!rc)
+        rc = cfg_resolve(&c, e);
+    if (!rc)
+        rc = dram_params_from_cfg(cfg_sec(&c, "hbm"), p, e);
+    cfg_free(&c);
+    return rc;
+}
+
+Test(dram, params_from_cfg_defaults_and_overrides)
+{
+    struct dram_params p;
+    struct err e = {{0}};
+    cr_assert_eq(from_cfg("", &p, &e), 0, "%s", e.msg);
+    cr_expect(p.channels == 8 && p.banks == 16 && p.row_b == 2048 && p.burst_b == 64 &&
+              p.bus_b_per_cycle == 32 && p.interleave_b == 256 && p.mhz == 1000);
+    cr_expect(p.tcl == 14 && p.trcd == 14 && p.trp == 14 && p.tras == 33 && p.ctrl_lat == 20);
+    cr_expect_eq(p.page_policy, DRAM_PAGE_OPEN);
+    cr_assert_eq(from_cfg("[hbm]\nchannels = 3\npage_policy = closed\nmhz = 500\n", &p, &e), 0,
+                 "%s", e.msg);
+    cr_expect_eq(p.channels, 3);
+    cr_expect_eq(p.page_policy, DRAM_PAGE_CLOSED);
+    cr_expect(p.mhz == 500);
+}
+
+Test(dram, params_from_cfg_reports_cross_key_errors)
+{
+    struct dram_params p;
+    struct err e = {{0}};
+    static const struct { const char *ini, *msg; } cases[] = {
+        {"[hbm]\nburst_b = 48\n",
+         "t.ini:2: [hbm] burst_b = 48: must be a multiple of bus_b_per_cycle (32) so that a "
+         "burst fills whole bus cycles"},
+        {"[hbm]\n\nrow_b = 1000\n", "t.ini:3: [hbm] row_b = 1000: must be a multiple of "
+         "burst_b (64)"},
+        {"[hbm]\ninterleave_b = 96\n", "t.ini:2: [hbm] interleave_b = 96: must be a multiple "
+         "of burst_b (64) so that an aligned burst never spans two channels"},
+        {"[hbm]\ntras = 10\n", "t.ini:2: [hbm] tras = 10: must be 0 (not modelled) or at "
+         "least trcd (14)"},
+        {"[hbm]\npage_policy = lazy\n", "t.ini:2: [hbm] page_policy = lazy: not one of "
+         "open|closed"},
+        {"[hbm]\nchannels = 0\n", "t.ini:2: [hbm] channels = 0: out of range [1, 1024]"},
+        {"[hbm]\nchanels = 4\n", "t.ini:2: [hbm] chanels = 4: unknown key (did you mean "
+         "'channels'?)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        e.msg[0] = 0;
+        cr_expect_eq(from_cfg(cases[i].ini, &p, &e), -1, "case %zu", i);
+        cr_expect_str_eq(e.msg, cases[i].msg, "case %zu", i);
+    }
+    cr_expect_eq(from_cfg("[hbm]\ntras = 0\n", &p, &e), 0, "%s", e.msg);
+}
