@@ -355,18 +355,26 @@ static void forward(struct sim *s, struct cache *c, struct req *r)
 
 /* ---- MSHRs and the waiting FIFO ------------------------------------------- */
 
+static inline uint32_t mshr_hash(const struct cache *c, uint64_t li)
+{
+    return (uint32_t)hash64(li) & c->mshr_bucket_mask;
+}
+
 static int64_t mshr_find(const struct cache *c, uint64_t li)
 {
     addr_t line = li << c->line_shift;
-    uint32_t busy = c->p.mshrs - c->nfree;
-    for (uint32_t i = 0; busy && i < c->p.mshrs; i++) {
-        if (!c->mshr[i].busy)
-            continue;
-        if (c->mshr[i].line == line)
-            return i;
-        busy--;
-    }
+    for (uint32_t i = c->mshr_bucket[mshr_hash(c, li)]; i; i = c->mshr[i - 1].hnext)
+        if (c->mshr[i - 1].line == line)
+            return i - 1;
     return -1;
+}
+
+static void mshr_unhash(struct cache *c, uint32_t m)
+{
+    uint32_t *p = &c->mshr_bucket[mshr_hash(c, c->mshr[m].line >> c->line_shift)];
+    while (*p != m + 1)
+        p = &c->mshr[*p - 1].hnext;
+    *p = c->mshr[m].hnext;
 }
 
 static void target_append(struct cache_mshr *m, struct req *r)
@@ -397,7 +405,9 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
         return false;
     uint32_t m = c->mshr_free[--c->nfree];
     struct cache_mshr *x = &c->mshr[m];
-    *x = (struct cache_mshr){.line = li << c->line_shift, .busy = true};
+    uint32_t *bucket = &c->mshr_bucket[mshr_hash(c, li)];
+    *x = (struct cache_mshr){.line = li << c->line_shift, .busy = true, .hnext = *bucket};
+    *bucket = m + 1;
     target_append(x, r);
     struct req *ch = req_alloc(s);
     ch->addr = x->line;
@@ -412,8 +422,18 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     return true;
 }
 
+static inline void wait_count(struct cache *c, const struct req *r, int delta)
+{
+    uint64_t li = line_index(c, r->addr);
+    uint64_t *n = u64map_put(&c->wait_lines, li);
+    *n += (uint64_t)(int64_t)delta;
+    if (!*n)
+        u64map_del(&c->wait_lines, li);
+}
+
 static void wait_push(struct cache *c, struct req *r)
 {
+    wait_count(c, r, 1);
     r->next = NULL;
     if (c->wait_tail)
         c->wait_tail->next = r;
@@ -429,8 +449,11 @@ static void wait_push_front(struct cache *c, struct req *r, bool count)
 {
     struct req *last = r;
     uint32_t n = 1;
-    for (; last->next; last = last->next)
+    wait_count(c, r, 1);
+    for (; last->next; last = last->next) {
         n++;
+        wait_count(c, last->next, 1);
+    }
     last->next = c->wait_head;
     c->wait_head = r;
     if (!c->wait_tail)
@@ -447,16 +470,14 @@ static struct req *wait_pop(struct cache *c)
     if (!c->wait_head)
         c->wait_tail = NULL;
     c->nwait--;
+    wait_count(c, r, -1);
     r->next = NULL;
     return r;
 }
 
 static bool waiting_for_line(const struct cache *c, uint64_t li)
 {
-    for (const struct req *w = c->wait_head; w; w = w->next)
-        if (line_index(c, w->addr) == li)
-            return true;
-    return false;
+    return u64map_get(&c->wait_lines, li) != NULL;
 }
 
 /* ---- request handling ------------------------------------------------------ */
@@ -540,26 +561,11 @@ static enum act decide(const struct cache *c, const struct req *r, int64_t l,
     return a == A_WMISS ? wmiss_tab[c->p.write_policy][c->p.write_alloc] : a;
 }
 
-/* Handle r now; false if it has to wait (the caller queues it). */
-static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mode)
+/* Carry out action a for r (line l, or -1) now; false if it has to wait. */
+static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, int64_t l,
+                    const uint64_t need[2], ps_t done)
 {
-    uint64_t need[2];
-    req_need(s, c, r, need);
     uint64_t li = line_index(c, r->addr);
-    int64_t l = lookup(c, li);
-    bool hit;
-    enum act a = decide(c, r, l, need, &hit);
-    if (mode == M_NEW) {
-        count(c, r->kind, hit);
-        if (c->wait_head && waiting_for_line(c, li))
-            return false; /* never overtake an older request to the same line */
-    }
-    if (a != A_HIT) {
-        int64_t m = mshr_find(c, li);
-        if (m >= 0)
-            return mshr_join(c, m, r);
-    }
-    ps_t done = s->now + clock_cycles(c->clk, mode == M_FILL ? c->p.resp_lat : c->p.hit_lat);
     switch (a) {
     case A_HIT:
         apply_hit(c, l, r, need);
@@ -587,6 +593,29 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
         forward(s, c, r);
         return true;
     }
+}
+
+/* Handle r now; false if it has to wait (the caller queues it). */
+static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mode)
+{
+    uint64_t need[2];
+    req_need(s, c, r, need);
+    uint64_t li = line_index(c, r->addr);
+    int64_t l = lookup(c, li);
+    bool hit;
+    enum act a = decide(c, r, l, need, &hit);
+    if (mode == M_NEW) {
+        count(c, r->kind, hit);
+        if (c->wait_head && waiting_for_line(c, li))
+            return false; /* never overtake an older request to the same line */
+    }
+    if (a != A_HIT) {
+        int64_t m = mshr_find(c, li);
+        if (m >= 0)
+            return mshr_join(c, m, r);
+    }
+    ps_t done = s->now + clock_cycles(c->clk, mode == M_FILL ? c->p.resp_lat : c->p.hit_lat);
+    return perform(s, c, r, a, l, need, done);
 }
 
 static void retry_waiting(struct sim *s, struct cache *c)
@@ -633,6 +662,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     if (!mask_any(c->mask[l].dirty))
         c->meta[l].version = ch->version;
     mask_copy(c->mask[l].valid, c->full);
+    mshr_unhash(c, m);
     *x = (struct cache_mshr){0};
     c->mshr_free[c->nfree++] = m;
     req_free(s, ch);
@@ -865,6 +895,12 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     for (uint32_t i = 0; i < p->mshrs; i++)
         c->mshr_free[i] = p->mshrs - 1 - i; /* MSHR 0 is handed out first */
     c->nfree = p->mshrs;
+    uint32_t nb = 1;
+    while (nb < 2 * p->mshrs)
+        nb *= 2;
+    c->mshr_bucket = xcalloc(nb, sizeof *c->mshr_bucket);
+    c->mshr_bucket_mask = nb - 1;
+    u64map_init(&c->wait_lines, 64);
     req_pool_init(s, 1024);
     sim_watch(s, c->name, watch_pending, watch_dump, c);
 }
@@ -878,6 +914,8 @@ void cache_free(struct cache *c)
     free(c->bank);
     free(c->mshr);
     free(c->mshr_free);
+    free(c->mshr_bucket);
+    u64map_free(&c->wait_lines);
     *c = (struct cache){0};
 }
 

@@ -18,6 +18,7 @@
 #ifndef CHIPSIM_CACHE_H
 #define CHIPSIM_CACHE_H
 
+#include "base/u64map.h"
 #include "config/cfg.h"
 #include "mem/req.h"
 
@@ -80,8 +81,10 @@ struct cache_mshr {
     addr_t line;             /* line address */
     struct req *head, *tail; /* targets, in arrival order */
     uint32_t ntargets;
+    uint32_t hnext;          /* next busy MSHR in the same hash bucket, + 1 (0 = none) */
     bool busy;
 };
+
 
 struct cache_bank {
     ps_t port_t;        /* the cycle whose ports are being handed out */
@@ -118,6 +121,9 @@ struct cache {
     struct cache_mshr *mshr;
     uint32_t *mshr_free;       /* stack of free MSHR indices */
     uint32_t nfree;
+    uint32_t *mshr_bucket;     /* hash of busy MSHRs by line: first index + 1 (0 = empty) */
+    uint32_t mshr_bucket_mask;
+    struct u64map wait_lines;  /* line index -> requests of that line in the FIFO */
     struct req *wait_head, *wait_tail; /* requests waiting for an MSHR */
     uint32_t nwait;
     uint32_t nfwd, nwb;        /* forwarded requests / eviction write-backs in flight */

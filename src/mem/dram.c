@@ -6,10 +6,13 @@
  * passes the pipelined controller (ctrl_lat). Its bank then serves it in
  * arrival order: row hit = tCL, closed row = tRCD + tCL, conflict = tRP (no
  * earlier than tRAS after the last activate) + tRCD + tCL. The data burst
- * takes the channel bus at max(data ready, bus free); the column command is
- * taken to issue tCL before the burst, so the bank's next command waits for
- * the end of this column access. All times are whole memory cycles; the only
- * event is the completion at the end of the burst.
+ * takes the earliest free slot of the channel bus at or after data ready,
+ * possibly in a gap before bursts reserved by earlier requests to other banks
+ * (a real controller fills the bus with whichever bank's data is ready). The
+ * column command is taken to issue tCL before the burst, so the bank's next
+ * command waits for the end of this column access and one bank's data stays
+ * in arrival order. All times are whole memory cycles; the only event is the
+ * completion at the end of the burst.
  */
 #include "dram.h"
 
@@ -37,6 +40,9 @@ const struct cfg_key dram_keys[] = {
     {"page_policy", CFG_ENUM, "open", 0, 0,
      "open: keep the row open after an access; closed: precharge after every access",
      "open|closed"},
+    {"bus_window", CFG_INT, "65536", 64, 1 << 24,
+     "data-bus cycles ahead of now whose reservations are tracked per channel (multiple of "
+     "64); a burst that fits nowhere inside goes after the last reservation", NULL},
     CFG_END,
 };
 
@@ -56,6 +62,10 @@ static const char *params_problem(const struct dram_params *p, char *why, size_t
         snprintf(why, n, "must be a multiple of burst_b (%" PRIu32 ") so that an aligned burst "
                  "never spans two channels", p->burst_b);
         return "interleave_b";
+    }
+    if (p->bus_window % 64) {
+        snprintf(why, n, "must be a multiple of 64 (bits of a ring word)");
+        return "bus_window";
     }
     if (p->tras && p->tras < p->trcd) {
         snprintf(why, n, "must be 0 (not modelled) or at least trcd (%" PRIu32 ")", p->trcd);
@@ -80,6 +90,7 @@ int dram_params_from_cfg(const struct cfg_sec *sec, struct dram_params *p, struc
         .tras = (uint32_t)cfg_uint(sec, "tras"),
         .ctrl_lat = (uint32_t)cfg_uint(sec, "ctrl_lat"),
         .page_policy = (enum dram_page_policy)cfg_enum(sec, "page_policy"),
+        .bus_window = (uint32_t)cfg_uint(sec, "bus_window"),
     };
     char why[256];
     const char *key = params_problem(p, why, sizeof why);
@@ -155,6 +166,86 @@ static uint64_t bus_cycles(const struct dram_params *p, uint32_t size)
     return div_ceil(size, p->burst_b) * (p->burst_b / p->bus_b_per_cycle);
 }
 
+/* First cycle of the window past its end: slots must end by it. */
+static uint64_t bus_limit(const struct dram *d, const struct dram_bus *bus)
+{
+    return (bus->base_w + d->bus_words) * 64;
+}
+
+/* Ring word k (cycles 64k .. 64k + 63) as it enters the window: cycles
+ * before the tail were reserved while they lay past the window. */
+static uint64_t bus_entering(const struct dram_bus *bus, uint64_t k)
+{
+    uint64_t c0 = k * 64;
+    if (bus->tail <= c0)
+        return 0;
+    return bus->tail >= c0 + 64 ? ~0ull : (1ull << (bus->tail - c0)) - 1;
+}
+
+/* Slide the window to start at the word of cycle `now`: no request can use
+ * an earlier cycle, so the ring words of the past are reused for the future. */
+static void bus_advance(const struct dram *d, struct dram_bus *bus, uint64_t now)
+{
+    uint64_t nw = d->bus_words, to = now / 64;
+    if (to <= bus->base_w)
+        return;
+    for (uint64_t k = max_u64(bus->base_w, to > nw ? to - nw : 0); k < to; k++)
+        bus->bits[k % nw] = bus_entering(bus, k + nw);
+    bus->base_w = to;
+}
+
+/* First cycle in [c, lim) whose reserved bit equals `busy`, else lim. */
+static uint64_t bus_find(const struct dram *d, const struct dram_bus *bus, uint64_t c,
+                         uint64_t lim, bool busy)
+{
+    while (c < lim) {
+        uint64_t w = bus->bits[(c / 64) % d->bus_words];
+        uint64_t word0 = c - c % 64;
+        w = (busy ? w : ~w) & (~0ull << (c % 64));
+        if (w)
+            return min_u64(word0 + (uint64_t)__builtin_ctzll(w), lim);
+        c = word0 + 64;
+    }
+    return lim;
+}
+
+/* Reserve cycles [c, end), clipped to the window (the tail covers the rest). */
+static void bus_mark(const struct dram *d, struct dram_bus *bus, uint64_t c, uint64_t end)
+{
+    end = min_u64(end, bus_limit(d, bus));
+    while (c < end) {
+        uint64_t n = min_u64(end, c - c % 64 + 64) - c;
+        uint64_t ones = n == 64 ? ~0ull : (1ull << n) - 1;
+        bus->bits[(c / 64) % d->bus_words] |= ones << (c % 64);
+        c += n;
+    }
+}
+
+/* The earliest n-cycle slot at or after `ready` that overlaps no reservation;
+ * if none fits inside the window, the slot after the last reservation (the
+ * in-order fallback). Reserves the slot and returns its first cycle. */
+static uint64_t bus_reserve(struct dram *d, struct dram_bus *bus, uint64_t ready, uint64_t n)
+{
+    uint64_t lim = bus_limit(d, bus), c = ready;
+    for (;;) {
+        c = bus_find(d, bus, c, lim, false);
+        if (c + n > lim) {
+            c = max_u64(ready, bus->tail);
+            d->st.bus_overflows++;
+            break;
+        }
+        uint64_t busy = bus_find(d, bus, c, c + n, true);
+        if (busy == c + n)
+            break;
+        c = busy;
+    }
+    if (c + n < bus->tail)
+        d->st.bus_reordered++;
+    bus_mark(d, bus, c, c + n);
+    bus->tail = max_u64(bus->tail, c + n);
+    return c;
+}
+
 static void dram_access(struct sim *s, void *self, struct req *r)
 {
     struct dram *d = self;
@@ -162,20 +253,20 @@ static void dram_access(struct sim *s, void *self, struct req *r)
     SIM_ASSERT(s, d->name, r->size > 0);
     struct dram_loc loc = dram_map(p, r->addr);
     struct dram_bank *b = &d->bank[(size_t)loc.channel * p->banks + loc.bank];
-    uint64_t *bus = &d->bus_free[loc.channel];
+    struct dram_bus *bus = &d->bus[loc.channel];
 
-    uint64_t arrive = clock_edge(d->clk, s->now) / d->clk->period + p->ctrl_lat;
-    uint64_t col = open_row(d, b, loc.row, max_u64(arrive, b->ready));
+    uint64_t now = clock_edge(d->clk, s->now) / d->clk->period;
+    bus_advance(d, bus, now);
+    uint64_t col = open_row(d, b, loc.row, max_u64(now + p->ctrl_lat, b->ready));
     uint64_t nbus = bus_cycles(p, r->size);
-    uint64_t burst = max_u64(col + p->tcl, *bus);
-    *bus = burst + nbus;
+    uint64_t burst = bus_reserve(d, bus, col + p->tcl, nbus);
     b->ready = burst - p->tcl + nbus;
     if (p->page_policy == DRAM_PAGE_CLOSED)
         close_row(p, b);
 
     count(d, r, nbus);
     d->pending++;
-    sim_at(s, clock_cycles(d->clk, *bus), dram_done, d, (uint64_t)(uintptr_t)r);
+    sim_at(s, clock_cycles(d->clk, burst + nbus), dram_done, d, (uint64_t)(uintptr_t)r);
 }
 
 struct mem_port dram_port(struct dram *d) { return (struct mem_port){dram_access, d}; }
@@ -185,9 +276,10 @@ static uint64_t dram_pending(void *obj) { return ((struct dram *)obj)->pending; 
 static void dram_dump(void *obj, FILE *out)
 {
     const struct dram *d = obj;
-    fprintf(out, "    %" PRIu64 " requests in flight; data bus free at cycle:", d->pending);
+    fprintf(out, "    %" PRIu64 " requests in flight; last bus reservation ends at cycle:",
+            d->pending);
     for (uint32_t c = 0; c < d->p.channels; c++)
-        fprintf(out, " %" PRIu64, d->bus_free[c]);
+        fprintf(out, " %" PRIu64, d->bus[c].tail);
     fputc('\n', out);
 }
 
@@ -201,20 +293,27 @@ void dram_init(struct dram *d, struct sim *s, const char *name, const struct clo
     if (key)
         BUG("dram %s: %s %s", name, key, why);
     *d = (struct dram){.p = *p, .name = xstrdup(name)};
+    if (!d->p.bus_window)
+        d->p.bus_window = DRAM_BUS_WINDOW;
     clock_init(&d->own_clk, d->name, p->mhz);
     d->clk = clk ? clk : &d->own_clk;
     size_t nbanks = (size_t)p->channels * p->banks;
     d->bank = xmalloc(nbanks * sizeof *d->bank);
     for (size_t i = 0; i < nbanks; i++)
         d->bank[i] = (struct dram_bank){.open_row = DRAM_ROW_NONE};
-    d->bus_free = xcalloc(p->channels, sizeof *d->bus_free);
+    d->bus_words = d->p.bus_window / 64;
+    d->bus_bits = xcalloc((size_t)p->channels * d->bus_words, sizeof *d->bus_bits);
+    d->bus = xcalloc(p->channels, sizeof *d->bus);
+    for (uint32_t c = 0; c < p->channels; c++)
+        d->bus[c].bits = d->bus_bits + (size_t)c * d->bus_words;
     sim_watch(s, d->name, dram_pending, dram_dump, d);
 }
 
 void dram_free(struct dram *d)
 {
     free(d->bank);
-    free(d->bus_free);
+    free(d->bus);
+    free(d->bus_bits);
     free(d->name);
     *d = (struct dram){0};
 }
@@ -228,6 +327,10 @@ static const struct stat_desc dram_stat_desc[] = {
     STAT_DESC(struct dram_stats, bytes_read, "bytes requested by reads"),
     STAT_DESC(struct dram_stats, bytes_written, "bytes requested by writes"),
     STAT_DESC(struct dram_stats, busy_cycles, "data-bus busy memory cycles, summed over channels"),
+    STAT_DESC(struct dram_stats, bus_reordered,
+              "bursts that took a bus gap before an earlier request's burst"),
+    STAT_DESC(struct dram_stats, bus_overflows,
+              "bursts placed after the last reservation: no slot fitted in bus_window"),
     {0},
 };
 

@@ -4,15 +4,17 @@
  * Modelled: channels with their own data bus, banks with an open row and a
  * ready time, row hit / closed row / row conflict latencies (tCL, tRCD, tRP,
  * tRAS), a fixed pipelined controller latency, open or closed page policy,
- * and the bus time of each burst (the bandwidth limit). Everything is
- * computed in closed form when a request arrives, so an access costs a few
- * arithmetic operations and one event.
+ * and the bus time of each burst (the bandwidth limit). A burst takes the
+ * earliest free bus slot at or after its data is ready, so bursts of
+ * different banks return out of arrival order (FR-FCFS-like between banks).
+ * Everything is computed in closed form when a request arrives: a few
+ * arithmetic operations, a short bitmap scan and one event per access.
  *
- * Abstracted (see docs/dram.md): FCFS only (no FR-FCFS reordering), data
- * returns in arrival order on each channel, writes cost the same as reads
- * (no tWR/tWTR/turnaround), no refresh, no tRRD/tFAW, a request is mapped by
- * its first byte. Defaults approximate HBM2 at 1000 MHz (Radeon VII class,
- * the CPElide paper's Table I: "16 GB HBM, 4H stacks, 1000 MHz").
+ * Abstracted (see docs/dram.md): FCFS per bank (no row-hit-first reordering
+ * within a bank), writes cost the same as reads (no tWR/tWTR/turnaround), no
+ * refresh, no tRRD/tFAW, a request is mapped by its first byte. Defaults
+ * approximate HBM2 at 1000 MHz (Radeon VII class, the CPElide paper's
+ * Table I: "16 GB HBM, 4H stacks, 1000 MHz").
  */
 #ifndef CHIPSIM_DRAM_H
 #define CHIPSIM_DRAM_H
@@ -36,7 +38,11 @@ struct dram_params {
     uint32_t tras;            /* min activate-to-precharge; 0 = not modelled */
     uint32_t ctrl_lat;        /* controller latency, memory cycles, every access */
     enum dram_page_policy page_policy;
+    uint32_t bus_window;      /* bus cycles of reservations tracked per channel,
+                                 a multiple of 64; 0 = DRAM_BUS_WINDOW */
 };
+
+#define DRAM_BUS_WINDOW 65536u
 
 extern const struct cfg_key dram_keys[];
 
@@ -58,7 +64,10 @@ struct dram_stats {
     uint64_t reads, writes;
     uint64_t row_hits, row_misses, row_conflicts;
     uint64_t bytes_read, bytes_written;
-    uint64_t busy_cycles; /* bus-busy memory cycles, summed over channels */
+    uint64_t busy_cycles;   /* bus-busy memory cycles, summed over channels */
+    uint64_t bus_reordered; /* bursts placed before an earlier request's burst */
+    uint64_t bus_overflows; /* bursts appended after the last reservation because
+                               no free slot fitted inside the bus window */
 };
 
 #define DRAM_ROW_NONE UINT64_MAX
@@ -70,13 +79,25 @@ struct dram_bank {
     uint64_t act;      /* last activate, for tRAS */
 };
 
+/* One channel's data bus: which cycles of the window [base_w * 64,
+ * base_w * 64 + bus_window) are reserved, as a ring of bits (cycle c is bit
+ * c % 64 of word (c / 64) % words), and the end of the last reservation.
+ * Cycles past the window and before `tail` count as reserved. */
+struct dram_bus {
+    uint64_t *bits;
+    uint64_t base_w; /* first word of the window */
+    uint64_t tail;   /* end cycle of the latest-ending reservation */
+};
+
 struct dram {
     struct dram_params p;
     char *name;
     struct clock own_clk;
     const struct clock *clk;
     struct dram_bank *bank;  /* channels x banks, channel-major */
-    uint64_t *bus_free;      /* per channel: first cycle the data bus is free */
+    struct dram_bus *bus;    /* per channel */
+    uint64_t *bus_bits;      /* channels x bus_words, allocated at init */
+    uint64_t bus_words;      /* bus_window / 64 */
     uint64_t pending;        /* accepted, not yet completed */
     struct dram_stats st;
 };
@@ -91,7 +112,7 @@ void dram_free(struct dram *d);
 void dram_reg_stats(struct dram *d, struct stats *st, const char *prefix);
 
 /* The request side: READ and ATOMIC count as reads, WRITE and WRITEBACK as
- * writes; the request completes at the end of its data burst. */
+ * writes; the request completes at the end of its data burst's bus slot. */
 struct mem_port dram_port(struct dram *d);
 
 #endif

@@ -17,9 +17,7 @@ const struct cfg_key place_keys[] = {
 void place_init(struct place *p, enum place_policy policy, uint64_t page_b, unsigned nhomes)
 {
     *p = (struct place){.policy = policy, .page_shift = ilog2(page_b), .nhomes = nhomes};
-    p->cap = 1024;
-    p->keys = xcalloc(p->cap, sizeof *p->keys);
-    p->homes = xcalloc(p->cap, sizeof *p->homes);
+    u64map_init(&p->pages, 1024);
 }
 
 int place_init_cfg(struct place *p, const struct cfg_sec *sec, unsigned nhomes, struct err *e)
@@ -33,34 +31,8 @@ int place_init_cfg(struct place *p, const struct cfg_sec *sec, unsigned nhomes, 
 
 void place_free(struct place *p)
 {
-    free(p->keys);
-    free(p->homes);
+    u64map_free(&p->pages);
     *p = (struct place){0};
-}
-
-static size_t slot(const struct place *p, uint64_t key)
-{
-    size_t mask = p->cap - 1, k = hash64(key) & mask;
-    while (p->keys[k] && p->keys[k] != key)
-        k = (k + 1) & mask;
-    return k;
-}
-
-static void grow(struct place *p)
-{
-    struct place old = *p;
-    p->cap *= 2;
-    p->keys = xcalloc(p->cap, sizeof *p->keys);
-    p->homes = xcalloc(p->cap, sizeof *p->homes);
-    for (size_t i = 0; i < old.cap; i++) {
-        if (!old.keys[i])
-            continue;
-        size_t k = slot(p, old.keys[i]);
-        p->keys[k] = old.keys[i];
-        p->homes[k] = old.homes[i];
-    }
-    free(old.keys);
-    free(old.homes);
 }
 
 int place_lookup(const struct place *p, addr_t addr)
@@ -68,8 +40,8 @@ int place_lookup(const struct place *p, addr_t addr)
     uint64_t page = addr >> p->page_shift;
     if (p->policy == PLACE_INTERLEAVE)
         return (int)(page % p->nhomes);
-    size_t k = slot(p, page + 1);
-    return p->keys[k] ? p->homes[k] : -1;
+    const uint64_t *home = u64map_get(&p->pages, page);
+    return home ? (int)*home : -1;
 }
 
 unsigned place_home(struct place *p, addr_t addr, unsigned toucher)
@@ -77,15 +49,9 @@ unsigned place_home(struct place *p, addr_t addr, unsigned toucher)
     uint64_t page = addr >> p->page_shift;
     if (p->policy == PLACE_INTERLEAVE)
         return (unsigned)(page % p->nhomes);
-    size_t k = slot(p, page + 1);
-    if (!p->keys[k]) {
-        if ((p->n + 1) * 2 > p->cap) {
-            grow(p);
-            k = slot(p, page + 1);
-        }
-        p->keys[k] = page + 1;
-        p->homes[k] = (uint16_t)toucher;
-        p->n++;
-    }
-    return p->homes[k];
+    size_t n = p->pages.n;
+    uint64_t *home = u64map_put(&p->pages, page);
+    if (p->pages.n != n)
+        *home = toucher;
+    return (unsigned)*home;
 }

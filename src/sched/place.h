@@ -10,6 +10,7 @@
 #ifndef CHIPSIM_PLACE_H
 #define CHIPSIM_PLACE_H
 
+#include "base/u64map.h"
 #include "config/cfg.h"
 
 enum place_policy { PLACE_FIRST_TOUCH, PLACE_INTERLEAVE };
@@ -18,9 +19,7 @@ struct place {
     enum place_policy policy;
     unsigned page_shift;
     unsigned nhomes;
-    uint64_t *keys;     /* page number + 1; 0 = empty slot */
-    uint16_t *homes;
-    size_t cap, n;
+    struct u64map pages; /* page number -> home (first touch) */
 };
 
 extern const struct cfg_key place_keys[];

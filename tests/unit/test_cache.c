@@ -316,7 +316,7 @@ Test(cache, ports_per_cycle_fifo)
     for (uint64_t i = 0; i < 5; i++)
         rd(t, 100 * CY, 0x0, 10 + i);
     run(t);
-    ps_t want[5] = {104, 104, 105, 105, 106};
+    int64_t want[5] = {104, 104, 105, 105, 106};
     for (int i = 0; i < 5; i++)
         cr_expect_eq(done_at(t, 10 + (uint64_t)i), want[i] * CY, "request %d", i);
     tb_free(t);
