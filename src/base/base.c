@@ -42,16 +42,22 @@ int err_prefix(struct err *e, const char *fmt, ...)
     return -1;
 }
 
-void base_die(const char *file, int line, const char *fmt, ...)
+void base_vdie(const char *where, const char *fmt, va_list ap)
 {
-    va_list ap;
-    fprintf(stderr, "chipsim: internal error at %s:%d: ", file, line);
-    va_start(ap, fmt);
+    fprintf(stderr, "chipsim: internal error %s: ", where);
     vfprintf(stderr, fmt, ap);
-    va_end(ap);
     fputc('\n', stderr);
     fflush(stderr);
     abort();
+}
+
+void base_die(const char *file, int line, const char *fmt, ...)
+{
+    char where[256];
+    snprintf(where, sizeof where, "at %s:%d", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    base_vdie(where, fmt, ap);
 }
 
 static void *oom(size_t n)

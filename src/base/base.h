@@ -38,6 +38,8 @@ int err_prefix(struct err *e, const char *fmt, ...)
 
 _Noreturn void base_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Print "chipsim: internal error <where>: <message>" and abort. */
+_Noreturn void base_vdie(const char *where, const char *fmt, va_list ap);
 #define BUG(...) base_die(__FILE__, __LINE__, __VA_ARGS__)
 #define BUG_ON(cond) \
     do { if (__builtin_expect(!!(cond), 0)) BUG("invariant broken: %s", #cond); } while (0)

@@ -147,13 +147,10 @@ enum sim_status sim_run(struct sim *s, ps_t until)
 void sim_bug(const struct sim *s, const char *who, const char *file, int line,
              const char *fmt, ...)
 {
+    char where[512];
+    snprintf(where, sizeof where, "in %s at t=%llu ps (%s:%d)", who, (unsigned long long)s->now,
+             file, line);
     va_list ap;
-    fprintf(stderr, "chipsim: internal error in %s at t=%llu ps (%s:%d): ", who,
-            (unsigned long long)s->now, file, line);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fflush(stderr);
-    abort();
+    base_vdie(where, fmt, ap);
 }

@@ -129,16 +129,26 @@ static char *unit_name(const struct memsys *ms, unsigned ch, const char *what, u
     return idx == ~0u ? xasprintf("%s.%s", buf, what) : xasprintf("%s.%s%u", buf, what, idx);
 }
 
+/* Each instance of a cache draws its own random-replacement stream. */
+static struct cache_params instance(const struct cache_params *p, unsigned idx)
+{
+    struct cache_params q = *p;
+    q.seed = hash64(p->seed ^ ((uint64_t)idx << 32));
+    return q;
+}
+
 static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_params *bp)
 {
     struct sim *s = ms->s;
+    struct cache_params l2p = instance(&bp->l2, ch);
     char *name = unit_name(ms, ch, "dram", ~0u);
     dram_init(&ms->dram[ch], s, name, NULL, &bp->dram);
     free(name);
     for (unsigned k = 0; k < ms->t.llc_slices; k++) {
         struct cache *l3 = &ms->l3[ch * ms->t.llc_slices + k];
+        struct cache_params l3p = instance(&bp->l3, ch * ms->t.llc_slices + k);
         name = unit_name(ms, ch, "l3_", k);
-        cache_init(l3, s, name, &ms->gpu_clk, &bp->l3, dram_port(&ms->dram[ch]));
+        cache_init(l3, s, name, &ms->gpu_clk, &l3p, dram_port(&ms->dram[ch]));
         free(name);
     }
     ms->l3_front[ch] = (struct memsys_front){.ms = ms, .node = ch};
@@ -148,7 +158,7 @@ static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_par
                    (struct mem_port){l3_front_access, &ms->l3_front[ch]});
     ms->l2_route[ch] = (struct memsys_front){ms, ch, link_path_port(&ms->l23_path[ch]), {0}};
     name = unit_name(ms, ch, "l2", ~0u);
-    cache_init(&ms->l2[ch], s, name, &ms->gpu_clk, &bp->l2,
+    cache_init(&ms->l2[ch], s, name, &ms->gpu_clk, &l2p,
                (struct mem_port){l2_route_access, &ms->l2_route[ch]});
     free(name);
 }
@@ -161,7 +171,8 @@ static void build_cu(struct memsys *ms, unsigned cu, const struct build_params *
     link_path_init(&ms->l1_path[cu], &ms->l1_down[cu], &ms->l1_up[cu], cache_port(&ms->l2[ch]));
     char buf[64];
     char *name = xasprintf("%s.l1d", topo_cu_name(&ms->t, cu, buf, sizeof buf));
-    cache_init(&ms->l1[cu], ms->s, name, &ms->gpu_clk, &bp->l1, link_path_port(&ms->l1_path[cu]));
+    struct cache_params l1p = instance(&bp->l1, cu);
+    cache_init(&ms->l1[cu], ms->s, name, &ms->gpu_clk, &l1p, link_path_port(&ms->l1_path[cu]));
     free(name);
 }
 
@@ -238,6 +249,17 @@ void memsys_free(struct memsys *ms)
     *ms = (struct memsys){0};
 }
 
+/* "<unit>.<what>.down" and "<unit>.<what>.up" */
+static void reg_link_pair(struct stats *st, const char *unit, const char *what, struct link *down,
+                          struct link *up)
+{
+    char pre[128];
+    snprintf(pre, sizeof pre, "%s.%s.down", unit, what);
+    link_reg_stats(down, st, pre);
+    snprintf(pre, sizeof pre, "%s.%s.up", unit, what);
+    link_reg_stats(up, st, pre);
+}
+
 void memsys_reg_stats(struct memsys *ms, struct stats *st)
 {
     char buf[64], pre[96];
@@ -245,19 +267,13 @@ void memsys_reg_stats(struct memsys *ms, struct stats *st)
         topo_cu_name(&ms->t, cu, buf, sizeof buf);
         snprintf(pre, sizeof pre, "%s.l1d", buf);
         cache_reg_stats(&ms->l1[cu], st, pre);
-        snprintf(pre, sizeof pre, "%s.link_l1_l2.down", buf);
-        link_reg_stats(&ms->l1_down[cu], st, pre);
-        snprintf(pre, sizeof pre, "%s.link_l1_l2.up", buf);
-        link_reg_stats(&ms->l1_up[cu], st, pre);
+        reg_link_pair(st, buf, "link_l1_l2", &ms->l1_down[cu], &ms->l1_up[cu]);
     }
     for (unsigned ch = 0; ch < ms->nch; ch++) {
         topo_chiplet_name(&ms->t, ch, buf, sizeof buf);
         snprintf(pre, sizeof pre, "%s.l2", buf);
         cache_reg_stats(&ms->l2[ch], st, pre);
-        snprintf(pre, sizeof pre, "%s.link_l2_l3.down", buf);
-        link_reg_stats(&ms->l23_down[ch], st, pre);
-        snprintf(pre, sizeof pre, "%s.link_l2_l3.up", buf);
-        link_reg_stats(&ms->l23_up[ch], st, pre);
+        reg_link_pair(st, buf, "link_l2_l3", &ms->l23_down[ch], &ms->l23_up[ch]);
         for (unsigned k = 0; k < ms->t.llc_slices; k++) {
             snprintf(pre, sizeof pre, "%s.slice%u.l3", buf, k);
             cache_reg_stats(&ms->l3[ch * ms->t.llc_slices + k], st, pre);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "config/cfg.h"
 #include "mem/cache.h"
 #include "stats/stats.h"
@@ -902,11 +903,7 @@ static int params_of(const char *ini, const char *const *defaults, struct cache_
                      struct err *e)
 {
     struct cfg cfg;
-    cfg_init(&cfg);
-    cfg_define(&cfg, "l2", "the L2", cache_keys, defaults);
-    int rc = ini ? cfg_load_string(&cfg, "t.ini", ini, e) : 0;
-    if (!rc)
-        rc = cfg_resolve(&cfg, e);
+    int rc = tcfg_load(&cfg, "l2", cache_keys, defaults, ini, e);
     if (!rc)
         rc = cache_params_from_cfg(cfg_sec(&cfg, "l2"), p, e);
     cfg_free(&cfg);

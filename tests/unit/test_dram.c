@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "mem/dram.h"
 #include "stats/stats.h"
 
@@ -547,11 +548,7 @@ Test(dram, stats_are_registered_under_the_prefix)
 static int from_cfg(const char *ini, struct dram_params *p, struct err *e)
 {
     struct cfg c;
-    cfg_init(&c);
-    cfg_define(&c, "hbm", "HBM behind one home node", dram_keys, NULL);
-    int rc = cfg_load_string(&c, "t.ini", ini, e);
-    if (!rc)
-        rc = cfg_resolve(&c, e);
+    int rc = tcfg_load(&c, "hbm", dram_keys, NULL, ini, e);
     if (!rc)
         rc = dram_params_from_cfg(cfg_sec(&c, "hbm"), p, e);
     cfg_free(&c);

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "mem/lds.h"
 #include "stats/stats.h"
 
@@ -215,11 +216,7 @@ Test(lds, stats_are_registered_under_the_prefix)
 static int from_cfg(const char *ini, struct lds_params *p, struct err *e)
 {
     struct cfg c;
-    cfg_init(&c);
-    cfg_define(&c, "lds", "per-CU local data share", lds_keys, NULL);
-    int rc = cfg_load_string(&c, "t.ini", ini, e);
-    if (!rc)
-        rc = cfg_resolve(&c, e);
+    int rc = tcfg_load(&c, "lds", lds_keys, NULL, ini, e);
     if (!rc)
         rc = lds_params_from_cfg(cfg_sec(&c, "lds"), p, e);
     cfg_free(&c);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "net/link.h"
 #include "net/xbar.h"
 #include "stats/stats.h"
@@ -589,13 +590,6 @@ Test(xbar, egress_bandwidth_never_exceeded_on_random_stream)
 
 /* ---- configuration ---- */
 
-static int load(struct cfg *c, const char *text, struct err *e)
-{
-    if (cfg_load_string(c, "test.ini", text, e))
-        return -1;
-    return cfg_resolve(c, e);
-}
-
 Test(net_cfg, link_defaults_and_overrides)
 {
     struct cfg c;
@@ -604,8 +598,9 @@ Test(net_cfg, link_defaults_and_overrides)
     cfg_define(&c, "noc_l1_l2", "CU L1 <-> L2", link_keys, NULL);
     cfg_define(&c, "noc_l2_l3", "L2 <-> L3", link_keys, l2l3);
     struct err e;
-    cr_assert_eq(load(&c, "[noc_l2_l3]\nbw_b_per_cycle = 32.5\nflit_b = 32\n", &e), 0, "%s",
+    cr_assert_eq(cfg_load_string(&c, "test.ini", "[noc_l2_l3]\nbw_b_per_cycle = 32.5\nflit_b = 32\n", &e), 0, "%s",
                  e.msg);
+    cr_assert_eq(cfg_resolve(&c, &e), 0, "%s", e.msg);
     struct link_params p;
     cr_assert_eq(link_params_from_cfg(cfg_sec(&c, "noc_l1_l2"), &p, &e), 0, "%s", e.msg);
     cr_expect_eq(p.lat, 1);
@@ -622,11 +617,9 @@ Test(net_cfg, link_defaults_and_overrides)
 static void expect_link_err(const char *text, const char *want)
 {
     struct cfg c;
-    cfg_init(&c);
-    cfg_define(&c, "noc", NULL, link_keys, NULL);
     struct err e = {{0}};
     struct link_params p;
-    int rc = load(&c, text, &e);
+    int rc = tcfg_load(&c, "noc", link_keys, NULL, text, &e);
     if (rc == 0)
         rc = link_params_from_cfg(cfg_sec(&c, "noc"), &p, &e);
     cr_expect_eq(rc, -1, "accepted: %s", text);
@@ -636,12 +629,12 @@ static void expect_link_err(const char *text, const char *want)
 
 Test(net_cfg, link_errors)
 {
-    expect_link_err("[noc]\nflit_b = 0\n", "test.ini:2: [noc] flit_b = 0: out of range");
-    expect_link_err("[noc]\nlat = -1\n", "test.ini:2: [noc] lat = -1: out of range");
+    expect_link_err("[noc]\nflit_b = 0\n", "t.ini:2: [noc] flit_b = 0: out of range");
+    expect_link_err("[noc]\nlat = -1\n", "t.ini:2: [noc] lat = -1: out of range");
     expect_link_err("[noc]\nbw_b_per_cycle = 0\n", "[noc] bw_b_per_cycle = 0: out of range");
     expect_link_err("[noc]\nbw_b_per_cycle = fast\n", "not a number");
     expect_link_err("[noc]\n\nbw_b_per_cycle = 1.0000001\n",
-                    "test.ini:3: [noc] bw_b_per_cycle = 1.0000001: must be a multiple of "
+                    "t.ini:3: [noc] bw_b_per_cycle = 1.0000001: must be a multiple of "
                     "0.000001 bytes per cycle");
     expect_link_err("[noc]\nflitb = 16\n", "unknown key (did you mean 'flit_b'?)");
 }
@@ -649,10 +642,8 @@ Test(net_cfg, link_errors)
 Test(net_cfg, xbar_defaults_and_errors)
 {
     struct cfg c;
-    cfg_init(&c);
-    cfg_define(&c, "xbar", NULL, xbar_keys, NULL);
     struct err e;
-    cr_assert_eq(load(&c, "", &e), 0, "%s", e.msg);
+    cr_assert_eq(tcfg_load(&c, "xbar", xbar_keys, NULL, "", &e), 0, "%s", e.msg);
     struct xbar_params p;
     cr_assert_eq(xbar_params_from_cfg(cfg_sec(&c, "xbar"), &p, &e), 0, "%s", e.msg);
     cr_expect_eq(p.port_gbps, 768);
@@ -661,18 +652,15 @@ Test(net_cfg, xbar_defaults_and_errors)
     cr_expect_eq(p.header_b, 8);
     cfg_free(&c);
 
-    cfg_init(&c);
-    cfg_define(&c, "xbar", NULL, xbar_keys, NULL);
-    cr_assert_eq(load(&c, "[xbar]\nport_gbps = 768.0005\n", &e), 0, "%s", e.msg);
+    cr_assert_eq(tcfg_load(&c, "xbar", xbar_keys, NULL, "[xbar]\nport_gbps = 768.0005\n", &e), 0,
+                 "%s", e.msg);
     cr_expect_eq(xbar_params_from_cfg(cfg_sec(&c, "xbar"), &p, &e), -1);
-    cr_expect(strstr(e.msg, "test.ini:2: [xbar] port_gbps = 768.0005: must be a multiple of "
+    cr_expect(strstr(e.msg, "t.ini:2: [xbar] port_gbps = 768.0005: must be a multiple of "
                             "0.001 GB/s") != NULL, "%s", e.msg);
     cfg_free(&c);
 
-    cfg_init(&c);
-    cfg_define(&c, "xbar", NULL, xbar_keys, NULL);
-    cr_expect_eq(load(&c, "[xbar]\nheader_b = 0\n", &e), -1);
-    cr_expect(strstr(e.msg, "test.ini:2: [xbar] header_b = 0: out of range") != NULL, "%s",
+    cr_expect_eq(tcfg_load(&c, "xbar", xbar_keys, NULL, "[xbar]\nheader_b = 0\n", &e), -1);
+    cr_expect(strstr(e.msg, "t.ini:2: [xbar] header_b = 0: out of range") != NULL, "%s",
               e.msg);
     cfg_free(&c);
 }

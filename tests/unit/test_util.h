@@ -1,0 +1,15 @@
+/*
+ * test_util.h -- helpers shared by the unit tests.
+ */
+#ifndef CHIPSIM_TEST_UTIL_H
+#define CHIPSIM_TEST_UTIL_H
+
+#include "config/cfg.h"
+
+/* Initialise c with one section (keys, optional per-section defaults), load
+ * `ini` (may be NULL) as file "t.ini" and resolve. On failure the message is
+ * in e and -1 is returned; c must be freed with cfg_free() either way. */
+int tcfg_load(struct cfg *c, const char *section, const struct cfg_key *keys,
+              const char *const *defaults, const char *ini, struct err *e);
+
+#endif
