@@ -286,7 +286,8 @@ static struct req *wb_child(struct sim *s, const struct cache *c, int64_t l)
     ch->size = c->p.line_b;
     ch->kind = REQ_WRITEBACK;
     ch->home = c->meta[l].home;
-    ch->version = c->meta[l].version;
+    if (c->wver)
+        memcpy(ch->ver, cache_line_versions(c, l), c->words * sizeof *ch->ver);
     mask_copy(ch->mask, c->mask[l].dirty);
     return ch;
 }
@@ -322,6 +323,8 @@ static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t 
     c->tag[l] = li;
     c->mask[l] = (struct cache_masks){{0, 0}, {0, 0}};
     c->meta[l] = (struct cache_meta){.stamp = ++c->tick, .home = home};
+    if (c->wver)
+        memset(cache_line_versions(c, l), 0, c->words * sizeof *c->wver);
     return l;
 }
 
@@ -329,7 +332,8 @@ static void fwd_done(struct sim *s, struct req *ch, void *obj)
 {
     struct cache *c = obj;
     struct req *parent = (struct req *)(uintptr_t)ch->tag;
-    parent->version = ch->version;
+    if (c->wver)
+        memcpy(parent->ver, ch->ver, c->words * sizeof *parent->ver);
     req_free(s, ch);
     c->nfwd--;
     respond(s, parent, s->now + clock_cycles(c->clk, c->p.resp_lat));
@@ -346,7 +350,8 @@ static void forward(struct sim *s, struct cache *c, struct req *r)
     ch->src = r->src;
     ch->home = r->home;
     mask_copy(ch->mask, r->mask);
-    ch->version = r->version;
+    if (c->wver)
+        memcpy(ch->ver, r->ver, c->words * sizeof *ch->ver);
     ch->tag = (uint64_t)(uintptr_t)r;
     req_on_done(ch, fwd_done, c);
     c->nfwd++;
@@ -406,7 +411,8 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     uint32_t m = c->mshr_free[--c->nfree];
     struct cache_mshr *x = &c->mshr[m];
     uint32_t *bucket = &c->mshr_bucket[mshr_hash(c, li)];
-    *x = (struct cache_mshr){.line = li << c->line_shift, .busy = true, .hnext = *bucket};
+    *x = (struct cache_mshr){.line = li << c->line_shift, .busy = true, .hnext = *bucket,
+                             .noalloc = r->kind == REQ_READ && (r->flags & REQ_F_NOALLOC)};
     *bucket = m + 1;
     target_append(x, r);
     struct req *ch = req_alloc(s);
@@ -540,25 +546,53 @@ static void count(struct cache *c, uint8_t kind, bool hit)
     }
 }
 
+/* The write policy for r here: REQ_F_WT forces write-through. */
+static inline enum cache_write_policy wpolicy(const struct cache *c, const struct req *r)
+{
+    return r->flags & REQ_F_WT ? CACHE_WRITE_THROUGH : c->p.write_policy;
+}
+
+static inline bool word_touched(const uint64_t m[2], unsigned w)
+{
+    return (m[w >> 4] >> ((w & 15) * 4)) & 0xf;
+}
+
+/* Copy the versions of the words touched by mask m from src to dst. */
+static void copy_versions(const struct cache *c, uint32_t *dst, const uint32_t *src,
+                          const uint64_t m[2])
+{
+    for (unsigned w = 0; w < c->words; w++)
+        if (word_touched(m, w))
+            dst[w] = src[w];
+}
+
 static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t need[2])
 {
     touch(c, l);
     if (r->kind == REQ_READ) {
-        r->version = c->meta[l].version;
+        if (c->wver)
+            memcpy(r->ver, cache_line_versions(c, l), c->words * sizeof *r->ver);
         return;
     }
     mask_or(c->mask[l].valid, need);
-    if (c->p.write_policy == CACHE_WRITE_BACK)
+    if (wpolicy(c, r) == CACHE_WRITE_BACK)
         mask_or(c->mask[l].dirty, need);
-    c->meta[l].version = r->version;
+    if (c->wver)
+        copy_versions(c, cache_line_versions(c, l), r->ver, need);
 }
 
 static enum act decide(const struct cache *c, const struct req *r, int64_t l,
                        const uint64_t need[2], bool *hit)
 {
     *hit = l >= 0 && (!needs_data[r->kind] || mask_covers(c->mask[l].valid, need));
-    enum act a = act_tab[r->kind][c->p.write_policy][*hit];
-    return a == A_WMISS ? wmiss_tab[c->p.write_policy][c->p.write_alloc] : a;
+    enum cache_write_policy wp = wpolicy(c, r);
+    bool noalloc = r->flags & REQ_F_NOALLOC;
+    if (noalloc && !*hit && r->kind == REQ_ATOMIC)
+        return A_DROP_FWD;
+    if (noalloc && !*hit && r->kind == REQ_WRITEBACK)
+        return A_FWD;
+    enum act a = act_tab[r->kind][wp][*hit];
+    return a == A_WMISS ? wmiss_tab[wp][noalloc ? CACHE_WA_NONE : c->p.write_alloc] : a;
 }
 
 /* Carry out action a for r (line l, or -1) now; false if it has to wait. */
@@ -647,6 +681,40 @@ static void run_targets(struct sim *s, struct cache *c, struct req *t)
 
 /* The fill fills only bytes that are not dirty: a line allocated by a
  * validate write keeps its written bytes (and their version). */
+/* A fill only NOALLOC reads wait for, of a line not present: relay it. */
+static bool fill_bypasses(const struct cache_mshr *x, int64_t l)
+{
+    if (!x->noalloc || l >= 0)
+        return false;
+    for (const struct req *t = x->head; t; t = t->next)
+        if (t->kind != REQ_READ || !(t->flags & REQ_F_NOALLOC))
+            return false;
+    return true;
+}
+
+static void relay_fill(struct sim *s, struct cache *c, struct req *t, const struct req *ch)
+{
+    ps_t done = s->now + clock_cycles(c->clk, c->p.resp_lat);
+    while (t) {
+        struct req *next = t->next;
+        t->next = NULL;
+        if (c->wver)
+            memcpy(t->ver, ch->ver, c->words * sizeof *t->ver);
+        respond(s, t, done);
+        t = next;
+    }
+}
+
+/* Words with dirty bytes keep their own version (approximate for words
+ * only partly dirty: the written version stands for the whole word). */
+static void install_fill(struct cache *c, int64_t l, const struct req *ch)
+{
+    for (unsigned w = 0; c->wver && w < c->words; w++)
+        if (!word_touched(c->mask[l].dirty, w))
+            cache_line_versions(c, l)[w] = ch->ver[w];
+    mask_copy(c->mask[l].valid, c->full);
+}
+
 static void fill_done(struct sim *s, struct req *ch, void *obj)
 {
     struct cache *c = obj;
@@ -655,18 +723,22 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     struct req *targets = x->head;
     uint64_t li = line_index(c, x->line);
     int64_t l = lookup(c, li);
-    if (l < 0)
-        l = alloc_line(s, c, li, targets->home);
-    else
-        touch(c, l);
-    if (!mask_any(c->mask[l].dirty))
-        c->meta[l].version = ch->version;
-    mask_copy(c->mask[l].valid, c->full);
+    bool bypass = fill_bypasses(x, l);
+    if (!bypass) {
+        if (l < 0)
+            l = alloc_line(s, c, li, targets->home);
+        else
+            touch(c, l);
+        install_fill(c, l, ch);
+    }
     mshr_unhash(c, m);
     *x = (struct cache_mshr){0};
     c->mshr_free[c->nfree++] = m;
+    if (bypass)
+        relay_fill(s, c, targets, ch);
+    else
+        run_targets(s, c, targets);
     req_free(s, ch);
-    run_targets(s, c, targets);
     retry_waiting(s, c);
 }
 
@@ -888,6 +960,9 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
         c->tag[i] = CACHE_NO_TAG;
     c->mask = xcalloc(lines, sizeof *c->mask);
     c->meta = xcalloc(lines, sizeof *c->meta);
+    c->words = p->line_b / 4;
+    if (p->versions)
+        c->wver = xcalloc(lines * c->words, sizeof *c->wver);
     rng_seed(&c->rng, p->seed);
     c->bank = xcalloc(p->banks, sizeof *c->bank);
     c->mshr = xcalloc(p->mshrs, sizeof *c->mshr);
@@ -911,6 +986,7 @@ void cache_free(struct cache *c)
     free(c->tag);
     free(c->mask);
     free(c->meta);
+    free(c->wver);
     free(c->bank);
     free(c->mshr);
     free(c->mshr_free);

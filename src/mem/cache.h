@@ -11,7 +11,11 @@
  * policies, LRU/FIFO/random replacement, dirty write-backs on eviction, and
  * whole-cache flush/invalidate walks at a fixed number of sets per cycle per
  * bank with a bounded number of write-backs in flight (spec cpelide.md D9).
- * Abstracted (docs/cache.md): no data values (masks and a per-line version
+ * Per-request flags (req.h): REQ_F_NOALLOC makes a miss bypass the array
+ * (reads are relayed without allocating, writes and atomics are forwarded),
+ * REQ_F_WT writes a store through even in a write-back cache; coherence
+ * schemes set them per request (e.g. for lines homed on another chiplet).
+ * Abstracted (docs/cache.md): no data values (masks and per-word versions
  * stand in for them), walks do not take request ports, forwarded writes are
  * not limited by MSHRs, latencies are fixed per outcome (hit, miss, fill).
  */
@@ -45,6 +49,7 @@ struct cache_params {
     uint32_t walk_sets_per_cycle; /* flush/invalidate walk rate, per bank */
     uint32_t wb_inflight;     /* outstanding flush write-backs per bank */
     uint64_t seed;            /* of the random replacement stream */
+    bool versions;            /* keep per-word data versions (coherence checker); not a key */
 };
 
 extern const struct cfg_key cache_keys[];
@@ -72,7 +77,6 @@ struct cache_masks {
 
 struct cache_meta {
     uint64_t stamp;   /* LRU: last touch; FIFO: install order */
-    uint64_t version; /* data version, for the coherence checker */
     uint16_t home;    /* owned by the coherence scheme; set from req->home on install */
     uint8_t state;    /* owned by the coherence scheme; 0 on install */
 };
@@ -83,6 +87,7 @@ struct cache_mshr {
     uint32_t ntargets;
     uint32_t hnext;          /* next busy MSHR in the same hash bucket, + 1 (0 = none) */
     bool busy;
+    bool noalloc;            /* allocated by a REQ_F_NOALLOC read: fill bypasses the array */
 };
 
 
@@ -114,6 +119,8 @@ struct cache {
     uint64_t *tag;             /* line index (addr >> line_shift), or CACHE_NO_TAG */
     struct cache_masks *mask;
     struct cache_meta *meta;
+    uint32_t *wver;            /* per-word data versions, words_per_line per line, or NULL */
+    uint32_t words;            /* words (4 B) per line */
     uint64_t tick;
     struct rng rng;
 
@@ -192,9 +199,10 @@ static inline void cache_line_set_home(struct cache *c, int64_t l, uint16_t home
 {
     c->meta[l].home = home;
 }
-static inline uint64_t cache_line_version(const struct cache *c, int64_t l)
+/* Per-word data versions of line l (NULL unless params.versions). */
+static inline uint32_t *cache_line_versions(const struct cache *c, int64_t l)
 {
-    return c->meta[l].version;
+    return c->wver ? c->wver + (size_t)l * c->words : NULL;
 }
 static inline const uint64_t *cache_line_valid(const struct cache *c, int64_t l)
 {

@@ -24,6 +24,17 @@ enum req_kind {
     REQ_KIND_N
 };
 
+/* Request flags, set by the requester or by a coherence scheme on the way. */
+enum req_flag {
+    REQ_F_NOALLOC = 1, /* a cache that misses does not allocate the line for this request */
+    REQ_F_WT = 2,      /* a write is written through at every cache it passes */
+    REQ_F_REMOTE = 4,  /* the request came from another chiplet */
+};
+
+/* Word versions carried with data, for the coherence checker: one per
+ * 4-byte word of the line the request touches (line-relative index). */
+#define REQ_WORDS 32
+
 /* Traffic classes for flit accounting. */
 enum traffic_class { TC_REQ, TC_RESP, TC_WB, TC_COH, TC_N };
 
@@ -47,7 +58,7 @@ struct req {
     uint64_t mask[2];     /* bytes of the line touched (WRITE/WRITEBACK), bit i = byte i */
     ps_t issued;          /* when the requester issued it */
     uint64_t tag;         /* the creator's cookie */
-    uint64_t version;     /* data version, for the coherence checker */
+    uint32_t ver[REQ_WORDS]; /* per-word data versions (coherence checker), see above */
     struct req *next;     /* intrusive link for MSHR target lists and queues */
     uint8_t nret;
     struct req_ret ret[REQ_RET_MAX]; /* return stack, top = ret[nret-1] */

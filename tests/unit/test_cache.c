@@ -58,7 +58,8 @@ static void lower_access(struct sim *s, void *self, struct req *r)
     l->rec[l->n++] = (struct rec){r->kind, r->addr, r->size, {r->mask[0], r->mask[1]}, r->home,
                                   s->now};
     if (r->kind == REQ_READ)
-        r->version = l->version;
+        for (unsigned w = 0; w < REQ_WORDS; w++)
+            r->ver[w] = (uint32_t)l->version;
     if (!l->hold)
         sim_at(s, s->now + l->delay, req_complete_ev, r, 0);
 }
@@ -69,7 +70,7 @@ static struct cache_params base_params(void)
         .size_b = 1024, .line_b = 64, .ways = 2, .banks = 1, .ports = 1, .mshrs = 4,
         .mshr_targets = 4, .hit_lat = 4, .miss_lat = 2, .resp_lat = 3, .repl = CACHE_LRU,
         .write_policy = CACHE_WRITE_BACK, .write_alloc = CACHE_WA_FETCH,
-        .walk_sets_per_cycle = 1, .wb_inflight = 64, .seed = 1,
+        .walk_sets_per_cycle = 1, .wb_inflight = 64, .seed = 1, .versions = true,
     };
 }
 
@@ -97,7 +98,7 @@ static void on_done(struct sim *s, struct req *r, void *obj)
 {
     struct tb *t = obj;
     t->done_tag[t->ndone] = r->tag;
-    t->done_version[t->ndone] = r->version;
+    t->done_version[t->ndone] = r->ver[(r->addr & (t->c.p.line_b - 1)) / 4];
     t->done_t[t->ndone++] = s->now;
     req_free(s, r);
 }
@@ -207,7 +208,7 @@ Test(cache, miss_latency_is_miss_plus_lower_plus_resp)
     cr_assert_geq(l, 0);
     cr_expect_eq(cache_line_home(&t->c, l), 5);
     cr_expect_eq(cache_line_state(&t->c, l), 0);
-    cr_expect_eq(cache_line_version(&t->c, l), 7);
+    cr_expect_eq(cache_line_versions(&t->c, l)[4], 7);
     cr_expect_eq(cache_line_tag_addr(&t->c, l), 0x1000);
     cr_expect_eq(t->c.st.read_misses, 1);
     cr_expect_eq(t->c.st.accesses, 1);
@@ -482,7 +483,7 @@ Test(cache, write_alloc_validate_then_read_of_unwritten_byte_fetches_and_keeps_d
     p.write_alloc = CACHE_WA_VALIDATE;
     struct tb *t = tb_new(&p);
     struct req *w = issue(t, 0, REQ_WRITE, 0x1004, 4, 1);
-    w->version = 42;
+    w->ver[1] = 42;
     rd(t, 10 * CY, 0x1004, 2); /* written bytes: a hit, no traffic */
     rd(t, 20 * CY, 0x1010, 3); /* unwritten: fetch */
     run(t);
@@ -493,7 +494,8 @@ Test(cache, write_alloc_validate_then_read_of_unwritten_byte_fetches_and_keeps_d
     cr_assert_eq(t->low.n, 1);
     expect_rec(t, 0, REQ_READ, 0x1000, 22 * CY);
     expect_masks(t, 0x1000, ~0ull, 0, 0xf0ull, 0);
-    cr_expect_eq(cache_line_version(&t->c, cache_find(&t->c, 0x1000)), 42);
+    cr_expect_eq(cache_line_versions(&t->c, cache_find(&t->c, 0x1000))[1], 42);
+    cr_expect_eq(cache_line_versions(&t->c, cache_find(&t->c, 0x1000))[4], 0);
     /* evicting it writes back only the bytes written */
     rd(t, 100 * CY, 0x1200, 4);
     rd(t, 120 * CY, 0x1400, 5);
@@ -894,6 +896,115 @@ Test(cache, stats_are_registered_under_the_prefix)
         cr_expect(stats_find(&st, full) != NULL, "%s", full);
     }
     stats_free(&st);
+    tb_free(t);
+}
+
+/* ---- per-request flags (coherence schemes) -------------------------------- */
+
+static struct req *flagged(struct tb *t, ps_t when, uint8_t kind, addr_t addr, uint32_t len,
+                           uint64_t tag, uint8_t flags)
+{
+    struct req *r = issue(t, when, kind, addr, len, tag);
+    r->flags = flags;
+    return r;
+}
+
+Test(cache, noalloc_read_miss_is_relayed_without_allocating)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    t->low.version = 9;
+    flagged(t, 0, REQ_READ, 0x1000, 4, 1, REQ_F_NOALLOC);
+    flagged(t, 1 * CY, REQ_READ, 0x1008, 4, 2, REQ_F_NOALLOC); /* merges */
+    run(t);
+    cr_expect_eq(t->low.n, 1);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 15 * CY);
+    cr_expect_eq(t->done_version[0], 9, "the relayed data carries its versions");
+    cr_expect_eq(cache_find(&t->c, 0x1000), -1, "nothing allocated");
+    cr_expect_eq(t->c.st.evictions, 0);
+    tb_free(t);
+}
+
+Test(cache, noalloc_fill_with_an_allocating_target_installs)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    flagged(t, 0, REQ_READ, 0x1000, 4, 1, REQ_F_NOALLOC);
+    rd(t, 1 * CY, 0x1008, 2);
+    run(t);
+    cr_expect_eq(t->low.n, 1);
+    cr_expect_geq(cache_find(&t->c, 0x1000), 0);
+    tb_free(t);
+}
+
+Test(cache, noalloc_hit_is_served_from_the_line)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    flagged(t, 50 * CY, REQ_READ, 0x1004, 4, 2, REQ_F_NOALLOC);
+    run(t);
+    cr_expect_eq(t->low.n, 1);
+    cr_expect_eq(done_at(t, 2), 54 * CY);
+    tb_free(t);
+}
+
+Test(cache, noalloc_write_miss_forwards_in_a_write_back_cache)
+{
+    struct cache_params p = base_params();
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    flagged(t, 0, REQ_WRITE, 0x1000, 4, 1, REQ_F_NOALLOC);
+    run(t);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_WRITE, 0x1000, 2 * CY);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(cache_find(&t->c, 0x1000), -1);
+    tb_free(t);
+}
+
+Test(cache, wt_flag_writes_through_a_write_back_cache_and_keeps_the_line_clean)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    struct req *w = flagged(t, 50 * CY, REQ_WRITE, 0x1004, 4, 2, REQ_F_WT);
+    w->ver[1] = 77;
+    run(t);
+    cr_assert_eq(t->low.n, 2);
+    expect_rec(t, 1, REQ_WRITE, 0x1004, 52 * CY);
+    cr_expect_eq(done_at(t, 2), 65 * CY);
+    expect_masks(t, 0x1000, ~0ull, 0, 0, 0);
+    cr_expect_eq(cache_line_versions(&t->c, cache_find(&t->c, 0x1000))[1], 77);
+    tb_free(t);
+}
+
+Test(cache, noalloc_atomic_is_performed_below)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    flagged(t, 0, REQ_ATOMIC, 0x1000, 4, 1, REQ_F_NOALLOC);
+    run(t);
+    cr_assert_eq(t->low.n, 1);
+    expect_rec(t, 0, REQ_ATOMIC, 0x1000, 2 * CY);
+    cr_expect_eq(cache_find(&t->c, 0x1000), -1);
+    tb_free(t);
+}
+
+Test(cache, writeback_carries_the_versions_of_dirty_words)
+{
+    struct cache_params p = base_params();
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    struct req *w = issue(t, 0, REQ_WRITE, 0x1008, 4, 1);
+    w->ver[2] = 5;
+    run(t);
+    cache_flush(&t->s, &t->c, op_done, t);
+    run(t);
+    cr_assert_eq(t->low.n, 1);
+    cr_expect_eq(t->low.rec[0].kind, REQ_WRITEBACK);
+    cr_expect_eq(t->low.rec[0].mask[0], 0xf00ull);
     tb_free(t);
 }
 

@@ -1,0 +1,131 @@
+/*
+ * kernel.h -- what the simulated GPU executes: a kernel (grid and block
+ * dimensions, LDS size, the data structures it touches with their access
+ * modes and optional per-work-group ranges) and, for each warp, a generator
+ * of operations (compute, global load/store/atomic, LDS access, barrier,
+ * fence, exit). Workload models (src/workload/) produce these; the CUs run
+ * them. Addresses are given per lane, either as base + lane * stride or as
+ * an explicit list (kernel_warp.lane_addr).
+ *
+ * Abstracted: no instruction encoding or data values; a compute op of n
+ * instructions stands for n dependent-free ALU instructions of the warp; the
+ * register scoreboard tracks up to 63 named registers per warp.
+ */
+#ifndef CHIPSIM_KERNEL_H
+#define CHIPSIM_KERNEL_H
+
+#include "base/base.h"
+
+#define KERNEL_MAX_ARGS 16
+#define KERNEL_MAX_LANES 64
+#define KERNEL_MAX_REGS 64
+
+enum kernel_mode { KERNEL_R, KERNEL_RW };
+enum kernel_scope { KERNEL_SCOPE_WG, KERNEL_SCOPE_DEVICE, KERNEL_SCOPE_SYSTEM };
+
+struct kernel_dim {
+    uint32_t x, y, z;
+};
+
+struct kernel_range {
+    addr_t lo, hi; /* [lo, hi) */
+};
+
+/* A data structure: a page-aligned allocation made through the workload API. */
+struct kernel_buf {
+    char name[40];
+    addr_t base;
+    uint64_t size;
+};
+
+/* One data structure a kernel accesses (CPElide's per-argument annotation). */
+struct kernel_arg {
+    const struct kernel_buf *buf;
+    enum kernel_mode mode;
+    bool same_pattern; /* same chiplets and ranges as the previous kernel (artifact flag) */
+};
+
+enum kernel_op_kind {
+    KOP_ALU,        /* n warp instructions of compute */
+    KOP_LOAD,       /* global load of `size` bytes per active lane into dst */
+    KOP_STORE,      /* global store */
+    KOP_ATOMIC,     /* global read-modify-write, performed at the L2; result into dst */
+    KOP_LDS_LOAD,   /* LDS read (addresses are LDS byte offsets) into dst */
+    KOP_LDS_STORE,  /* LDS write */
+    KOP_BARRIER,    /* work-group barrier */
+    KOP_FENCE,      /* memory fence of `scope` */
+    KOP_EXIT,       /* the warp is done */
+};
+
+#define KOP_F_MEASURE 1 /* latency counted in summary.avg_load_latency_cycles */
+
+struct kernel_op {
+    uint8_t kind;   /* enum kernel_op_kind */
+    uint8_t size;   /* bytes per lane: 1, 2, 4, 8 or 16 */
+    uint8_t scope;  /* KOP_FENCE: enum kernel_scope */
+    uint8_t flags;  /* KOP_F_* */
+    uint8_t dst;    /* register written (loads, atomics), 1..63; 0 = none */
+    uint8_t src[2]; /* registers read: the op waits until they are available */
+    bool lanes;     /* addresses in warp->lane_addr instead of base + lane * stride */
+    uint32_t n;     /* KOP_ALU: instructions */
+    uint64_t mask;  /* active lanes; 0 = the warp's first nlanes lanes */
+    addr_t base;
+    int64_t stride;
+};
+
+struct kernel;
+
+/* A warp's identity and the generator's private state. */
+struct kernel_warp {
+    const struct kernel *k;
+    uint32_t wg;                   /* linear work-group id: x + y*gx + z*gx*gy */
+    struct kernel_dim wg_id;       /* its coordinates */
+    uint32_t warp;                 /* warp index within the work-group */
+    uint32_t nlanes;               /* threads in this warp (the last may be partial) */
+    uint32_t warp_size;
+    uint32_t pc;                   /* generator state, starts at 0 */
+    uint64_t r[8];                 /* generator state, starts at 0 */
+    addr_t lane_addr[KERNEL_MAX_LANES];
+};
+
+/* Fill *op with the warp's next operation. op is zeroed before each call. */
+typedef void (*kernel_next_fn)(const struct kernel *k, struct kernel_warp *w,
+                               struct kernel_op *op);
+/* The ranges of argument `arg` that work-group `wg` may touch, at most `max`;
+ * returns how many (0: unknown, the whole structure). */
+typedef unsigned (*kernel_ranges_fn)(const struct kernel *k, uint32_t wg, unsigned arg,
+                                     struct kernel_range *out, unsigned max);
+
+struct kernel {
+    char name[48];
+    struct kernel_dim grid;   /* work-groups */
+    struct kernel_dim block;  /* work-items per work-group */
+    uint32_t lds_b;           /* LDS bytes per work-group */
+    unsigned nargs;           /* 0: unannotated kernel */
+    struct kernel_arg args[KERNEL_MAX_ARGS];
+    kernel_next_fn next;
+    kernel_ranges_fn ranges;  /* NULL: no per-work-group ranges */
+    const void *ctx;          /* workload data; must outlive the run */
+    uint64_t p[8];            /* small parameters for the generator */
+};
+
+static inline uint32_t kernel_nwg(const struct kernel *k)
+{
+    return k->grid.x * k->grid.y * k->grid.z;
+}
+static inline uint32_t kernel_wg_threads(const struct kernel *k)
+{
+    return k->block.x * k->block.y * k->block.z;
+}
+/* Linear thread index within the work-group of lane l. */
+static inline uint32_t kernel_tid(const struct kernel_warp *w, unsigned l)
+{
+    return w->warp * w->warp_size + l;
+}
+/* Global linear thread id of lane l (1D view: wg * threads_per_wg + tid). */
+static inline uint64_t kernel_gid(const struct kernel_warp *w, unsigned l)
+{
+    return (uint64_t)w->wg * kernel_wg_threads(w->k) + kernel_tid(w, l);
+}
+
+#endif
