@@ -50,6 +50,7 @@ static void bench_memsys(const char *label, const char *const *overrides)
     struct cfg c;
     cfg_init(&c);
     setup_define_sections(&c);
+    cfg_define(&c, "synth", "synthetic memory traffic", synth_keys, NULL);
     struct err e;
     int i = 0;
     for (const char *const *o = overrides; *o; o++)
@@ -65,7 +66,7 @@ static void bench_memsys(const char *label, const char *const *overrides)
     sim_init(&s, 1);
     req_pool_init(&s, 4096);
     stats_init(&st);
-    if (memsys_build(&ms, &s, &c, &e) || synth_params_from_cfg(cfg_sec(&c, "synth"), &sp, &e))
+    if (memsys_build(&ms, &s, &c, false, &e) || synth_params_from_cfg(cfg_sec(&c, "synth"), &sp, &e))
         BUG("%s", e.msg);
     synth_init(&g, &s, &ms, &sp);
     double t0 = now_s();

@@ -1,23 +1,32 @@
 /*
- * cmd_list.c -- `chipsim list params`: every configuration key of every
- * section with its default, type, range and help.
+ * cmd_list.c -- `chipsim list params|schemes|workloads`.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/setup.h"
+#include "coherence/coh.h"
+#include "workload/wl.h"
 
 int cli_list(int argc, char **argv)
 {
-    if (argc != 2 || strcmp(argv[1], "params")) {
-        fprintf(stderr, "usage: chipsim list params\n");
+    const char *what = argc == 2 ? argv[1] : "";
+    if (!strcmp(what, "params")) {
+        struct cfg c;
+        cfg_init(&c);
+        setup_define_all(&c);
+        cfg_print_params(&c, stdout);
+        cfg_free(&c);
+    } else if (!strcmp(what, "schemes")) {
+        for (const struct coh_ops *const *o = coh_registry; *o; o++)
+            printf("%-12s %s\n", (*o)->name, (*o)->desc);
+    } else if (!strcmp(what, "workloads")) {
+        for (const struct wl_ops *const *w = wl_registry; *w; w++)
+            printf("%-16s %s\n", (*w)->name, (*w)->desc);
+    } else {
+        fprintf(stderr, "usage: chipsim list params|schemes|workloads\n");
         return EXIT_USAGE;
     }
-    struct cfg c;
-    cfg_init(&c);
-    setup_define_sections(&c);
-    cfg_print_params(&c, stdout);
-    cfg_free(&c);
     return EXIT_OK;
 }

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/memsys.h"
+#include "gpu/gpu.h"
 #include "net/topo.h"
-#include "workload/synth.h"
+#include "workload/wl.h"
 
 static const struct cfg_key sim_keys[] = {
     {"seed", CFG_INT, "1", 0, 9.2e18, "seed of every random choice in the run", NULL},
@@ -18,6 +18,11 @@ static const struct cfg_key sim_keys[] = {
      NULL},
     {"per_kernel_stats", CFG_BOOL, "false", 0, 0,
      "also report every counter's change per kernel (sections in the text and JSON output)", NULL},
+    CFG_END,
+};
+
+static const struct cfg_key workload_keys[] = {
+    {"name", CFG_STR, "vecadd", 0, 0, "the workload to run (see `chipsim list workloads`)", NULL},
     CFG_END,
 };
 
@@ -45,6 +50,9 @@ int setup_parse_args(int argc, char **argv, struct run_opts *o, struct err *e)
             if (!(v = take(argc, argv, &i, e)))
                 return -1;
             o->overrides[o->noverrides++] = v;
+        } else if (!strcmp(a, "-w")) {
+            if (!(o->workload = take(argc, argv, &i, e)))
+                return -1;
         } else if (!strcmp(a, "--json")) {
             if (!(o->json = take(argc, argv, &i, e)))
                 return -1;
@@ -69,8 +77,44 @@ void setup_define_sections(struct cfg *c)
 {
     cfg_define(c, "sim", "engine and run control", sim_keys, NULL);
     cfg_define(c, "gpu", "system topology: GPUs x chiplets x CUs", topo_keys, NULL);
-    memsys_define_sections(c);
-    cfg_define(c, "synth", "synthetic memory traffic (the demo workload)", synth_keys, NULL);
+    gpu_define_sections(c);
+    cfg_define(c, "workload", "the workload and its parameters", workload_keys, NULL);
+}
+
+/* Sections named after each scheme and workload, for `chipsim list params`. */
+void setup_define_all(struct cfg *c)
+{
+    setup_define_sections(c);
+    char name[80];
+    for (const struct coh_ops *const *o = coh_registry; *o; o++) {
+        if (!(*o)->keys)
+            continue;
+        snprintf(name, sizeof name, "coherence(%s)", (*o)->name);
+        cfg_define(c, name, (*o)->desc, (*o)->keys, NULL);
+    }
+    for (const struct wl_ops *const *w = wl_registry; *w; w++) {
+        if (!(*w)->keys)
+            continue;
+        snprintf(name, sizeof name, "workload(%s)", (*w)->name);
+        cfg_define(c, name, (*w)->desc, (*w)->keys, NULL);
+    }
+}
+
+/* Add the keys of the workload named in [workload] name. */
+static int define_workload(struct cfg *c, struct err *e)
+{
+    const char *name = cfg_peek(c, "workload", "name");
+    const struct wl_ops *w = wl_find(name);
+    if (!w) {
+        char list[1024] = "";
+        for (const struct wl_ops *const *o = wl_registry; *o; o++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     o == wl_registry ? "" : ", ", (*o)->name);
+        return err_set(e, "[workload] name = %s: unknown workload (known: %s)", name, list);
+    }
+    if (w->keys)
+        cfg_define(c, "workload", NULL, w->keys, NULL);
+    return 0;
 }
 
 int setup_config(struct cfg *c, const struct run_opts *o, struct err *e)
@@ -79,8 +123,13 @@ int setup_config(struct cfg *c, const struct run_opts *o, struct err *e)
     for (size_t i = 0; i < o->nconfigs; i++)
         if (cfg_load_file(c, o->configs[i], e))
             return -1;
+    int pos = 0;
+    if (o->workload)
+        cfg_load_value(c, "workload", "name", o->workload, "-w", 1);
     for (size_t i = 0; i < o->noverrides; i++)
-        if (cfg_load_override(c, o->overrides[i], (int)i + 1, e))
+        if (cfg_load_override(c, o->overrides[i], ++pos, e))
             return -1;
+    if (define_workload(c, e) || gpu_define_scheme(c, e))
+        return -1;
     return cfg_resolve(c, e);
 }

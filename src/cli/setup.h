@@ -14,6 +14,7 @@ struct run_opts {
     const char **overrides; /* -p section.key=value, in order */
     size_t noverrides;
     const char *json;       /* --json FILE or NULL */
+    const char *workload;   /* -w NAME or NULL */
     bool print_stats;       /* --stats */
     bool quiet;             /* --quiet: no config echo */
 };
@@ -24,7 +25,9 @@ void setup_free_args(struct run_opts *o);
 
 /* Define every section, load the files and overrides, resolve. */
 int setup_config(struct cfg *c, const struct run_opts *o, struct err *e);
-/* Only the section definitions (for `chipsim list params`). */
+/* Only the section definitions (for `chipsim list params`), including the
+ * keys of every scheme and every workload under their own names. */
 void setup_define_sections(struct cfg *c);
+void setup_define_all(struct cfg *c);
 
 #endif

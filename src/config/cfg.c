@@ -101,7 +101,7 @@ void cfg_define(struct cfg *c, const char *section, const char *help,
     }
 }
 
-static void add_raw(struct cfg *c, const char *sec, const char *key, const char *val,
+void cfg_load_value(struct cfg *c, const char *sec, const char *key, const char *val,
                     const char *file, int line)
 {
     c->raw = xgrow(c->raw, sizeof *c->raw, &c->raw_cap, c->nraw + 1);
@@ -156,7 +156,7 @@ static int ctx_handler(void *user, const char *section, const char *name, const 
     struct ini_ctx *x = user;
     if (!*section)
         return 0; /* key before any [section]: reported as a syntax error */
-    add_raw(x->c, section, name, value, x->name, x->line);
+    cfg_load_value(x->c, section, name, value, x->name, x->line);
     return 1;
 }
 
@@ -199,7 +199,7 @@ int cfg_load_override(struct cfg *c, const char *arg, int argpos, struct err *e)
         return err_set(e, "-p:%d: '%s': expected section.key=value", argpos, arg);
     char *sec = strndup(arg, (size_t)(dot - arg));
     char *key = strndup(dot + 1, (size_t)(eq - dot - 1));
-    add_raw(c, sec, key, eq + 1, "-p", argpos);
+    cfg_load_value(c, sec, key, eq + 1, "-p", argpos);
     free(sec);
     free(key);
     return 0;

@@ -71,6 +71,9 @@ void cfg_define(struct cfg *c, const char *section, const char *help,
 
 int cfg_load_file(struct cfg *c, const char *path, struct err *e);
 int cfg_load_string(struct cfg *c, const char *name, const char *text, struct err *e);
+/* One setting from elsewhere (a command-line option), with its origin. */
+void cfg_load_value(struct cfg *c, const char *section, const char *key, const char *value,
+                    const char *origin, int line);
 /* "section.key=value"; argpos numbers the override in error messages. */
 int cfg_load_override(struct cfg *c, const char *arg, int argpos, struct err *e);
 

@@ -13,16 +13,17 @@ static const char *const l1d_defaults[] = {
 };
 static const char *const l2_defaults[] = {
     "size_kib=8192", "line_b=64", "ways=32", "banks=8", "ports=1", "mshrs=256",
-    "mshr_targets=16", "hit_lat=117", "miss_lat=20", "resp_lat=20",
+    "mshr_targets=16", "hit_lat=119", "miss_lat=20", "resp_lat=20",
     "write_policy=write_back", "write_alloc=validate", NULL,
 };
 static const char *const l3_defaults[] = {
     "size_kib=4096", "line_b=64", "ways=16", "banks=8", "ports=1", "mshrs=256",
-    "mshr_targets=16", "hit_lat=110", "miss_lat=10", "resp_lat=10",
+    "mshr_targets=16", "hit_lat=40", "miss_lat=10", "resp_lat=10",
     "write_policy=write_back", "write_alloc=validate", NULL,
 };
 static const char *const l1l2_defaults[] = {"lat=4", "bw_b_per_cycle=64", NULL};
-static const char *const l2l3_defaults[] = {"lat=4", "bw_b_per_cycle=64", NULL};
+static const char *const l2l3_defaults[] = {"lat=49", "bw_b_per_cycle=64", NULL};
+static const char *const xbar_defaults[] = {"lat=40", NULL};
 static const char *const gpulink_defaults[] = {"port_gbps=300", "lat=500", NULL};
 
 void memsys_define_sections(struct cfg *c)
@@ -39,7 +40,7 @@ void memsys_define_sections(struct cfg *c)
                link_keys, l1l2_defaults);
     cfg_define(c, "link_l2_l3", "link between a chiplet's L2 and its L3 slices, each direction",
                link_keys, l2l3_defaults);
-    cfg_define(c, "xbar", "inter-chiplet crossbar of one GPU", xbar_keys, NULL);
+    cfg_define(c, "xbar", "inter-chiplet crossbar of one GPU", xbar_keys, xbar_defaults);
     cfg_define(c, "gpu_link", "inter-GPU switch (one port per GPU)", xbar_keys, gpulink_defaults);
 }
 
@@ -72,21 +73,59 @@ static int read_params(const struct cfg *c, struct memsys *ms, struct build_para
     return 0;
 }
 
-/* L2 miss: to the home's L3, by the shortest path to it. */
-static void l2_route_access(struct sim *s, void *self, struct req *r)
+/* The coherence hooks, or their defaults. */
+static void l2_in_access(struct sim *s, void *self, struct req *r)
+{
+    (void)s;
+    struct memsys_front *f = self;
+    struct memsys *ms = f->ms;
+    if (ms->coh && ms->coh->l2_access)
+        ms->coh->l2_access(ms->coh_self, f->node, r);
+    else
+        coh_default_l2_access(&ms->cm, f->node, r);
+}
+
+static void l2_out_access(struct sim *s, void *self, struct req *r)
+{
+    (void)s;
+    struct memsys_front *f = self;
+    struct memsys *ms = f->ms;
+    if (ms->coh && ms->coh->l2_miss)
+        ms->coh->l2_miss(ms->coh_self, f->node, r);
+    else
+        coh_default_l2_miss(&ms->cm, f->node, r);
+}
+
+static void remote_in(struct memsys *ms, unsigned home, struct req *r)
+{
+    ms->remote_requests[home]++;
+    if (ms->coh && ms->coh->remote_in)
+        ms->coh->remote_in(ms->coh_self, home, r);
+    else
+        coh_default_remote_in(&ms->cm, home, r);
+}
+
+/* Arrival from the crossbar at chiplet `node`. */
+static void net_in_access(struct sim *s, void *self, struct req *r)
+{
+    (void)s;
+    struct memsys_front *f = self;
+    remote_in(f->ms, f->node, r);
+}
+
+/* Into the network from chiplet `node`, toward r->home. */
+static void net_out_access(struct sim *s, void *self, struct req *r)
 {
     struct memsys_front *f = self;
     struct memsys *ms = f->ms;
     unsigned from = f->node, home = r->home;
-    if (home == from)
-        mem_send(s, &f->local, r);
-    else if (topo_same_gpu(&ms->t, from, home))
-        mem_send(s, &f->xbar, r);
+    if (topo_same_gpu(&ms->t, from, home))
+        mem_send(s, &ms->xbar_in[from], r);
     else
         mem_send(s, &ms->gsw_paths[from * ms->t.gpus + topo_chiplet_gpu(&ms->t, home)], r);
 }
 
-/* Requests arriving at a chiplet for its L3: pick the slice. */
+/* Requests for chiplet `node`'s L3: pick the slice. */
 static void l3_front_access(struct sim *s, void *self, struct req *r)
 {
     struct memsys_front *f = self;
@@ -95,11 +134,12 @@ static void l3_front_access(struct sim *s, void *self, struct req *r)
     cache_access(s, &f->ms->l3[f->node * slices + k], r);
 }
 
-/* Requests arriving at a GPU from the inter-GPU switch: to the home chiplet's L3. */
+/* Arrival at a GPU from the inter-GPU switch: to the home chiplet. */
 static void gpu_in_access(struct sim *s, void *self, struct req *r)
 {
+    (void)s;
     struct memsys_front *f = self;
-    l3_front_access(s, &f->ms->l3_front[r->home], r);
+    remote_in(f->ms, r->home, r);
 }
 
 static void alloc_arrays(struct memsys *ms)
@@ -110,16 +150,19 @@ static void alloc_arrays(struct memsys *ms)
     ms->l1_up = xcalloc(ncu, sizeof *ms->l1_up);
     ms->l1_path = xcalloc(ncu, sizeof *ms->l1_path);
     ms->l2 = xcalloc(nch, sizeof *ms->l2);
-    ms->l2_route = xcalloc(nch, sizeof *ms->l2_route);
+    ms->front = xcalloc(nch, sizeof *ms->front);
     ms->l23_down = xcalloc(nch, sizeof *ms->l23_down);
     ms->l23_up = xcalloc(nch, sizeof *ms->l23_up);
     ms->l23_path = xcalloc(nch, sizeof *ms->l23_path);
-    ms->l3_front = xcalloc(nch, sizeof *ms->l3_front);
     ms->l3 = xcalloc((size_t)nch * ms->t.llc_slices, sizeof *ms->l3);
     ms->dram = xcalloc(nch, sizeof *ms->dram);
     ms->xbar = xcalloc(g, sizeof *ms->xbar);
     ms->gpu_in = xcalloc(g, sizeof *ms->gpu_in);
     ms->gsw_paths = xcalloc((size_t)nch * g, sizeof *ms->gsw_paths);
+    ms->xbar_in = xcalloc(nch, sizeof *ms->xbar_in);
+    ms->to_l3 = xcalloc(nch, sizeof *ms->to_l3);
+    ms->to_net = xcalloc(nch, sizeof *ms->to_net);
+    ms->remote_requests = xcalloc(nch, sizeof *ms->remote_requests);
 }
 
 static char *unit_name(const struct memsys *ms, unsigned ch, const char *what, unsigned idx)
@@ -141,8 +184,11 @@ static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_par
 {
     struct sim *s = ms->s;
     struct cache_params l2p = instance(&bp->l2, ch);
+    ms->front[ch] = (struct memsys_front){ms, ch};
     char *name = unit_name(ms, ch, "dram", ~0u);
     dram_init(&ms->dram[ch], s, name, NULL, &bp->dram);
+    if (ms->versions)
+        dram_set_shadow(&ms->dram[ch], &ms->shadow, bp->l3.line_b);
     free(name);
     for (unsigned k = 0; k < ms->t.llc_slices; k++) {
         struct cache *l3 = &ms->l3[ch * ms->t.llc_slices + k];
@@ -151,15 +197,15 @@ static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_par
         cache_init(l3, s, name, &ms->gpu_clk, &l3p, dram_port(&ms->dram[ch]));
         free(name);
     }
-    ms->l3_front[ch] = (struct memsys_front){.ms = ms, .node = ch};
     link_init(&ms->l23_down[ch], &bp->l2l3, &ms->gpu_clk, LOC_L2_L3);
     link_init(&ms->l23_up[ch], &bp->l2l3, &ms->gpu_clk, LOC_L2_L3);
     link_path_init(&ms->l23_path[ch], &ms->l23_down[ch], &ms->l23_up[ch],
-                   (struct mem_port){l3_front_access, &ms->l3_front[ch]});
-    ms->l2_route[ch] = (struct memsys_front){ms, ch, link_path_port(&ms->l23_path[ch]), {0}};
+                   (struct mem_port){l3_front_access, &ms->front[ch]});
+    ms->to_l3[ch] = link_path_port(&ms->l23_path[ch]);
+    ms->to_net[ch] = (struct mem_port){net_out_access, &ms->front[ch]};
     name = unit_name(ms, ch, "l2", ~0u);
     cache_init(&ms->l2[ch], s, name, &ms->gpu_clk, &l2p,
-               (struct mem_port){l2_route_access, &ms->l2_route[ch]});
+               (struct mem_port){l2_out_access, &ms->front[ch]});
     free(name);
 }
 
@@ -168,7 +214,8 @@ static void build_cu(struct memsys *ms, unsigned cu, const struct build_params *
     unsigned ch = topo_cu_chiplet(&ms->t, cu);
     link_init(&ms->l1_down[cu], &bp->l1l2, &ms->gpu_clk, LOC_L1_L2);
     link_init(&ms->l1_up[cu], &bp->l1l2, &ms->gpu_clk, LOC_L1_L2);
-    link_path_init(&ms->l1_path[cu], &ms->l1_down[cu], &ms->l1_up[cu], cache_port(&ms->l2[ch]));
+    link_path_init(&ms->l1_path[cu], &ms->l1_down[cu], &ms->l1_up[cu],
+                   (struct mem_port){l2_in_access, &ms->front[ch]});
     char buf[64];
     char *name = xasprintf("%s.l1d", topo_cu_name(&ms->t, cu, buf, sizeof buf));
     struct cache_params l1p = instance(&bp->l1, cu);
@@ -184,7 +231,7 @@ static void build_networks(struct memsys *ms, const struct build_params *bp)
         xbar_init(x, &bp->xbar, &ms->gpu_clk, ms->t.chiplets, LOC_REMOTE);
         x->home_base = i * ms->t.chiplets;
         for (unsigned j = 0; j < ms->t.chiplets; j++)
-            xbar_attach(x, j, (struct mem_port){l3_front_access, &ms->l3_front[x->home_base + j]});
+            xbar_attach(x, j, (struct mem_port){net_in_access, &ms->front[x->home_base + j]});
     }
     xbar_init(&ms->gsw, &bp->gsw, &ms->gpu_clk, g, LOC_GPU_GPU);
     for (unsigned i = 0; i < g; i++) {
@@ -192,19 +239,35 @@ static void build_networks(struct memsys *ms, const struct build_params *bp)
         xbar_attach(&ms->gsw, i, (struct mem_port){gpu_in_access, &ms->gpu_in[i]});
     }
     for (unsigned ch = 0; ch < ms->nch; ch++)
-        ms->l2_route[ch].xbar = xbar_port(&ms->xbar[topo_chiplet_gpu(&ms->t, ch)],
-                                          topo_chiplet_local(&ms->t, ch));
+        ms->xbar_in[ch] = xbar_port(&ms->xbar[topo_chiplet_gpu(&ms->t, ch)],
+                                    topo_chiplet_local(&ms->t, ch));
     for (unsigned ch = 0; ch < ms->nch; ch++)
         for (unsigned i = 0; i < g; i++)
             ms->gsw_paths[ch * g + i] = xbar_path_port(&ms->gsw, topo_chiplet_gpu(&ms->t, ch), i);
 }
 
-int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, struct err *e)
+static void machine_view(struct memsys *ms)
 {
-    *ms = (struct memsys){.s = s};
+    ms->cm = (struct coh_machine){.s = ms->s, .t = &ms->t, .nch = ms->nch, .ncu = ms->ncu,
+                                  .cu_per_ch = ms->t.cus, .l1 = ms->l1, .l2 = ms->l2,
+                                  .to_l3 = ms->to_l3, .to_net = ms->to_net};
+}
+
+void memsys_set_coherence(struct memsys *ms, const struct coh_ops *ops, void *self)
+{
+    ms->coh = ops;
+    ms->coh_self = self;
+}
+
+int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, bool versions,
+                 struct err *e)
+{
+    *ms = (struct memsys){.s = s, .versions = versions};
     struct build_params bp;
     if (read_params(c, ms, &bp, e))
         return -1;
+    bp.l1.versions = bp.l2.versions = bp.l3.versions = versions;
+    shadow_init(&ms->shadow);
     ms->nch = topo_nchiplets(&ms->t);
     ms->ncu = topo_ncus(&ms->t);
     ms->line_b = bp.l1.line_b;
@@ -217,6 +280,7 @@ int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, struct e
     for (unsigned cu = 0; cu < ms->ncu; cu++)
         build_cu(ms, cu, &bp);
     build_networks(ms, &bp);
+    machine_view(ms);
     return 0;
 }
 
@@ -241,9 +305,11 @@ void memsys_free(struct memsys *ms)
         xbar_free(&ms->xbar[i]);
     xbar_free(&ms->gsw);
     place_free(&ms->place);
-    void *arrays[] = {ms->l1, ms->l1_down, ms->l1_up, ms->l1_path, ms->l2, ms->l2_route,
-                      ms->l23_down, ms->l23_up, ms->l23_path, ms->l3_front, ms->l3, ms->dram,
-                      ms->xbar, ms->gpu_in, ms->gsw_paths};
+    shadow_free(&ms->shadow);
+    void *arrays[] = {ms->l1, ms->l1_down, ms->l1_up, ms->l1_path, ms->l2, ms->front,
+                      ms->l23_down, ms->l23_up, ms->l23_path, ms->l3, ms->dram, ms->xbar,
+                      ms->gpu_in, ms->gsw_paths, ms->xbar_in, ms->to_l3, ms->to_net,
+                      ms->remote_requests};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     *ms = (struct memsys){0};
@@ -280,6 +346,8 @@ void memsys_reg_stats(struct memsys *ms, struct stats *st)
         }
         snprintf(pre, sizeof pre, "%s.dram", buf);
         dram_reg_stats(&ms->dram[ch], st, pre);
+        stats_reg(st, buf, "remote_requests", &ms->remote_requests[ch],
+                  "requests that arrived from other chiplets (served by the home's L2)");
     }
     for (unsigned i = 0; i < ms->t.gpus; i++) {
         snprintf(pre, sizeof pre, "gpu%u.xbar", i);

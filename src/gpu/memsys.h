@@ -7,13 +7,15 @@
  * L2-L3 links, across the crossbar for another chiplet of the same GPU, and
  * over the inter-GPU switch for a chiplet of another GPU.
  *
- * This wiring has no coherence yet: the coherence layer hooks into the L2
- * miss route (remote requests to the home's L2, write policies, kernel
- * boundary operations). L3 capacity is per chiplet slice (docs/memsys.md).
+ * The coherence scheme (coherence/coh.h) decides at three points: a request
+ * from the L1s entering a chiplet's L2, a miss leaving an L2, and a request
+ * arriving at its home chiplet from the network. L3 capacity is per chiplet
+ * slice (docs/memsys.md).
  */
 #ifndef CHIPSIM_MEMSYS_H
 #define CHIPSIM_MEMSYS_H
 
+#include "coherence/coh.h"
 #include "mem/cache.h"
 #include "mem/dram.h"
 #include "net/link.h"
@@ -22,17 +24,16 @@
 #include "sched/place.h"
 #include "stats/stats.h"
 
-/* Where workloads place their data (page-aligned buffers start here). */
+/* Where synthetic traffic places its data. */
 #define MEMSYS_HEAP_BASE 0x100000000ull
 
 struct memsys;
 
-/* A routing front that is a mem_port: the L2's lower side, the L3 slice
- * selector of a chiplet, the ingress of a GPU on the inter-GPU switch. */
+/* A routing front that is a mem_port: the L2's two sides, the network
+ * entry and exit of a chiplet, the L3 slice selector, a GPU's ingress. */
 struct memsys_front {
     struct memsys *ms;
     unsigned node;
-    struct mem_port local, xbar; /* L2 route: to the local L3, into the crossbar */
 };
 
 struct memsys {
@@ -46,28 +47,40 @@ struct memsys {
     struct link *l1_down, *l1_up;     /* [ncu] */
     struct link_path *l1_path;        /* [ncu] */
     struct cache *l2;                 /* [nch] */
-    struct memsys_front *l2_route;    /* [nch] */
+    struct memsys_front *front;       /* [nch]: per chiplet, shared by all its fronts */
     struct link *l23_down, *l23_up;   /* [nch] */
     struct link_path *l23_path;       /* [nch] */
-    struct memsys_front *l3_front;    /* [nch] */
     struct cache *l3;                 /* [nch * llc_slices] */
     struct dram *dram;                /* [nch] */
     struct xbar *xbar;                /* [gpus] */
     struct xbar gsw;                  /* inter-GPU switch, one port per GPU */
     struct memsys_front *gpu_in;      /* [gpus] */
     struct mem_port *gsw_paths;       /* [nch * gpus]: chiplet -> GPU g */
+    struct mem_port *xbar_in;         /* [nch]: chiplet's source port of its GPU's crossbar */
+    struct mem_port *to_l3, *to_net;  /* [nch]: for the coherence machine view */
+    struct shadow shadow;             /* memory's data versions (checker) */
+    bool versions;
+
+    uint64_t *remote_requests;        /* [nch]: requests arriving from other chiplets */
+    struct coh_machine cm;            /* the machine as coherence schemes see it */
+    const struct coh_ops *coh;        /* NULL: the default hooks */
+    void *coh_self;
 };
 
 void memsys_define_sections(struct cfg *c);
-/* Build from a resolved configuration; cross-key problems return -1. */
-int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, struct err *e);
+/* Build from a resolved configuration; cross-key problems return -1.
+ * versions: keep per-word data versions everywhere (the checker). */
+int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, bool versions,
+                 struct err *e);
+/* Route through scheme `ops` (created on ms->cm) from now on. */
+void memsys_set_coherence(struct memsys *ms, const struct coh_ops *ops, void *self);
 void memsys_free(struct memsys *ms);
 void memsys_reg_stats(struct memsys *ms, struct stats *st);
 
 static inline unsigned memsys_ncus(const struct memsys *ms) { return ms->ncu; }
 /* Home chiplet of addr when touched by global CU `cu` (placement policy). */
 unsigned memsys_home(struct memsys *ms, addr_t addr, unsigned cu);
-/* A request from CU `cu` into its L1 (r->home must be set). */
+/* A request from CU `cu` into its L1 (r->home must be set); for synthetic traffic. */
 void memsys_cu_access(struct memsys *ms, unsigned cu, struct req *r);
 
 /* read_hits + write_hits of every cache whose name ends in `level`. */

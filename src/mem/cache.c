@@ -587,10 +587,8 @@ static enum act decide(const struct cache *c, const struct req *r, int64_t l,
     *hit = l >= 0 && (!needs_data[r->kind] || mask_covers(c->mask[l].valid, need));
     enum cache_write_policy wp = wpolicy(c, r);
     bool noalloc = r->flags & REQ_F_NOALLOC;
-    if (noalloc && !*hit && r->kind == REQ_ATOMIC)
-        return A_DROP_FWD;
-    if (noalloc && !*hit && r->kind == REQ_WRITEBACK)
-        return A_FWD;
+    if (noalloc && !*hit && (r->kind == REQ_ATOMIC || r->kind == REQ_WRITEBACK))
+        return l >= 0 && !mask_any(c->mask[l].dirty) ? A_DROP_FWD : A_FWD;
     enum act a = act_tab[r->kind][wp][*hit];
     return a == A_WMISS ? wmiss_tab[wp][noalloc ? CACHE_WA_NONE : c->p.write_alloc] : a;
 }

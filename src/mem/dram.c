@@ -246,6 +246,28 @@ static uint64_t bus_reserve(struct dram *d, struct dram_bus *bus, uint64_t ready
     return c;
 }
 
+/* Memory order for versions is arrival order: a read sees every write that
+ * arrived before it. */
+static void shadow_versions(struct dram *d, struct req *r)
+{
+    addr_t line = r->addr & ~(addr_t)(d->line_b - 1);
+    unsigned words = d->line_b / 4;
+    if (r->kind == REQ_READ || r->kind == REQ_ATOMIC) {
+        shadow_read(d->shadow, line, words, r->ver);
+        return;
+    }
+    uint64_t m[2] = {r->mask[0], r->mask[1]};
+    if (!(m[0] | m[1]))
+        req_mask_range(m, (unsigned)(r->addr - line), r->size);
+    shadow_write(d->shadow, line, words, m, r->ver);
+}
+
+void dram_set_shadow(struct dram *d, struct shadow *sh, unsigned line_b)
+{
+    d->shadow = sh;
+    d->line_b = line_b;
+}
+
 static void dram_access(struct sim *s, void *self, struct req *r)
 {
     struct dram *d = self;
@@ -265,6 +287,8 @@ static void dram_access(struct sim *s, void *self, struct req *r)
         close_row(p, b);
 
     count(d, r, nbus);
+    if (d->shadow)
+        shadow_versions(d, r);
     d->pending++;
     sim_at(s, clock_cycles(d->clk, burst + nbus), dram_done, d, (uint64_t)(uintptr_t)r);
 }

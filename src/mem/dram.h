@@ -21,6 +21,7 @@
 
 #include "config/cfg.h"
 #include "mem/req.h"
+#include "mem/shadow.h"
 
 struct stats;
 
@@ -99,8 +100,14 @@ struct dram {
     uint64_t *bus_bits;      /* channels x bus_words, allocated at init */
     uint64_t bus_words;      /* bus_window / 64 */
     uint64_t pending;        /* accepted, not yet completed */
+    struct shadow *shadow;   /* data versions of memory (checker), or NULL */
+    unsigned line_b;         /* line size that write masks refer to */
     struct dram_stats st;
 };
+
+/* Keep data versions in sh: reads return them, writes store them. Write
+ * masks are relative to lines of line_b bytes. */
+void dram_set_shadow(struct dram *d, struct shadow *sh, unsigned line_b);
 
 /* clk may be NULL: the DRAM then runs on its own clock at p->mhz (the usual
  * case). Invalid params are a programming error here (BUG); user input is

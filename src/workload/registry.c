@@ -4,6 +4,12 @@
  */
 #include "wl.h"
 
+extern const struct wl_ops wl_chase, wl_stream, wl_vecadd, wl_square;
+
 const struct wl_ops *const wl_registry[] = {
+    &wl_chase,
+    &wl_stream,
+    &wl_vecadd,
+    &wl_square,
     NULL,
 };

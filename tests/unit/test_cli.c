@@ -44,27 +44,44 @@ static void expect_bad(const char *ini, const char *override, const char *want_i
 
 Test(cli, unknown_key_exits_2)
 {
-    expect_bad("[l2]\n\nsise_kib = 8192\n", "synth.requests=10", "bad.ini:3: [l2] sise_kib = 8192: unknown key (did you mean 'size_kib'?)");
+    expect_bad("[l2]\n\nsise_kib = 8192\n", "sim.seed=3", "bad.ini:3: [l2] sise_kib = 8192: unknown key (did you mean 'size_kib'?)");
 }
 
 Test(cli, out_of_range_exits_2)
 {
-    expect_bad("[gpu]\nchiplets = 0\n", "synth.requests=10", "bad.ini:2: [gpu] chiplets = 0: out of range [1, 64]");
+    expect_bad("[gpu]\nchiplets = 0\n", "sim.seed=3", "bad.ini:2: [gpu] chiplets = 0: out of range [1, 64]");
 }
 
 Test(cli, malformed_line_exits_2)
 {
-    expect_bad("[gpu]\nchiplets 4\n", "synth.requests=10", "bad.ini:2: malformed line");
+    expect_bad("[gpu]\nchiplets 4\n", "sim.seed=3", "bad.ini:2: malformed line");
 }
 
 Test(cli, bad_override_exits_2)
 {
-    expect_bad("[gpu]\n", "synth.pattern=zigzag", "-p:1: [synth] pattern = zigzag: not one of stream|random|chase");
+    expect_bad("[gpu]\n", "coherence.remote_store=maybe",
+               "-p:1: [coherence] remote_store = maybe: not one of write_through|write_back");
+}
+
+Test(cli, unknown_scheme_and_workload_exit_2)
+{
+    expect_bad("[coherence]\nscheme = magic\n", "sim.seed=3",
+               "bad.ini:2: [coherence] scheme = magic: unknown scheme (known: viper, ideal");
+    expect_bad("[workload]\nname = nosuch\n", "sim.seed=3",
+               "[workload] name = nosuch: unknown workload (known: ");
+}
+
+Test(cli, workload_parameter_errors_exit_2)
+{
+    expect_bad("[workload]\nname = chase\n", "workload.target=l9",
+               "-p:1: [workload] target = l9: not one of ");
+    expect_bad("[workload]\nname = vecadd\nsize = 3\n", "sim.seed=3",
+               "bad.ini:3: [workload] size = 3: unknown key");
 }
 
 Test(cli, cross_key_error_exits_2)
 {
-    expect_bad("[l2]\nline_b = 128\n", "synth.requests=10", "bad.ini:2: [l2] line_b = 128: must equal [l1d] line_b (64)");
+    expect_bad("[l2]\nline_b = 128\n", "sim.seed=3", "bad.ini:2: [l2] line_b = 128: must equal [l1d] line_b (64)");
 }
 
 Test(cli, unknown_command_and_option)
@@ -87,7 +104,10 @@ Test(cli, list_params_has_every_section)
     cr_expect_eq(r.status, 0);
     const char *want[] = {"[gpu]", "gpu.chiplets = 4", "[l1d]", "l1d.hit_lat = 140", "[l2]",
                           "l2.size_kib = 8192", "[dram]", "[xbar]", "xbar.port_gbps = 768",
-                          "[place]", "place.page_b = 4096", "[synth]", "[sim]"};
+                          "[place]", "place.page_b = 4096", "[cu]", "[lds]", "[cp]", "[energy]",
+                          "[check]", "[coherence]", "coherence.scheme = viper",
+                          "[coherence(viper)]", "[workload]", "[workload(chase)]",
+                          "workload(chase).target", "[sim]"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect(strstr(r.out, want[i]) != NULL, "missing %s", want[i]);
     cli_result_free(&r);
@@ -96,10 +116,8 @@ Test(cli, list_params_has_every_section)
 static json_t *run_json(const char *dir, const char *name, const char *const *extra)
 {
     char *json = xasprintf("%s/%s", dir, name);
-    const char *argv[32] = {"run", "-q", "--json", json, "-p", "gpu.chiplets=2", "-p",
-                            "gpu.cus_per_chiplet=4", "-p", "synth.requests=300", "-p",
-                            "synth.footprint_kib=64"};
-    size_t n = 12;
+    const char *argv[32] = {"run", "-q", "--json", json, "-c", "configs/tiny.ini"};
+    size_t n = 6;
     for (; extra && *extra; extra++)
         argv[n++] = *extra;
     argv[n] = NULL;
@@ -117,7 +135,8 @@ static json_t *run_json(const char *dir, const char *name, const char *const *ex
 Test(cli, json_contract)
 {
     char *dir = cli_tmpdir();
-    json_t *j = run_json(dir, "a.json", NULL);
+    const char *extra[] = {"-w", "vecadd", "-p", "workload.n=4096", NULL};
+    json_t *j = run_json(dir, "a.json", extra);
     const char *top[] = {"config", "summary", "stats", "sim"};
     for (int i = 0; i < 4; i++)
         cr_expect(json_is_object(json_object_get(j, top[i])), "missing %s", top[i]);
@@ -129,9 +148,24 @@ Test(cli, json_contract)
     json_t *cfg = json_object_get(j, "config");
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(cfg, "gpu"), "chiplets")), 2);
     json_t *sum = json_object_get(j, "summary");
-    /* 8 CUs x 300 requests, every one completed and counted once at the L1. */
-    cr_expect_eq(json_integer_value(json_object_get(sum, "requests")), 2400);
-    cr_expect_eq(json_integer_value(json_object_get(sum, "l1_accesses")), 2400);
+    const char *keys[] = {"cycles", "kernels", "warp_insts", "l1_accesses", "l1_hits",
+                          "l2_accesses", "l2_hits", "l2_remote_accesses", "l3_accesses", "l3_hits",
+                          "dram_reads", "dram_writes", "flits_l1_l2", "flits_l2_l3",
+                          "flits_remote", "l2_flushes", "l2_invalidates", "stale_reads"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        cr_expect(json_is_integer(json_object_get(sum, keys[i])), "summary.%s", keys[i]);
+    const char *ek[] = {"l1i", "l1d", "lds", "l2", "noc", "dram", "total"};
+    for (size_t i = 0; i < 7; i++)
+        cr_expect(json_is_real(json_object_get(json_object_get(sum, "energy_pj"), ek[i])),
+                  "energy_pj.%s", ek[i]);
+    /* vecadd of 4096 floats: a, b and c are 256 lines each; every line is one
+     * L1 access (two loads, one store), and the single kernel had one flush
+     * and one invalidate per chiplet (viper). */
+    cr_expect_eq(json_integer_value(json_object_get(sum, "kernels")), 1);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "l1_accesses")), 768);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "l2_flushes")), 2);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "l2_invalidates")), 2);
+    cr_expect_eq(json_integer_value(json_object_get(sum, "stale_reads")), 0);
     json_decref(j);
     rmdir(dir);
     free(dir);
@@ -149,7 +183,8 @@ static void drop_wall_fields(json_t *j)
 Test(cli, same_run_twice_is_identical)
 {
     char *dir = cli_tmpdir();
-    const char *extra[] = {"-p", "synth.pattern=random", "-p", "synth.write_pct=30", NULL};
+    const char *extra[] = {"-w", "square", "-p", "workload.n=20000", "-p", "workload.blocks=16",
+                           "-p", "workload.iterations=3", NULL};
     json_t *a = run_json(dir, "a.json", extra), *b = run_json(dir, "b.json", extra);
     drop_wall_fields(a);
     drop_wall_fields(b);

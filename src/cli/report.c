@@ -1,0 +1,50 @@
+/*
+ * report.c -- the summary table (see report.h).
+ */
+#include "report.h"
+
+static long long geti(json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+static double getf(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+
+static void hits(FILE *o, const char *what, json_t *sum, const char *acc, const char *hit)
+{
+    long long a = geti(sum, acc), h = geti(sum, hit);
+    fprintf(o, "  %-24s %14lld accesses %7.2f%% hits\n", what, a, a ? 100.0 * (double)h / (double)a : 0.0);
+}
+
+void report_print_summary(FILE *o, json_t *sum, json_t *simj)
+{
+    fprintf(o, "\n== summary ==\n");
+    fprintf(o, "  %-24s %14lld\n", "cycles", geti(sum, "cycles"));
+    fprintf(o, "  %-24s %14lld\n", "kernels", geti(sum, "kernels"));
+    fprintf(o, "  %-24s %14lld\n", "warp instructions", geti(sum, "warp_insts"));
+    hits(o, "L1D", sum, "l1_accesses", "l1_hits");
+    hits(o, "L2", sum, "l2_accesses", "l2_hits");
+    fprintf(o, "  %-24s %14lld\n", "L2 remote accesses", geti(sum, "l2_remote_accesses"));
+    hits(o, "L3", sum, "l3_accesses", "l3_hits");
+    fprintf(o, "  %-24s %14lld reads %lld writes\n", "DRAM", geti(sum, "dram_reads"),
+            geti(sum, "dram_writes"));
+    fprintf(o, "  %-24s %14lld L1-L2 %lld L2-L3 %lld remote\n", "flits", geti(sum, "flits_l1_l2"),
+            geti(sum, "flits_l2_l3"), geti(sum, "flits_remote"));
+    fprintf(o, "  %-24s %14lld flushes %lld invalidates\n", "L2 operations",
+            geti(sum, "l2_flushes"), geti(sum, "l2_invalidates"));
+    json_t *en = json_object_get(sum, "energy_pj");
+    fprintf(o, "  %-24s %14.3f uJ (L1I %.3f, L1D %.3f, LDS %.3f, L2 %.3f, NoC %.3f, DRAM %.3f)\n",
+            "memory energy", getf(en, "total") / 1e6, getf(en, "l1i") / 1e6, getf(en, "l1d") / 1e6,
+            getf(en, "lds") / 1e6, getf(en, "l2") / 1e6, getf(en, "noc") / 1e6,
+            getf(en, "dram") / 1e6);
+    if (getf(sum, "avg_load_latency_cycles") > 0)
+        fprintf(o, "  %-24s %14.1f cycles\n", "avg load latency",
+                getf(sum, "avg_load_latency_cycles"));
+    if (getf(sum, "achieved_gbps") > 0)
+        fprintf(o, "  %-24s %14.1f GB/s\n", "achieved bandwidth", getf(sum, "achieved_gbps"));
+    fprintf(o, "  %-24s %14lld\n", "stale reads", geti(sum, "stale_reads"));
+    fprintf(o, "\n== engine ==\n  %.3f s wall, %lld events, %.2f M warp insts/s, %.2f M mem "
+               "requests/s, peak RSS %lld KiB\n",
+            getf(simj, "wall_s"), geti(simj, "events"), getf(simj, "warp_insts_per_s") / 1e6,
+            getf(simj, "mem_reqs_per_s") / 1e6, geti(simj, "peak_rss_kib"));
+}

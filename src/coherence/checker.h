@@ -1,0 +1,60 @@
+/*
+ * checker.h -- the coherence checker (spec cpelide.md 4.14): versions stand
+ * in for data. Every store performed by a CU creates a new version of the
+ * words it writes; caches, requests and memory carry the version of each
+ * word they hold. The checker keeps, per word, the version a data-race-free
+ * program must observe: the last one written before the current kernel
+ * began. A load that returns an older version of any word it reads is a
+ * stale read. Writes by others during the current kernel are races in a DRF
+ * program and are not counted, so different chiplets writing different
+ * words of one line raise no alarm. Granularity: 4-byte words.
+ */
+#ifndef CHIPSIM_CHECKER_H
+#define CHIPSIM_CHECKER_H
+
+#include "base/u64map.h"
+#include "mem/req.h"
+#include "stats/stats.h"
+
+#define CHK_REPORTS 8
+
+struct chk_word {
+    uint32_t cur;    /* version of the last store */
+    uint32_t prev;   /* version before the first store of kernel `kernel` */
+    uint32_t kernel; /* kernel (+1) of the last store */
+};
+
+struct chk_report {
+    addr_t addr;
+    uint32_t kernel, got, want;
+    uint16_t cu;
+};
+
+struct chk {
+    bool on;
+    unsigned line_b, words;
+    uint32_t seq;          /* last version handed out */
+    uint32_t kernel;       /* current kernel + 1 */
+    struct u64map pages;   /* page -> index into blocks */
+    struct chk_word **blocks;
+    size_t nblocks, cap;
+    struct chk_report rep[CHK_REPORTS];
+    struct {
+        uint64_t stale_reads, stale_words, checked_loads, stores;
+    } st;
+};
+
+void chk_init(struct chk *c, bool on, unsigned line_b);
+void chk_free(struct chk *c);
+void chk_reg_stats(struct chk *c, struct stats *st, const char *prefix);
+void chk_kernel_begin(struct chk *c, unsigned kernel);
+/* A store of the bytes in mask (line-relative) of the line at line_addr:
+ * stamps a new version into ver[] for the words written. */
+void chk_store(struct chk *c, addr_t line_addr, const uint64_t mask[2], uint32_t *ver);
+/* A load's data arrived with versions ver[]; true (and counted) if stale. */
+bool chk_load(struct chk *c, addr_t line_addr, const uint64_t mask[2], const uint32_t *ver,
+              unsigned cu);
+/* Print the first stale reads. */
+void chk_print_reports(const struct chk *c, FILE *out);
+
+#endif

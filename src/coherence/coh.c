@@ -1,0 +1,125 @@
+/*
+ * coh.c -- scheme lookup, the default request-path hooks, the keys shared
+ * by every scheme, and the sequencer that runs a flush or invalidate on many
+ * caches at once (kernel-boundary operations).
+ */
+#include "coh.h"
+
+#include <string.h>
+
+const struct cfg_key coh_common_keys[] = {
+    {"scheme", CFG_STR, "viper", 0, 0, "coherence scheme (see `chipsim list schemes`)", NULL},
+    {"remote_read_alloc", CFG_ENUM, "requester_no", 0, 0,
+     "spec cpelide D4: does the requesting chiplet's L2 keep data read from another chiplet "
+     "(requester_yes is the gem5 artifact's behaviour)", "requester_no|requester_yes"},
+    {"remote_store", CFG_ENUM, "write_through", 0, 0,
+     "spec cpelide D4: stores to lines homed elsewhere are written through to the home, or kept "
+     "in the local L2 and written back at flush/eviction (the gem5 artifact)",
+     "write_through|write_back"},
+    CFG_END,
+};
+
+const struct coh_ops *coh_find(const char *name)
+{
+    for (const struct coh_ops *const *c = coh_registry; *c; c++)
+        if (!strcmp((*c)->name, name))
+            return *c;
+    return NULL;
+}
+
+void coh_default_l2_access(const struct coh_machine *m, unsigned ch, struct req *r)
+{
+    cache_access(m->s, &m->l2[ch], r);
+}
+
+void coh_default_l2_miss(const struct coh_machine *m, unsigned ch, struct req *r)
+{
+    mem_send(m->s, r->home == ch ? &m->to_l3[ch] : &m->to_net[ch], r);
+}
+
+/* Spec cpelide 3.2/3.3: the home serves remote reads from its L2 or relays
+ * them from its L3 without allocating; remote stores are written through
+ * toward memory; write-backs of remote lines (artifact D4 mode) go to the L3
+ * without updating the home's copy. */
+void coh_default_remote_in(const struct coh_machine *m, unsigned home, struct req *r)
+{
+    r->flags |= REQ_F_REMOTE;
+    switch (r->kind) {
+    case REQ_WRITEBACK:
+        mem_send(m->s, &m->to_l3[home], r);
+        return;
+    case REQ_ATOMIC:
+        r->flags &= (uint8_t)~REQ_F_NOALLOC;
+        break;
+    case REQ_WRITE:
+        r->flags |= REQ_F_NOALLOC | REQ_F_WT;
+        break;
+    default:
+        r->flags |= REQ_F_NOALLOC;
+    }
+    cache_access(m->s, &m->l2[home], r);
+}
+
+void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d)
+{
+    d->read_alloc = cfg_enum(sec, "remote_read_alloc") == 1;
+    d->store_local = cfg_enum(sec, "remote_store") == 1;
+}
+
+void coh_d4_l2_access(const struct coh_machine *m, const struct coh_d4 *d, unsigned ch,
+                      struct req *r)
+{
+    if (r->home != ch) {
+        bool store = r->kind == REQ_WRITE || r->kind == REQ_WRITEBACK;
+        if (r->kind == REQ_ATOMIC || (store && !d->store_local))
+            r->flags |= REQ_F_NOALLOC | REQ_F_WT;
+        else if (r->kind == REQ_READ && !d->read_alloc)
+            r->flags |= REQ_F_NOALLOC;
+    }
+    cache_access(m->s, &m->l2[ch], r);
+}
+
+/* ---- sequencer ---------------------------------------------------------- */
+
+static void seq_one_done(struct sim *s, void *obj)
+{
+    struct coh_seq *q = obj;
+    if (--q->outstanding == 0 && q->done)
+        q->done(s, q->arg);
+}
+
+static void start_op(struct coh_seq *q, struct cache *c, enum coh_cache_op op)
+{
+    q->outstanding++;
+    if (op == COH_FLUSH)
+        cache_flush(q->m->s, c, seq_one_done, q);
+    else
+        cache_invalidate(q->m->s, c, op == COH_INVALIDATE_CLEAN, seq_one_done, q);
+}
+
+/* The guard count of 1 keeps done() from running before every op started
+ * (an op on an empty cache may finish within its start). */
+static void seq_begin(struct coh_seq *q, coh_done_fn done, void *arg)
+{
+    q->outstanding = 1;
+    q->done = done;
+    q->arg = arg;
+}
+
+void coh_all_l1(struct coh_seq *q, enum coh_cache_op op, coh_done_fn done, void *arg)
+{
+    seq_begin(q, done, arg);
+    for (unsigned i = 0; i < q->m->ncu; i++)
+        start_op(q, &q->m->l1[i], op);
+    seq_one_done(q->m->s, q);
+}
+
+void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_done_fn done,
+             void *arg)
+{
+    seq_begin(q, done, arg);
+    for (unsigned c = 0; c < q->m->nch; c++)
+        if (chiplets >> c & 1)
+            start_op(q, &q->m->l2[c], op);
+    seq_one_done(q->m->s, q);
+}

@@ -1,0 +1,123 @@
+/*
+ * coh.h -- the contract of a coherence scheme. A scheme is one .c file that
+ * fills a `const struct coh_ops` and one line in registry.c; it is chosen
+ * with `-p coherence.scheme=NAME`.
+ *
+ * The GPU layer describes the machine to the scheme (struct coh_machine:
+ * the caches, and ports to send requests along the chiplet hierarchy) and
+ * calls its hooks at fixed points of a request's path and at kernel
+ * boundaries. A NULL hook means the default behaviour given next to it.
+ *
+ * Request path at chiplet ch (see docs/coherence.md):
+ *   L1 miss/store -> l2_access(ch)      default: into ch's L2 cache
+ *   L2 miss/forward/write-back -> l2_miss(ch)
+ *                         default: home == ch ? ch's L3 : network to the home
+ *   arrival at the home chiplet from the network -> remote_in(home)
+ *                         default: reads served by the home's L2 without
+ *                         allocating, stores written through it to the L3,
+ *                         atomics performed there, write-backs passed to
+ *                         the L3 without touching the home's copy
+ */
+#ifndef CHIPSIM_COH_H
+#define CHIPSIM_COH_H
+
+#include "config/cfg.h"
+#include "mem/cache.h"
+#include "net/topo.h"
+#include "stats/stats.h"
+
+struct coh_machine {
+    struct sim *s;
+    const struct topo *t;
+    unsigned nch, ncu;
+    unsigned cu_per_ch;
+    struct cache *l1;          /* [ncu], global CU index */
+    struct cache *l2;          /* [nch] */
+    struct mem_port *to_l3;    /* [nch]: from chiplet ch's L2 to its own L3 slices */
+    struct mem_port *to_net;   /* [nch]: from chiplet ch into the network, to r->home's remote_in */
+};
+
+struct coh_range {
+    addr_t lo, hi; /* [lo, hi) */
+};
+
+/* The ranges of one data structure that one chiplet's work-groups touch,
+ * sorted and merged. */
+struct coh_ranges {
+    struct coh_range *v;
+    unsigned n;
+    size_t cap;
+};
+
+/* One data structure a kernel accesses, as the command processor sees it. */
+struct coh_arg {
+    addr_t base;
+    uint64_t size;
+    bool write;                 /* mode R/W */
+    bool same_pattern;          /* annotation flag: same chiplets and ranges as before */
+    bool ranged;                /* per-chiplet ranges known */
+    struct coh_ranges *ranges;  /* [nch] when ranged */
+};
+
+struct coh_kernel {
+    unsigned id;                /* dynamic kernel number, from 0 */
+    const char *name;
+    uint64_t chiplets;          /* bit c set: the kernel runs on chiplet c */
+    unsigned nargs;             /* 0: unannotated */
+    const struct coh_arg *args;
+};
+
+typedef void (*coh_done_fn)(struct sim *s, void *arg);
+
+struct coh_ops {
+    const char *name;
+    const char *desc;                 /* one line, for `chipsim list schemes` */
+    const struct cfg_key *keys;       /* the scheme's own keys, in section [coherence] */
+    void *(*create)(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e);
+    void (*destroy)(void *self);
+    void (*reg_stats)(void *self, struct stats *st);
+    /* Implicit acquire before kernel k's first work-group; done() when finished. */
+    void (*kernel_launch)(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg);
+    /* Implicit release after kernel k's last work-group and its stores; done() when finished. */
+    void (*kernel_end)(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg);
+    void (*l2_access)(void *self, unsigned ch, struct req *r);
+    void (*l2_miss)(void *self, unsigned ch, struct req *r);
+    void (*remote_in)(void *self, unsigned home, struct req *r);
+};
+
+extern const struct coh_ops *const coh_registry[];
+const struct coh_ops *coh_find(const char *name);
+/* Keys shared by every scheme (section [coherence]): scheme and the D4 switches. */
+extern const struct cfg_key coh_common_keys[];
+
+/* Spec cpelide D4: what a chiplet's L2 does with lines homed elsewhere. */
+struct coh_d4 {
+    bool read_alloc;   /* requester_yes: keep remote-read lines (gem5 artifact) */
+    bool store_local;  /* write_back: keep remote stores dirty locally (gem5 artifact) */
+};
+void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d);
+/* The L2 side of D4: flags for a request from chiplet ch's L1s, then into its L2. */
+void coh_d4_l2_access(const struct coh_machine *m, const struct coh_d4 *d, unsigned ch,
+                      struct req *r);
+
+/* The default hooks, for schemes that extend them. */
+void coh_default_l2_access(const struct coh_machine *m, unsigned ch, struct req *r);
+void coh_default_l2_miss(const struct coh_machine *m, unsigned ch, struct req *r);
+void coh_default_remote_in(const struct coh_machine *m, unsigned home, struct req *r);
+
+/* Whole-machine kernel-boundary operations used by the schemes: run `op` on
+ * every selected L1 or L2 in parallel and call done() when all have finished.
+ * The sequencer object must stay alive until done() runs. */
+enum coh_cache_op { COH_FLUSH, COH_INVALIDATE, COH_INVALIDATE_CLEAN };
+struct coh_seq {
+    const struct coh_machine *m;
+    unsigned outstanding;
+    coh_done_fn done;
+    void *arg;
+};
+void coh_all_l1(struct coh_seq *q, enum coh_cache_op op, coh_done_fn done, void *arg);
+/* chiplets: bitmask of chiplets whose L2 takes the operation. */
+void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_done_fn done,
+             void *arg);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * viper.c -- the baseline of a chiplet GPU: gem5's VIPER protocol extended
+ * to several chiplets, as spec cpelide.md section 3 describes it.
+ *
+ * Request path: L1s are write-through (configured in [l1d]); each chiplet's
+ * L2 is write-back with write-validate for lines homed on it; lines homed
+ * elsewhere follow the D4 switches (default: the requester's L2 keeps no
+ * copy of remote reads and writes remote stores through to the home). The
+ * home serves remote reads from its L2 or relays them from its L3 without
+ * allocating (coh_default_remote_in).
+ * Kernel boundaries (D11): release = flush every chiplet's L2 at the end of
+ * each kernel; acquire = invalidate every L1 and every L2 at each launch, so
+ * no L2 data survives a boundary. `release_at = launch` gives the artifact's
+ * order instead (both at launch: flush, then invalidate).
+ * `fault` drops one required operation; it exists to prove in tests that
+ * the checker notices.
+ */
+#include <stdlib.h>
+
+#include "coh.h"
+
+enum viper_fault { F_NONE, F_SKIP_L1_INV, F_SKIP_L2_INV, F_SKIP_L2_FLUSH };
+enum viper_release { REL_KERNEL_END, REL_LAUNCH };
+
+struct viper {
+    struct coh_machine m;
+    struct coh_d4 d4;
+    enum viper_fault fault;
+    enum viper_release release_at;
+    bool sync_l2;              /* false: the `ideal` reference (no L2 operations) */
+    struct coh_seq l1q, l2q;
+    unsigned parts;            /* parallel parts of the current boundary still running */
+    coh_done_fn done;
+    void *arg;
+    uint64_t all;              /* mask of every chiplet */
+    struct {
+        uint64_t l2_flushes, l2_invalidates, l1_invalidates;
+    } st;
+};
+
+static const struct cfg_key viper_keys[] = {
+    {"release_at", CFG_ENUM, "kernel_end", 0, 0,
+     "spec cpelide D11: flush the L2s at the end of each kernel, or at the next launch before "
+     "the invalidate (the gem5 artifact)", "kernel_end|launch"},
+    {"fault", CFG_ENUM, "none", 0, 0,
+     "testing only: drop one required kernel-boundary operation so the checker must fire",
+     "none|skip_l1_inv|skip_l2_inv|skip_l2_flush"},
+    CFG_END,
+};
+
+static void *create_common(const struct coh_machine *m, const struct cfg_sec *sec, bool sync_l2)
+{
+    struct viper *v = xcalloc(1, sizeof *v);
+    v->m = *m;
+    coh_d4_from_cfg(sec, &v->d4);
+    v->sync_l2 = sync_l2;
+    v->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
+    v->l1q.m = v->l2q.m = &v->m;
+    return v;
+}
+
+static void *viper_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
+{
+    (void)e;
+    struct viper *v = create_common(m, sec, true);
+    v->fault = (enum viper_fault)cfg_enum(sec, "fault");
+    v->release_at = (enum viper_release)cfg_enum(sec, "release_at");
+    return v;
+}
+
+static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
+{
+    (void)e;
+    return create_common(m, sec, false);
+}
+
+static void viper_destroy(void *self) { free(self); }
+
+static const struct stat_desc viper_desc[] = {
+    STAT_DESC(__typeof__(((struct viper *)0)->st), l2_flushes, "L2 flush operations issued"),
+    STAT_DESC(__typeof__(((struct viper *)0)->st), l2_invalidates,
+              "L2 invalidate operations issued"),
+    STAT_DESC(__typeof__(((struct viper *)0)->st), l1_invalidates,
+              "kernel boundaries at which every L1 was invalidated"),
+    {0},
+};
+
+static void viper_reg_stats(void *self, struct stats *st)
+{
+    stats_reg_block(st, "coherence", viper_desc, &((struct viper *)self)->st);
+}
+
+static void part_done(struct sim *s, void *obj)
+{
+    struct viper *v = obj;
+    if (--v->parts == 0)
+        v->done(s, v->arg);
+}
+
+static void begin(struct viper *v, unsigned parts, coh_done_fn done, void *arg)
+{
+    v->parts = parts + 1; /* guard, released by finish() */
+    v->done = done;
+    v->arg = arg;
+}
+
+static void finish(struct sim *s, struct viper *v) { part_done(s, v); }
+
+static void l2_flush(struct viper *v, coh_done_fn fn)
+{
+    v->st.l2_flushes += v->m.nch;
+    coh_l2s(&v->l2q, v->all, COH_FLUSH, fn, v);
+}
+
+static void l2_inv_after_flush(struct sim *s, void *obj)
+{
+    struct viper *v = obj;
+    (void)s;
+    v->st.l2_invalidates += v->m.nch;
+    coh_l2s(&v->l2q, v->all, COH_INVALIDATE_CLEAN, part_done, v);
+}
+
+static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done,
+                                void *arg)
+{
+    struct viper *v = self;
+    struct sim *s = v->m.s;
+    (void)k;
+    begin(v, 2, done, arg);
+    if (v->fault != F_SKIP_L1_INV) {
+        v->st.l1_invalidates++;
+        coh_all_l1(&v->l1q, COH_INVALIDATE, part_done, v);
+    } else {
+        part_done(s, v);
+    }
+    if (!v->sync_l2 || v->fault == F_SKIP_L2_INV)
+        part_done(s, v);
+    else if (v->release_at == REL_LAUNCH && v->fault != F_SKIP_L2_FLUSH)
+        l2_flush(v, l2_inv_after_flush);
+    else
+        l2_inv_after_flush(s, v);
+    finish(s, v);
+}
+
+static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
+{
+    struct viper *v = self;
+    struct sim *s = v->m.s;
+    (void)k;
+    begin(v, 1, done, arg);
+    if (v->sync_l2 && v->release_at == REL_KERNEL_END && v->fault != F_SKIP_L2_FLUSH)
+        l2_flush(v, part_done);
+    else
+        part_done(s, v);
+    finish(s, v);
+}
+
+static void viper_l2_access(void *self, unsigned ch, struct req *r)
+{
+    struct viper *v = self;
+    coh_d4_l2_access(&v->m, &v->d4, ch, r);
+}
+
+const struct coh_ops coh_viper = {
+    .name = "viper",
+    .desc = "baseline: VIPER extended to chiplets; every L2 flushed and invalidated at every "
+            "kernel boundary (spec cpelide 3)",
+    .keys = viper_keys,
+    .create = viper_create,
+    .destroy = viper_destroy,
+    .reg_stats = viper_reg_stats,
+    .kernel_launch = viper_kernel_launch,
+    .kernel_end = viper_kernel_end,
+    .l2_access = viper_l2_access,
+};
+
+const struct coh_ops coh_ideal = {
+    .name = "ideal",
+    .desc = "no-sync reference: the viper hierarchy with no L2 flush or invalidate at kernel "
+            "boundaries (an upper bound; not a correct protocol when L2s keep remote data)",
+    .keys = NULL,
+    .create = ideal_create,
+    .destroy = viper_destroy,
+    .reg_stats = viper_reg_stats,
+    .kernel_launch = viper_kernel_launch,
+    .kernel_end = viper_kernel_end,
+    .l2_access = viper_l2_access,
+};

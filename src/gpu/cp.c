@@ -1,0 +1,284 @@
+/*
+ * cp.c -- global and local command processors (see cp.h).
+ */
+#include "cp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct cfg_key cp_keys[] = {
+    {"launch_us", CFG_FLOAT, "2", 0, 1e6,
+     "command-processor scheduling latency per kernel, us (artifact GSDelay: 2)", NULL},
+    {"wg_dispatch_cycles", CFG_INT, "1", 1, 1e6,
+     "cycles between two work-group dispatches of one chiplet's local CP", NULL},
+    {"wg_policy", CFG_ENUM, "static", 0, 0,
+     "work-group to chiplet assignment: contiguous blocks per chiplet (static, spec 2.3) or "
+     "round-robin", "static|round_robin"},
+    {"chiplets_per_kernel", CFG_INT, "0", 0, 64,
+     "chiplets each kernel uses, from chiplet 0 (0 = all; spec D12)", NULL},
+    CFG_END,
+};
+
+static const struct stat_desc cp_desc[] = {
+    STAT_DESC(__typeof__(((struct cp *)0)->st), kernels, "kernels run"),
+    STAT_DESC(__typeof__(((struct cp *)0)->st), wgs, "work-groups dispatched"),
+    STAT_DESC(__typeof__(((struct cp *)0)->st), launch_ps, "time in CP scheduling latency, ps"),
+    STAT_DESC(__typeof__(((struct cp *)0)->st), acquire_ps,
+              "time in kernel-launch coherence operations, ps"),
+    STAT_DESC(__typeof__(((struct cp *)0)->st), run_ps, "time with work-groups running, ps"),
+    STAT_DESC(__typeof__(((struct cp *)0)->st), release_ps,
+              "time in kernel-end coherence operations, ps"),
+    {0},
+};
+
+int cp_params_from_cfg(const struct cfg_sec *sec, struct cp_params *p, struct err *e)
+{
+    (void)e;
+    *p = (struct cp_params){
+        .launch_us = cfg_float(sec, "launch_us"),
+        .wg_dispatch_cycles = (unsigned)cfg_uint(sec, "wg_dispatch_cycles"),
+        .policy = (enum wgs_policy)cfg_enum(sec, "wg_policy"),
+        .chiplets_per_kernel = (unsigned)cfg_uint(sec, "chiplets_per_kernel"),
+    };
+    return 0;
+}
+
+static unsigned chiplets_used(const struct cp *cp)
+{
+    unsigned k = cp->p.chiplets_per_kernel;
+    return k && k < cp->nch ? k : cp->nch;
+}
+
+/* ---- per-chiplet ranges of each argument (for range-aware schemes) --------- */
+
+static int range_cmp(const void *a, const void *b)
+{
+    const struct coh_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void ranges_merge(struct coh_ranges *r)
+{
+    if (!r->n)
+        return;
+    qsort(r->v, r->n, sizeof *r->v, range_cmp);
+    unsigned out = 0;
+    for (unsigned i = 1; i < r->n; i++) {
+        if (r->v[i].lo <= r->v[out].hi)
+            r->v[out].hi = max_u64(r->v[out].hi, r->v[i].hi);
+        else
+            r->v[++out] = r->v[i];
+    }
+    r->n = out + 1;
+}
+
+/* Ranges of argument a on chiplet c; false if some work-group's are unknown. */
+static bool chiplet_ranges(struct cp *cp, unsigned a, unsigned c, unsigned k, struct coh_ranges *r)
+{
+    struct kernel_range tmp[64];
+    r->n = 0;
+    struct wgs_iter it = wgs_chiplet(cp->p.policy, kernel_nwg(&cp->k), k, c);
+    while (wgs_more(&it)) {
+        unsigned n = cp->k.ranges(&cp->k, wgs_take(&it), a, tmp, 64);
+        if (!n)
+            return false;
+        r->v = xgrow(r->v, sizeof *r->v, &r->cap, r->n + n);
+        for (unsigned i = 0; i < n; i++)
+            r->v[r->n++] = (struct coh_range){tmp[i].lo, tmp[i].hi};
+        if (r->n > 4096)
+            ranges_merge(r);
+    }
+    ranges_merge(r);
+    return true;
+}
+
+static void describe_kernel(struct cp *cp)
+{
+    unsigned k = chiplets_used(cp);
+    cp->ck = (struct coh_kernel){.id = cp->kid, .name = cp->k.name, .nargs = cp->k.nargs,
+                                 .args = cp->args};
+    cp->ck.chiplets = k >= 64 ? ~0ull : (1ull << k) - 1;
+    for (unsigned a = 0; a < cp->k.nargs; a++) {
+        const struct kernel_arg *ka = &cp->k.args[a];
+        struct coh_arg *ca = &cp->args[a];
+        *ca = (struct coh_arg){.base = ka->buf->base, .size = ka->buf->size,
+                               .write = ka->mode == KERNEL_RW, .same_pattern = ka->same_pattern,
+                               .ranges = &cp->ranges[a * cp->nch]};
+        ca->ranged = cp->k.ranges != NULL;
+        for (unsigned c = 0; c < cp->nch; c++)
+            cp->ranges[a * cp->nch + c].n = 0;
+        for (unsigned c = 0; ca->ranged && c < k; c++)
+            ca->ranged = chiplet_ranges(cp, a, c, k, &ca->ranges[c]);
+    }
+}
+
+/* ---- dispatch ---------------------------------------------------------------- */
+
+static void dispatch_ev(struct sim *s, void *obj, uint64_t c);
+
+static void kick(struct cp *cp, unsigned c, ps_t t)
+{
+    struct cp_chiplet *ch = &cp->chip[c];
+    if (ch->dispatching || !wgs_more(&ch->wgs))
+        return;
+    ch->dispatching = true;
+    sim_at(cp->s, t, dispatch_ev, cp, c);
+}
+
+/* One work-group to the next CU of chiplet c (round-robin) that has room. */
+static void dispatch_ev(struct sim *s, void *obj, uint64_t c)
+{
+    struct cp *cp = obj;
+    struct cp_chiplet *ch = &cp->chip[c];
+    ch->dispatching = false;
+    for (unsigned i = 0; i < cp->cu_per_ch && wgs_more(&ch->wgs); i++) {
+        struct cu *cu = &cp->cus[c * cp->cu_per_ch + ch->rr];
+        ch->rr = (ch->rr + 1) % cp->cu_per_ch;
+        if (!cu_can_accept(cu, &cp->k))
+            continue;
+        cu_dispatch(cu, &cp->k, wgs_take(&ch->wgs));
+        cp->st.wgs++;
+        kick(cp, (unsigned)c, s->now + clock_cycles(cp->clk, cp->p.wg_dispatch_cycles));
+        return;
+    }
+    /* no CU has room: the next cp_wg_done() on this chiplet resumes */
+}
+
+static void all_wgs_done(struct cp *cp);
+
+static void start_dispatch(struct sim *s, void *obj)
+{
+    struct cp *cp = obj;
+    cp->st.acquire_ps += s->now - cp->phase_t;
+    cp->phase_t = s->now;
+    unsigned k = chiplets_used(cp);
+    uint32_t n = kernel_nwg(&cp->k);
+    cp->wgs_left = n;
+    if (!n) {
+        all_wgs_done(cp);
+        return;
+    }
+    for (unsigned c = 0; c < cp->nch; c++) {
+        cp->chip[c].wgs = c < k ? wgs_chiplet(cp->p.policy, n, k, c) : (struct wgs_iter){0, 0, 1};
+        kick(cp, c, clock_edge(cp->clk, s->now));
+    }
+}
+
+static void after_launch_latency(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)arg;
+    struct cp *cp = obj;
+    cp->st.launch_ps += s->now - cp->phase_t;
+    cp->phase_t = s->now;
+    if (cp->coh && cp->coh->kernel_launch)
+        cp->coh->kernel_launch(cp->coh_self, &cp->ck, start_dispatch, cp);
+    else
+        start_dispatch(s, cp);
+}
+
+static void launch_next(struct cp *cp)
+{
+    struct sim *s = cp->s;
+    memset(&cp->k, 0, sizeof cp->k);
+    if (!cp->next(cp->next_obj, &cp->k)) {
+        cp->running = false;
+        cp->finished = true;
+        return;
+    }
+    if (!cp->st.kernels)
+        cp->first_launch = s->now;
+    describe_kernel(cp);
+    cp->phase_t = s->now;
+    sim_after(s, (ps_t)(cp->p.launch_us * 1e6), after_launch_latency, cp, 0);
+}
+
+static void kernel_released(struct sim *s, void *obj)
+{
+    struct cp *cp = obj;
+    cp->st.release_ps += s->now - cp->phase_t;
+    cp->last_end = s->now;
+    cp->st.kernels++;
+    if (cp->on_kernel)
+        cp->on_kernel(cp->on_kernel_obj, cp->kid, &cp->k);
+    cp->kid++;
+    launch_next(cp);
+}
+
+void cp_wg_done(void *obj, struct cu *cu, uint32_t wg)
+{
+    (void)wg;
+    struct cp *cp = obj;
+    struct sim *s = cp->s;
+    unsigned c = cu->id / cp->cu_per_ch;
+    sim_progress(s);
+    if (--cp->wgs_left) {
+        kick(cp, c, clock_edge(cp->clk, s->now));
+        return;
+    }
+    all_wgs_done(cp);
+}
+
+static void all_wgs_done(struct cp *cp)
+{
+    struct sim *s = cp->s;
+    cp->st.run_ps += s->now - cp->phase_t;
+    cp->phase_t = s->now;
+    if (cp->coh && cp->coh->kernel_end)
+        cp->coh->kernel_end(cp->coh_self, &cp->ck, kernel_released, cp);
+    else
+        kernel_released(s, cp);
+}
+
+/* ---- set-up --------------------------------------------------------------------- */
+
+static uint64_t cp_pending(void *obj)
+{
+    const struct cp *cp = obj;
+    return cp->running ? 1 : 0;
+}
+
+static void cp_dump(void *obj, FILE *out)
+{
+    const struct cp *cp = obj;
+    fprintf(out, "    kernel %u (%s): %u work-groups not finished\n", cp->kid, cp->k.name,
+            cp->wgs_left);
+}
+
+void cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct cp_params *p,
+             struct cu *cus, unsigned nch, unsigned cu_per_ch)
+{
+    *cp = (struct cp){.s = s, .clk = clk, .p = *p, .cus = cus, .nch = nch, .cu_per_ch = cu_per_ch};
+    cp->chip = xcalloc(nch, sizeof *cp->chip);
+    cp->ranges = xcalloc((size_t)KERNEL_MAX_ARGS * nch, sizeof *cp->ranges);
+    sim_watch(s, "cp", cp_pending, cp_dump, cp);
+}
+
+void cp_free(struct cp *cp)
+{
+    for (size_t i = 0; cp->ranges && i < (size_t)KERNEL_MAX_ARGS * cp->nch; i++)
+        free(cp->ranges[i].v);
+    free(cp->ranges);
+    free(cp->chip);
+    *cp = (struct cp){0};
+}
+
+void cp_set_coherence(struct cp *cp, const struct coh_ops *ops, void *self)
+{
+    cp->coh = ops;
+    cp->coh_self = self;
+}
+
+void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix)
+{
+    stats_reg_block(st, prefix, cp_desc, &cp->st);
+}
+
+void cp_start(struct cp *cp, cp_next_fn next, void *obj, cp_kernel_fn on_kernel, void *kobj)
+{
+    cp->next = next;
+    cp->next_obj = obj;
+    cp->on_kernel = on_kernel;
+    cp->on_kernel_obj = kobj;
+    cp->running = true;
+    launch_next(cp);
+}

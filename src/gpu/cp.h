@@ -1,0 +1,80 @@
+/*
+ * cp.h -- the command processors: one global CP that takes kernels in
+ * order, decides where their work-groups go and performs the implicit
+ * synchronization at kernel boundaries through the coherence scheme, and
+ * one local CP per chiplet that hands its share of work-groups to its CUs
+ * round-robin as they have room (spec cpelide 2.3, 4.1, 4.7, 4.8).
+ *
+ * A kernel's life: packet available -> the CP's scheduling latency
+ * (`launch_us`, the artifact's 2 us GSDelay, every configuration) -> the
+ * scheme's acquire (kernel_launch) -> work-group dispatch, one work-group
+ * per `wg_dispatch_cycles` per chiplet -> all work-groups done (their warps
+ * exited after their stores were acknowledged) -> the scheme's release
+ * (kernel_end) -> next kernel. Kernels of one stream never overlap.
+ */
+#ifndef CHIPSIM_CP_H
+#define CHIPSIM_CP_H
+
+#include "coherence/coh.h"
+#include "gpu/cu.h"
+#include "sched/wgsched.h"
+
+struct cp_params {
+    double launch_us;             /* scheduling latency per kernel */
+    unsigned wg_dispatch_cycles;  /* per chiplet, between two work-group dispatches */
+    enum wgs_policy policy;
+    unsigned chiplets_per_kernel; /* 0: all (spec D12) */
+};
+
+extern const struct cfg_key cp_keys[];
+int cp_params_from_cfg(const struct cfg_sec *sec, struct cp_params *p, struct err *e);
+
+/* Where kernels come from: fill *k, false when there are no more. */
+typedef bool (*cp_next_fn)(void *obj, struct kernel *k);
+/* Called after each kernel's release (for progress reports, per-kernel stats). */
+typedef void (*cp_kernel_fn)(void *obj, unsigned id, const struct kernel *k);
+
+struct cp_chiplet {
+    struct wgs_iter wgs;     /* work-groups still to dispatch */
+    unsigned rr;             /* next CU to try, round-robin */
+    bool dispatching;        /* a dispatch event is pending */
+};
+
+struct cp {
+    struct sim *s;
+    const struct clock *clk;
+    struct cp_params p;
+    struct cu *cus;
+    unsigned nch, cu_per_ch;
+    const struct coh_ops *coh;
+    void *coh_self;
+    cp_next_fn next;
+    void *next_obj;
+    cp_kernel_fn on_kernel;
+    void *on_kernel_obj;
+
+    struct kernel k;         /* the kernel in flight */
+    unsigned kid;            /* its dynamic number */
+    struct coh_kernel ck;
+    struct coh_arg args[KERNEL_MAX_ARGS];
+    struct coh_ranges *ranges; /* [KERNEL_MAX_ARGS * nch] */
+    struct cp_chiplet *chip;
+    uint32_t wgs_left;       /* not yet finished */
+    bool running, finished;
+    ps_t first_launch, last_end, phase_t;
+    struct {
+        uint64_t kernels, wgs, launch_ps, acquire_ps, run_ps, release_ps;
+    } st;
+};
+
+void cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct cp_params *p,
+             struct cu *cus, unsigned nch, unsigned cu_per_ch);
+void cp_free(struct cp *cp);
+void cp_set_coherence(struct cp *cp, const struct coh_ops *ops, void *self);
+void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix);
+/* Begin running kernels from next() at the current time. */
+void cp_start(struct cp *cp, cp_next_fn next, void *obj, cp_kernel_fn on_kernel, void *kobj);
+/* A CU finished a work-group (wired into every CU's environment). */
+void cp_wg_done(void *obj, struct cu *cu, uint32_t wg);
+
+#endif

@@ -1,0 +1,477 @@
+/*
+ * cu.c -- compute unit model (see cu.h and docs/gpu.md).
+ */
+#include "cu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/stats.h"
+
+const struct cfg_key cu_keys[] = {
+    {"simds", CFG_INT, "4", 1, 64, "SIMD units per CU (Table I: 4)", NULL},
+    {"warps_per_simd", CFG_INT, "10", 1, 64, "warp (wavefront) slots per SIMD (Table I: 10)",
+     NULL},
+    {"warp_size", CFG_INT, "64", 1, 64, "threads per warp (AMD wavefront: 64)", NULL},
+    {"alu_cycles", CFG_INT, "4", 1, 1000,
+     "SIMD cycles per warp instruction (64 lanes on a 16-lane SIMD: 4)", NULL},
+    {"max_wgs", CFG_INT, "40", 1, 1024, "work-groups resident per CU", NULL},
+    CFG_END,
+};
+
+static const struct stat_desc cu_desc[] = {
+    STAT_DESC(struct cu_stats, warp_insts, "warp instructions issued"),
+    STAT_DESC(struct cu_stats, alu_insts, "compute warp instructions"),
+    STAT_DESC(struct cu_stats, mem_insts, "global memory warp instructions"),
+    STAT_DESC(struct cu_stats, lds_insts, "LDS warp instructions"),
+    STAT_DESC(struct cu_stats, load_lines, "load line requests sent to the L1"),
+    STAT_DESC(struct cu_stats, store_lines, "store line requests sent to the L1"),
+    STAT_DESC(struct cu_stats, atomic_lines, "atomic line requests sent to the L1"),
+    STAT_DESC(struct cu_stats, wgs, "work-groups completed"),
+    STAT_DESC(struct cu_stats, barriers, "work-group barriers completed"),
+    STAT_DESC(struct cu_stats, fences, "device- or system-scope fences"),
+    STAT_DESC(struct cu_stats, measured_loads, "line requests of loads flagged for latency"),
+    STAT_DESC(struct cu_stats, measured_latency_ps, "their summed latency, ps"),
+    STAT_DESC(struct cu_stats, measured_bytes, "bytes of flagged loads"),
+    {0},
+};
+
+int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct err *e)
+{
+    *p = (struct cu_params){
+        .simds = (unsigned)cfg_uint(sec, "simds"),
+        .warps_per_simd = (unsigned)cfg_uint(sec, "warps_per_simd"),
+        .warp_size = (unsigned)cfg_uint(sec, "warp_size"),
+        .alu_cycles = (unsigned)cfg_uint(sec, "alu_cycles"),
+        .max_wgs = (unsigned)cfg_uint(sec, "max_wgs"),
+    };
+    if (p->simds * p->warps_per_simd > 64)
+        return cfg_err(e, sec, "warps_per_simd", "simds x warps_per_simd must be at most 64");
+    return 0;
+}
+
+/* Request tags: warp slot, destination register, kind, measure flag. */
+#define TAG(slot, reg, kind, meas) \
+    ((uint64_t)(slot) | (uint64_t)(reg) << 8 | (uint64_t)(kind) << 16 | (uint64_t)(meas) << 24)
+#define TAG_SLOT(t) ((unsigned)((t) & 0xff))
+#define TAG_REG(t) ((unsigned)(((t) >> 8) & 0xff))
+#define TAG_KIND(t) ((unsigned)(((t) >> 16) & 0xff))
+#define TAG_MEAS(t) ((unsigned)(((t) >> 24) & 1))
+
+static void warp_step(struct cu *cu, struct cu_warp *w);
+
+static void warp_ev(struct sim *s, void *obj, uint64_t slot)
+{
+    (void)s;
+    struct cu *cu = obj;
+    struct cu_warp *w = &cu->warps[slot];
+    w->state = W_RUN;
+    warp_step(cu, w);
+}
+
+static void wake_at(struct cu *cu, struct cu_warp *w, ps_t t)
+{
+    w->state = W_SLEEP;
+    sim_at(cu->env.s, t, warp_ev, cu, (uint64_t)(w - cu->warps));
+}
+
+static inline uint64_t reg_bit(unsigned r) { return r ? 1ull << r : 0; }
+
+static bool deps_ready(const struct cu_warp *w)
+{
+    return !(w->pending & (reg_bit(w->op.src[0]) | reg_bit(w->op.src[1])));
+}
+
+/* ---- coalescer --------------------------------------------------------- */
+
+struct line_set {
+    unsigned n;
+    addr_t line[2 * KERNEL_MAX_LANES];
+    uint64_t mask[2 * KERNEL_MAX_LANES][2];
+};
+
+static void add_bytes(struct line_set *ls, addr_t a, unsigned len, unsigned line_b)
+{
+    while (len) {
+        addr_t line = a & ~(addr_t)(line_b - 1);
+        unsigned off = (unsigned)(a - line), n = off + len > line_b ? line_b - off : len;
+        unsigned i = ls->n;
+        while (i > 0 && ls->line[i - 1] != line)
+            i--;
+        if (i == 0) {
+            i = ++ls->n;
+            ls->line[i - 1] = line;
+            ls->mask[i - 1][0] = ls->mask[i - 1][1] = 0;
+        }
+        uint64_t m[2];
+        req_mask_range(m, off, n);
+        ls->mask[i - 1][0] |= m[0];
+        ls->mask[i - 1][1] |= m[1];
+        a += n;
+        len -= n;
+    }
+}
+
+static inline uint64_t active_mask(const struct cu_warp *w)
+{
+    if (w->op.mask)
+        return w->op.mask;
+    return w->kw.nlanes >= 64 ? ~0ull : (1ull << w->kw.nlanes) - 1;
+}
+
+static inline addr_t lane_addr(const struct cu_warp *w, unsigned l)
+{
+    return w->op.lanes ? w->kw.lane_addr[l] : w->op.base + (addr_t)((int64_t)l * w->op.stride);
+}
+
+static void coalesce(const struct cu *cu, const struct cu_warp *w, struct line_set *ls)
+{
+    uint64_t m = active_mask(w);
+    ls->n = 0;
+    const struct kernel_op *op = &w->op;
+    if (!op->lanes && op->stride == op->size && !(m & (m + 1))) {
+        /* lanes 0..n-1 at consecutive addresses: one span */
+        unsigned n = (unsigned)popcount64(m);
+        add_bytes(ls, op->base, n * op->size, cu->line_b);
+        return;
+    }
+    for (; m; m &= m - 1)
+        add_bytes(ls, lane_addr(w, (unsigned)__builtin_ctzll(m)), op->size, cu->line_b);
+}
+
+/* ---- memory operations ------------------------------------------------- */
+
+static void line_done(struct sim *s, struct req *r, void *obj);
+
+static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set *ls)
+{
+    struct sim *s = cu->env.s;
+    const struct kernel_op *op = &w->op;
+    uint8_t kind = op->kind == KOP_LOAD ? REQ_READ : op->kind == KOP_STORE ? REQ_WRITE : REQ_ATOMIC;
+    bool meas = op->flags & KOP_F_MEASURE;
+    unsigned slot = (unsigned)(w - cu->warps);
+    for (unsigned i = 0; i < ls->n; i++) {
+        struct req *r = req_alloc(s);
+        r->addr = ls->line[i];
+        r->size = cu->line_b;
+        r->kind = kind;
+        r->mask[0] = ls->mask[i][0];
+        r->mask[1] = ls->mask[i][1];
+        r->src = (uint16_t)cu->id;
+        r->home = (uint16_t)cu->env.home(cu->env.home_obj, r->addr, cu->id);
+        r->tag = TAG(slot, op->dst, kind, meas);
+        if (kind != REQ_READ)
+            chk_store(cu->env.chk, r->addr, r->mask, r->ver);
+        req_on_done(r, line_done, cu);
+        cu->reqs_out++;
+        cache_access(s, cu->l1, r);
+    }
+    if (kind == REQ_WRITE) {
+        w->stores_out += ls->n;
+        cu->st.store_lines += ls->n;
+        return;
+    }
+    if (kind == REQ_ATOMIC) {
+        w->stores_out += ls->n;
+        cu->st.atomic_lines += ls->n;
+    } else {
+        cu->st.load_lines += ls->n;
+    }
+    if (op->dst && ls->n) {
+        w->reg_lines[op->dst] += (uint16_t)ls->n;
+        w->pending |= reg_bit(op->dst);
+    }
+}
+
+static void reg_arrived(struct cu *cu, struct cu_warp *w, unsigned reg)
+{
+    if (reg && --w->reg_lines[reg] == 0) {
+        w->pending &= ~reg_bit(reg);
+        if (w->state == W_WAIT_REG && deps_ready(w)) {
+            w->state = W_RUN;
+            warp_step(cu, w);
+        }
+    }
+}
+
+static void warp_exit(struct cu *cu, struct cu_warp *w);
+
+static void stores_drained(struct cu *cu, struct cu_warp *w)
+{
+    if (w->state != W_WAIT_STORES || w->stores_out)
+        return;
+    if (w->exiting) {
+        warp_exit(cu, w);
+        return;
+    }
+    w->state = W_RUN;
+    warp_step(cu, w);
+}
+
+static void line_done(struct sim *s, struct req *r, void *obj)
+{
+    struct cu *cu = obj;
+    struct cu_warp *w = &cu->warps[TAG_SLOT(r->tag)];
+    unsigned kind = TAG_KIND(r->tag);
+    cu->reqs_out--;
+    if (kind == REQ_READ) {
+        chk_load(cu->env.chk, r->addr, r->mask, r->ver, cu->id);
+        if (TAG_MEAS(r->tag)) {
+            if (!cu->st.measured_loads || r->issued < cu->meas_first)
+                cu->meas_first = r->issued;
+            cu->meas_last = s->now;
+            cu->st.measured_loads++;
+            cu->st.measured_latency_ps += s->now - r->issued;
+            cu->st.measured_bytes += req_mask_bytes(r->mask);
+        }
+    }
+    uint64_t tag = r->tag;
+    req_free(s, r);
+    sim_progress(s);
+    if (kind != REQ_READ) {
+        w->stores_out--;
+        stores_drained(cu, w);
+    }
+    if (kind != REQ_WRITE)
+        reg_arrived(cu, w, TAG_REG(tag));
+}
+
+static void lds_done_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)s;
+    struct cu *cu = obj;
+    reg_arrived(cu, &cu->warps[arg & 0xff], (unsigned)(arg >> 8));
+}
+
+static void do_lds(struct cu *cu, struct cu_warp *w)
+{
+    uint32_t addr[KERNEL_MAX_LANES];
+    uint64_t m = active_mask(w);
+    for (uint64_t b = m; b; b &= b - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(b);
+        addr[l] = (uint32_t)lane_addr(w, l);
+    }
+    bool write = w->op.kind == KOP_LDS_STORE;
+    uint32_t cyc = lds_access(cu->lds, addr, m, w->kw.warp_size, write);
+    if (cyc == LDS_ERR_RANGE)
+        SIM_BUG(cu->env.s, "cu", "kernel %s: LDS address 0x%llx outside the LDS",
+                w->kw.k->name, (unsigned long long)cu->lds->err_addr);
+    cu->st.lds_insts++;
+    if (!write && w->op.dst) {
+        w->reg_lines[w->op.dst]++;
+        w->pending |= reg_bit(w->op.dst);
+        sim_after_cycles(cu->env.s, cu->env.clk, cyc, lds_done_ev, cu,
+                         (uint64_t)(w - cu->warps) | (uint64_t)w->op.dst << 8);
+    }
+}
+
+/* ---- barriers, exit ------------------------------------------------------ */
+
+static void barrier_check(struct cu *cu, struct cu_wg *g)
+{
+    if (!g->at_barrier || g->at_barrier < g->nwarps - g->exited)
+        return;
+    g->at_barrier = 0;
+    cu->st.barriers++;
+    ps_t t = cu->env.s->now + cu->env.clk->period;
+    for (unsigned i = 0; i < cu->nslots; i++)
+        if (cu->warps[i].wg == g && cu->warps[i].state == W_WAIT_BAR)
+            wake_at(cu, &cu->warps[i], t);
+}
+
+static void warp_exit(struct cu *cu, struct cu_warp *w)
+{
+    struct cu_wg *g = w->wg;
+    w->state = W_FREE;
+    g->exited++;
+    if (g->exited < g->nwarps) {
+        barrier_check(cu, g);
+        return;
+    }
+    cu->free_slots |= g->slots;
+    cu->lds_used -= g->lds_b;
+    cu->nwgs--;
+    cu->st.wgs++;
+    g->busy = false;
+    cu->env.wg_done(cu->env.wg_done_obj, cu, g->wg);
+}
+
+/* ---- the warp ------------------------------------------------------------ */
+
+/* Carry out the op (all its dependencies ready, issue time = now); false if
+ * the warp must stop (waiting, or gone). */
+static bool execute(struct cu *cu, struct cu_warp *w)
+{
+    struct sim *s = cu->env.s;
+    ps_t done = s->now + clock_cycles(cu->env.clk, cu->p.alu_cycles);
+    cu->simd_free[w->simd] = done;
+    w->ready_at = done;
+    w->have_op = false;
+    cu->st.warp_insts++;
+    struct line_set ls;
+    switch (w->op.kind) {
+    case KOP_LOAD:
+    case KOP_STORE:
+    case KOP_ATOMIC:
+        cu->st.mem_insts++;
+        coalesce(cu, w, &ls);
+        issue_lines(cu, w, &ls);
+        return true;
+    case KOP_LDS_LOAD:
+    case KOP_LDS_STORE:
+        do_lds(cu, w);
+        return true;
+    case KOP_BARRIER:
+        w->wg->at_barrier++;
+        w->state = W_WAIT_BAR;
+        barrier_check(cu, w->wg);
+        return false;
+    case KOP_FENCE:
+        if (w->op.scope == KERNEL_SCOPE_WG)
+            return true;
+        cu->st.fences++;
+        w->state = W_WAIT_STORES;
+        w->exiting = false;
+        stores_drained(cu, w);
+        return false;
+    case KOP_EXIT:
+        w->state = W_WAIT_STORES;
+        w->exiting = true;
+        stores_drained(cu, w);
+        return false;
+    default:
+        SIM_BUG(s, "cu", "kernel %s: unknown op kind %u", w->kw.k->name, w->op.kind);
+    }
+}
+
+#define MAX_ALU_RUN 4096 /* compute ops handled in one go before yielding */
+
+static void warp_step(struct cu *cu, struct cu_warp *w)
+{
+    struct sim *s = cu->env.s;
+    const ps_t period = cu->env.clk->period;
+    for (unsigned alu = 0;; alu++) {
+        if (!w->have_op) {
+            memset(&w->op, 0, sizeof w->op);
+            w->kw.k->next(w->kw.k, &w->kw, &w->op);
+            w->have_op = true;
+        }
+        if (!deps_ready(w)) {
+            w->state = W_WAIT_REG;
+            return;
+        }
+        ps_t t = max_u64(clock_edge(cu->env.clk, s->now), max_u64(cu->simd_free[w->simd], w->ready_at));
+        if (w->op.kind == KOP_ALU && alu < MAX_ALU_RUN) {
+            uint64_t n = w->op.n ? w->op.n : 1;
+            w->ready_at = cu->simd_free[w->simd] = t + n * cu->p.alu_cycles * period;
+            cu->st.warp_insts += n;
+            cu->st.alu_insts += n;
+            w->have_op = false;
+            continue;
+        }
+        if (t > s->now || w->op.kind == KOP_ALU) {
+            wake_at(cu, w, t);
+            return;
+        }
+        if (!execute(cu, w))
+            return;
+    }
+}
+
+/* ---- dispatch -------------------------------------------------------------- */
+
+static unsigned warps_of(const struct cu *cu, const struct kernel *k)
+{
+    return (unsigned)div_ceil(kernel_wg_threads(k), cu->p.warp_size);
+}
+
+bool cu_can_accept(const struct cu *cu, const struct kernel *k)
+{
+    return cu->nwgs < cu->p.max_wgs && popcount64(cu->free_slots) >= warps_of(cu, k) &&
+           cu->lds_used + k->lds_b <= cu->lds_size;
+}
+
+static void init_warp(struct cu *cu, struct cu_warp *w, struct cu_wg *g, unsigned idx)
+{
+    const struct kernel *k = g->k;
+    uint32_t threads = kernel_wg_threads(k), ws = cu->p.warp_size;
+    *w = (struct cu_warp){.simd = w->simd, .wg = g, .state = W_RUN};
+    w->kw.k = k;
+    w->kw.wg = g->wg;
+    w->kw.wg_id = (struct kernel_dim){g->wg % k->grid.x, (g->wg / k->grid.x) % k->grid.y,
+                                      g->wg / (k->grid.x * k->grid.y)};
+    w->kw.warp = idx;
+    w->kw.warp_size = ws;
+    w->kw.nlanes = threads - idx * ws < ws ? threads - idx * ws : ws;
+    w->ready_at = cu->env.s->now;
+}
+
+void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg)
+{
+    SIM_ASSERT(cu->env.s, "cu", cu_can_accept(cu, k));
+    struct cu_wg *g = cu->wgs;
+    while (g->busy)
+        g++;
+    unsigned nw = warps_of(cu, k);
+    *g = (struct cu_wg){.k = k, .wg = wg, .nwarps = nw, .lds_b = k->lds_b, .busy = true};
+    cu->nwgs++;
+    cu->lds_used += k->lds_b;
+    for (unsigned i = 0; i < nw; i++) {
+        unsigned slot = (unsigned)__builtin_ctzll(cu->free_slots);
+        cu->free_slots &= cu->free_slots - 1;
+        g->slots |= 1ull << slot;
+        init_warp(cu, &cu->warps[slot], g, i);
+        wake_at(cu, &cu->warps[slot], cu->env.s->now);
+    }
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+static uint64_t cu_pending(void *obj)
+{
+    const struct cu *cu = obj;
+    return cu->nwgs + cu->reqs_out;
+}
+
+static void cu_dump(void *obj, FILE *out)
+{
+    const struct cu *cu = obj;
+    static const char *const st[] = {"free", "run", "wait-reg", "wait-barrier", "wait-stores",
+                                     "sleep"};
+    for (unsigned i = 0; i < cu->nslots; i++) {
+        const struct cu_warp *w = &cu->warps[i];
+        if (w->state != W_FREE)
+            fprintf(out, "    warp slot %u: %s, kernel %s wg %u warp %u, pc %u, %u stores out\n",
+                    i, st[w->state], w->kw.k->name, w->kw.wg, w->kw.warp, w->kw.pc,
+                    w->stores_out);
+    }
+}
+
+void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct cu_env *env,
+             struct cache *l1, struct lds *lds, unsigned lds_size)
+{
+    *cu = (struct cu){.id = id, .p = *p, .env = *env, .l1 = l1, .lds = lds, .lds_size = lds_size};
+    cu->line_b = l1->p.line_b;
+    cu->nslots = p->simds * p->warps_per_simd;
+    cu->free_slots = cu->nslots >= 64 ? ~0ull : (1ull << cu->nslots) - 1;
+    cu->warps = xcalloc(cu->nslots, sizeof *cu->warps);
+    for (unsigned i = 0; i < cu->nslots; i++)
+        cu->warps[i].simd = (uint8_t)(i % p->simds);
+    cu->wgs = xcalloc(p->max_wgs, sizeof *cu->wgs);
+    cu->simd_free = xcalloc(p->simds, sizeof *cu->simd_free);
+    snprintf(cu->name, sizeof cu->name, "cu%u", id);
+    sim_watch(env->s, cu->name, cu_pending, cu_dump, cu);
+}
+
+void cu_free(struct cu *cu)
+{
+    free(cu->warps);
+    free(cu->wgs);
+    free(cu->simd_free);
+    *cu = (struct cu){0};
+}
+
+void cu_reg_stats(struct cu *cu, struct stats *st, const char *prefix)
+{
+    stats_reg_block(st, prefix, cu_desc, &cu->st);
+}

@@ -1,0 +1,117 @@
+/*
+ * cu.h -- a compute unit: warp slots spread over SIMD units, in-order issue
+ * per warp, a register scoreboard (a warp stalls only when an operation
+ * reads a register whose load is still in flight), a coalescer that turns a
+ * warp's lane addresses into one request per cache line, the L1 data cache
+ * (owned by the memory system), the LDS, and work-group barriers.
+ *
+ * Timing (docs/gpu.md): a warp instruction occupies its SIMD for alu_cycles
+ * cycles (64 lanes on a 16-wide SIMD: 4); a compute op of n instructions
+ * occupies it for n * alu_cycles at once (coarse interleaving between warps
+ * of one SIMD). A memory instruction is issued like one instruction; its
+ * line requests all enter the L1 at once and the L1's ports accept them at
+ * their rate (Table I's L1: one line per cycle). Stores
+ * are fire-and-forget for the warp but must be acknowledged before a fence
+ * of device scope or the warp's exit completes. Each warp is driven by
+ * events only when it issues memory/LDS operations or wakes up; runs of
+ * compute are accounted without events.
+ */
+#ifndef CHIPSIM_CU_H
+#define CHIPSIM_CU_H
+
+#include "coherence/checker.h"
+#include "gpu/kernel.h"
+#include "mem/cache.h"
+#include "mem/lds.h"
+
+struct cu_params {
+    unsigned simds;           /* SIMD units (issue slots) per CU */
+    unsigned warps_per_simd;  /* warp slots per SIMD */
+    unsigned warp_size;       /* threads per warp */
+    unsigned alu_cycles;      /* SIMD cycles per warp instruction */
+    unsigned max_wgs;         /* work-groups resident per CU */
+};
+
+extern const struct cfg_key cu_keys[];
+int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct err *e);
+
+struct cu;
+struct cu_wg;
+
+/* What a CU needs from the machine around it. */
+struct cu_env {
+    struct sim *s;
+    const struct clock *clk;
+    struct chk *chk;
+    /* home chiplet of a line (page placement on first touch) */
+    unsigned (*home)(void *obj, addr_t addr, unsigned cu);
+    void *home_obj;
+    /* a work-group finished (all warps exited, their stores acknowledged) */
+    void (*wg_done)(void *obj, struct cu *cu, uint32_t wg);
+    void *wg_done_obj;
+};
+
+enum cu_warp_state { W_FREE, W_RUN, W_WAIT_REG, W_WAIT_BAR, W_WAIT_STORES, W_SLEEP };
+
+struct cu_warp {
+    struct kernel_warp kw;
+    struct kernel_op op;
+    bool have_op;
+    uint8_t state;            /* enum cu_warp_state */
+    uint8_t simd;
+    bool exiting;             /* the pending W_WAIT_STORES is an exit, not a fence */
+    uint64_t pending;         /* registers with loads in flight */
+    uint16_t reg_lines[KERNEL_MAX_REGS];
+    uint32_t stores_out;
+    ps_t ready_at;
+    struct cu_wg *wg;
+};
+
+struct cu_wg {
+    const struct kernel *k;
+    uint32_t wg;
+    unsigned nwarps, exited, at_barrier;
+    uint32_t lds_b;
+    uint64_t slots;           /* warp slots it occupies */
+    bool busy;
+};
+
+struct cu_stats {
+    uint64_t warp_insts, alu_insts, mem_insts, lds_insts;
+    uint64_t load_lines, store_lines, atomic_lines;
+    uint64_t wgs, barriers, fences;
+    uint64_t measured_loads, measured_latency_ps, measured_bytes;
+};
+
+struct cu {
+    unsigned id;              /* global CU index */
+    char name[24];
+    struct cu_params p;
+    struct cu_env env;
+    struct cache *l1;
+    struct lds *lds;
+    unsigned line_b;
+    struct cu_warp *warps;    /* simds * warps_per_simd slots */
+    unsigned nslots;
+    uint64_t free_slots;      /* bit i: slot i free */
+    struct cu_wg *wgs;        /* max_wgs */
+    unsigned nwgs;
+    uint32_t lds_used, lds_size;
+    ps_t *simd_free;          /* per SIMD: when it can issue again */
+    uint64_t reqs_out;        /* line requests in flight */
+    ps_t meas_first, meas_last; /* issue of the first / completion of the last flagged load */
+    struct cu_stats st;
+};
+
+void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct cu_env *env,
+             struct cache *l1, struct lds *lds, unsigned lds_size);
+void cu_free(struct cu *cu);
+void cu_reg_stats(struct cu *cu, struct stats *st, const char *prefix);
+/* Room for one more work-group of kernel k? */
+bool cu_can_accept(const struct cu *cu, const struct kernel *k);
+/* Start work-group wg of k on this CU now. */
+void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg);
+/* Work-groups resident. */
+static inline unsigned cu_busy_wgs(const struct cu *cu) { return cu->nwgs; }
+
+#endif

@@ -1,0 +1,193 @@
+/*
+ * gpu.c -- building the machine and its summary (see gpu.h).
+ */
+#include "gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct cfg_key check_keys[] = {
+    {"enable", CFG_BOOL, "true", 0, 0,
+     "run the coherence checker (per-word data versions; summary.stale_reads)", NULL},
+    CFG_END,
+};
+
+void gpu_define_sections(struct cfg *c)
+{
+    memsys_define_sections(c);
+    cfg_define(c, "cu", "compute units (Table I: 4 SIMDs, 10 wavefronts per SIMD)", cu_keys,
+               NULL);
+    cfg_define(c, "lds", "local data share, one per CU (Table I: 64 KB, 65 cycles)", lds_keys,
+               NULL);
+    cfg_define(c, "cp", "command processors: kernel launch and work-group dispatch", cp_keys,
+               NULL);
+    cfg_define(c, "coherence", "coherence scheme and its switches", coh_common_keys, NULL);
+    cfg_define(c, "check", "coherence checker", check_keys, NULL);
+    cfg_define(c, "energy", "per-event energies (docs/energy.md)", energy_keys, NULL);
+}
+
+int gpu_define_scheme(struct cfg *c, struct err *e)
+{
+    const char *name = cfg_peek(c, "coherence", "scheme");
+    const struct coh_ops *ops = coh_find(name);
+    if (!ops) {
+        char list[256] = "";
+        for (const struct coh_ops *const *o = coh_registry; *o; o++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     o == coh_registry ? "" : ", ", (*o)->name);
+        for (size_t i = c->nraw; i-- > 0;)
+            if (!strcmp(c->raw[i].section, "coherence") && !strcmp(c->raw[i].key, "scheme"))
+                return err_set(e, "%s:%d: [coherence] scheme = %s: unknown scheme (known: %s)",
+                               c->raw[i].file, c->raw[i].line, name, list);
+        return err_set(e, "[coherence] scheme = %s: unknown scheme (known: %s)", name, list);
+    }
+    if (ops->keys)
+        cfg_define(c, "coherence", NULL, ops->keys, NULL);
+    return 0;
+}
+
+static unsigned home_of(void *obj, addr_t addr, unsigned cu)
+{
+    return memsys_home(obj, addr, cu);
+}
+
+static int build_cus(struct gpu *g, const struct cfg *c, struct err *e)
+{
+    struct lds_params lp;
+    if (cu_params_from_cfg(cfg_sec(c, "cu"), &g->cup, e) ||
+        lds_params_from_cfg(cfg_sec(c, "lds"), &lp, e))
+        return -1;
+    unsigned n = g->ms.ncu;
+    g->lds = xcalloc(n, sizeof *g->lds);
+    g->cu = xcalloc(n, sizeof *g->cu);
+    struct cu_env env = {.s = g->s, .clk = &g->ms.gpu_clk, .chk = &g->chk, .home = home_of,
+                         .home_obj = &g->ms, .wg_done = cp_wg_done, .wg_done_obj = &g->cp};
+    for (unsigned i = 0; i < n; i++) {
+        lds_init(&g->lds[i], g->s, &g->ms.gpu_clk, &lp);
+        cu_init(&g->cu[i], i, &g->cup, &env, &g->ms.l1[i], &g->lds[i], lp.size_kib * 1024);
+    }
+    return 0;
+}
+
+int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
+{
+    *g = (struct gpu){.s = s};
+    bool check = cfg_bool(cfg_sec(c, "check"), "enable");
+    if (memsys_build(&g->ms, s, c, check, e))
+        return -1;
+    g->page_b = cfg_uint(cfg_sec(c, "place"), "page_b");
+    chk_init(&g->chk, check, g->ms.line_b);
+    energy_params_from_cfg(cfg_sec(c, "energy"), &g->energy);
+    struct cp_params cpp;
+    if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e))
+        return -1;
+    cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, g->ms.nch, g->ms.t.cus);
+    const struct cfg_sec *cs = cfg_sec(c, "coherence");
+    g->coh = coh_find(cfg_str(cs, "scheme"));
+    g->coh_self = g->coh->create(&g->ms.cm, cs, e);
+    if (!g->coh_self)
+        return -1;
+    memsys_set_coherence(&g->ms, g->coh, g->coh_self);
+    cp_set_coherence(&g->cp, g->coh, g->coh_self);
+    return 0;
+}
+
+void gpu_free(struct gpu *g)
+{
+    if (g->coh_self)
+        g->coh->destroy(g->coh_self);
+    for (unsigned i = 0; g->cu && i < g->ms.ncu; i++) {
+        cu_free(&g->cu[i]);
+        lds_free(&g->lds[i]);
+    }
+    free(g->cu);
+    free(g->lds);
+    cp_free(&g->cp);
+    chk_free(&g->chk);
+    memsys_free(&g->ms);
+    *g = (struct gpu){0};
+}
+
+void gpu_reg_stats(struct gpu *g, struct stats *st)
+{
+    memsys_reg_stats(&g->ms, st);
+    char buf[64], pre[96];
+    for (unsigned i = 0; i < g->ms.ncu; i++) {
+        topo_cu_name(&g->ms.t, i, buf, sizeof buf);
+        snprintf(pre, sizeof pre, "%s.core", buf);
+        cu_reg_stats(&g->cu[i], st, pre);
+        snprintf(pre, sizeof pre, "%s.lds", buf);
+        lds_reg_stats(&g->lds[i], st, pre);
+    }
+    cp_reg_stats(&g->cp, st, "cp");
+    chk_reg_stats(&g->chk, st, "checker");
+    if (g->coh->reg_stats)
+        g->coh->reg_stats(g->coh_self, st);
+}
+
+static json_t *energy_json(const struct gpu *g, const struct stats *st)
+{
+    struct energy_events ev = {
+        .l1i = stats_sum(st, "core.warp_insts"),
+        .l1d = stats_sum(st, "l1d.accesses"),
+        .lds = stats_sum(st, "lds.accesses"),
+        .l2 = stats_sum(st, "l2.accesses"),
+        .l3 = stats_sum(st, "l3.accesses"),
+        .noc_flits = stats_sum(st, "flits_l1_l2") + stats_sum(st, "flits_l2_l3"),
+        .xchip_flits = stats_sum(st, "flits_remote") + stats_sum(st, "flits_gpu_gpu"),
+        .dram_reads = stats_sum(st, "dram.reads"),
+        .dram_writes = stats_sum(st, "dram.writes"),
+    };
+    struct energy_split o;
+    energy_compute(&g->energy, &ev, &o);
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "l1i", o.l1i, "l1d", o.l1d, "lds",
+                     o.lds, "l2", o.l2, "noc", o.noc, "dram", o.dram, "total", o.total);
+}
+
+#define I(x) ((json_int_t)(x))
+
+json_t *gpu_summary(const struct gpu *g, const struct stats *st)
+{
+    ps_t period = g->ms.gpu_clk.period;
+    uint64_t meas = stats_sum(st, "core.measured_loads");
+    uint64_t lat = stats_sum(st, "core.measured_latency_ps");
+    uint64_t bytes = stats_sum(st, "core.measured_bytes");
+    ps_t span = g->cp.last_end - g->cp.first_launch;
+    /* achieved bandwidth: over the window from the first flagged load's issue
+     * to the last one's completion, on any CU */
+    ps_t first = UINT64_MAX, last = 0;
+    for (unsigned i = 0; i < g->ms.ncu; i++) {
+        if (!g->cu[i].st.measured_loads)
+            continue;
+        first = min_u64(first, g->cu[i].meas_first);
+        last = max_u64(last, g->cu[i].meas_last);
+    }
+    ps_t mspan = last > first ? last - first : 0;
+    json_t *o = json_object();
+    json_object_set_new(o, "cycles", json_integer(I(span / period)));
+    json_object_set_new(o, "kernels", json_integer(I(g->cp.st.kernels)));
+    json_object_set_new(o, "warp_insts", json_integer(I(stats_sum(st, "core.warp_insts"))));
+    json_object_set_new(o, "l1_accesses", json_integer(I(stats_sum(st, "l1d.accesses"))));
+    json_object_set_new(o, "l1_hits", json_integer(I(memsys_hits(st, "l1d"))));
+    json_object_set_new(o, "l2_accesses", json_integer(I(stats_sum(st, "l2.accesses"))));
+    json_object_set_new(o, "l2_hits", json_integer(I(memsys_hits(st, "l2"))));
+    json_object_set_new(o, "l2_remote_accesses", json_integer(I(stats_sum(st, "remote_requests"))));
+    json_object_set_new(o, "l3_accesses", json_integer(I(stats_sum(st, "l3.accesses"))));
+    json_object_set_new(o, "l3_hits", json_integer(I(memsys_hits(st, "l3"))));
+    json_object_set_new(o, "dram_reads", json_integer(I(stats_sum(st, "dram.reads"))));
+    json_object_set_new(o, "dram_writes", json_integer(I(stats_sum(st, "dram.writes"))));
+    json_object_set_new(o, "flits_l1_l2", json_integer(I(stats_sum(st, "flits_l1_l2"))));
+    json_object_set_new(o, "flits_l2_l3", json_integer(I(stats_sum(st, "flits_l2_l3"))));
+    json_object_set_new(o, "flits_remote", json_integer(I(stats_sum(st, "flits_remote") +
+                                                          stats_sum(st, "flits_gpu_gpu"))));
+    json_object_set_new(o, "l2_flushes", json_integer(I(stats_sum(st, "l2.flushes"))));
+    json_object_set_new(o, "l2_invalidates", json_integer(I(stats_sum(st, "l2.invalidates"))));
+    json_object_set_new(o, "energy_pj", energy_json(g, st));
+    json_object_set_new(o, "stale_reads", json_integer(I(g->chk.st.stale_reads)));
+    json_object_set_new(o, "avg_load_latency_cycles",
+                        json_real(meas ? (double)lat / (double)meas / (double)period : 0.0));
+    json_object_set_new(o, "achieved_gbps",
+                        json_real(mspan ? (double)bytes / (double)mspan * 1e3 : 0.0));
+    return o;
+}

@@ -1,0 +1,140 @@
+/*
+ * square.c -- HIP-Examples `square` as shipped in gem5-resources:
+ *     for (size_t i = offset; i < N; i += stride) C_d[i] = A_d[i] * A_d[i];
+ * with offset = blockIdx.x * blockDim.x + threadIdx.x and
+ * stride = blockDim.x * gridDim.x, float arrays, launched `iterations` times.
+ *
+ * Modelled: each warp walks its grid-stride iterations; per iteration it
+ * loads A_d into r1 (coalesced, 4 B per lane), multiplies (one ALU
+ * instruction waiting for r1) and stores C_d (waiting for r1, standing for
+ * the product register). Lanes past N are inactive; a warp exits when its
+ * first lane is past N. A work-group's elements are strided across the
+ * arrays: its ranges are the list of those slices, merged.
+ * Abstracted: no data values; loop control and index arithmetic are not
+ * issued as instructions.
+ */
+#include <stdlib.h>
+
+#include "workload/wl.h"
+
+static const struct cfg_key square_keys[] = {
+    {"n", CFG_INT, "1048576", 1, 17179869184.0, "elements per array (float)", NULL},
+    {"blocks", CFG_INT, "512", 1, 2147483647.0, "work-groups (grid size)", NULL},
+    {"threads", CFG_INT, "256", 1, 1024, "threads per work-group", NULL},
+    {"iterations", CFG_INT, "1", 1, 1000000, "kernel launches", NULL},
+    CFG_END,
+};
+
+struct square {
+    const struct kernel_buf *a, *c;
+    uint64_t n;
+    uint32_t blocks, threads;
+    unsigned iterations, kernels;
+};
+
+static void *square_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+{
+    (void)e; /* the key table's ranges are the only constraints */
+    struct square *q = xcalloc(1, sizeof *q);
+    q->n = cfg_uint(sec, "n");
+    q->blocks = (uint32_t)cfg_uint(sec, "blocks");
+    q->threads = (uint32_t)cfg_uint(sec, "threads");
+    q->iterations = (unsigned)cfg_uint(sec, "iterations");
+    q->a = wl_alloc(env, "A_d", q->n * 4);
+    q->c = wl_alloc(env, "C_d", q->n * 4);
+    return q;
+}
+
+static void square_destroy(void *self)
+{
+    free(self);
+}
+
+static uint64_t square_stride(const struct square *q)
+{
+    return (uint64_t)q->blocks * q->threads;
+}
+
+static void square_mem(struct kernel_op *op, uint8_t kind, const struct kernel_buf *b,
+                       uint64_t elem, uint64_t mask)
+{
+    op->kind = kind;
+    op->size = 4;
+    op->stride = 4;
+    op->base = b->base + elem * 4;
+    op->mask = mask;
+    op->src[0] = kind == KOP_STORE ? 1 : 0;
+    op->dst = kind == KOP_LOAD ? 1 : 0;
+}
+
+/* r[0]: grid-stride iteration; pc: 0 load A_d, 1 multiply, 2 store C_d. */
+static void square_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+{
+    const struct square *q = k->ctx;
+    uint64_t elem = kernel_gid(w, 0) + w->r[0] * square_stride(q);
+    if (elem >= q->n) {
+        op->kind = KOP_EXIT;
+        return;
+    }
+    uint64_t act = min_u64(w->nlanes, q->n - elem);
+    uint64_t mask = act >= 64 ? ~0ull : (1ull << act) - 1;
+    if (w->pc == 0) {
+        square_mem(op, KOP_LOAD, q->a, elem, mask);
+    } else if (w->pc == 1) {
+        op->kind = KOP_ALU;
+        op->n = 1;
+        op->src[0] = 1;
+    } else {
+        square_mem(op, KOP_STORE, q->c, elem, mask);
+        w->r[0]++;
+    }
+    w->pc = (w->pc + 1) % 3;
+}
+
+/* The slices [lo, hi) of every grid-stride iteration of work-group wg, merged
+ * where they touch (only when there is one work-group); 0 when more than max. */
+static unsigned square_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
+                              struct kernel_range *out, unsigned max)
+{
+    const struct square *q = k->ctx;
+    if (arg >= k->nargs)
+        return 0;
+    addr_t base = k->args[arg].buf->base;
+    unsigned n = 0;
+    for (uint64_t lo = (uint64_t)wg * q->threads; lo < q->n; lo += square_stride(q)) {
+        uint64_t hi = min_u64(lo + q->threads, q->n);
+        if (n && out[n - 1].hi == base + lo * 4) {
+            out[n - 1].hi = base + hi * 4;
+            continue;
+        }
+        if (n == max)
+            return 0;
+        out[n++] = (struct kernel_range){base + lo * 4, base + hi * 4};
+    }
+    return n;
+}
+
+static bool square_next_kernel(void *self, struct kernel *k)
+{
+    struct square *q = self;
+    if (q->kernels == q->iterations)
+        return false;
+    wl_kernel_init(k, "square", q->blocks, 1, q->threads, 1, square_next);
+    wl_kernel_arg(k, q->a, KERNEL_R);
+    wl_kernel_arg(k, q->c, KERNEL_RW);
+    for (unsigned i = 0; i < k->nargs; i++)
+        k->args[i].same_pattern = q->kernels > 0;
+    k->ranges = square_ranges;
+    k->ctx = q;
+    q->kernels++;
+    return true;
+}
+
+const struct wl_ops wl_square = {
+    .name = "square",
+    .desc = "HIP-Examples square: C_d[i] = A_d[i] * A_d[i], grid-stride loop",
+    .keys = square_keys,
+    .create = square_create,
+    .next_kernel = square_next_kernel,
+    .destroy = square_destroy,
+};

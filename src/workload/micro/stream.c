@@ -1,0 +1,205 @@
+/*
+ * stream.c -- streaming-read microbenchmark: the bandwidth a whole GPU
+ * achieves from its local L2s, from remote chiplets' L2s over the crossbar,
+ * or from DRAM.
+ *
+ * Modelled: cus x wgs_per_cu work-groups, each owning one contiguous chunk of
+ * one buffer. Every warp reads its share of the chunk with coalesced 16 B per
+ * lane loads (one warp-wide load = warp_size x 16 B), warps of a work-group
+ * interleaved row by row, at most 8 loads in flight per warp (registers 1..8
+ * in rotation; a load waits for the previous load into its register). Loads
+ * of measured passes carry KOP_F_MEASURE; the lead's summary turns their
+ * bytes into achieved GB/s. Placement relies on first touch and on static
+ * partitioning (a work-group's chiplet touches its chunk first).
+ * Abstracted: no data values, no address arithmetic instructions; each chunk
+ * is rounded down to whole rows and whole pages.
+ */
+#include <stdlib.h>
+
+#include "workload/wl.h"
+
+enum stream_target { STREAM_L2, STREAM_REMOTE, STREAM_DRAM };
+
+#define STREAM_LANE_B 16   /* bytes per lane per load */
+#define STREAM_REGS 8      /* loads in flight per warp */
+
+static const struct cfg_key stream_keys[] = {
+    {"target", CFG_ENUM, "dram", 0, 0, "where the streamed data is served from",
+     "l2|remote|dram"},
+    {"footprint_kib", CFG_INT, "0", 0, 67108864,
+     "buffer size in KiB (0 = per target: l2 and remote 4096 per chiplet, dram 524288)", NULL},
+    {"passes", CFG_INT, "0", 0, 1000000,
+     "measured passes over the buffer (0 = per target: l2 4, remote 4, dram 1)", NULL},
+    {"wgs_per_cu", CFG_INT, "4", 1, 64, "work-groups per CU", NULL},
+    {"cus", CFG_INT, "240", 1, 1000000,
+     "CUs of the machine (work-groups = cus x wgs_per_cu; set it to the machine's CU count)",
+     NULL},
+    {"block", CFG_INT, "256", 1, 1024, "threads per work-group (a multiple of the warp size)",
+     NULL},
+    CFG_END,
+};
+
+static const uint64_t stream_auto_passes[] = {4, 4, 1};
+
+struct stream {
+    const struct kernel_buf *buf;
+    uint64_t chunk_b;      /* bytes per work-group */
+    uint64_t row_b;        /* bytes one load of every warp of a work-group covers */
+    uint32_t wgs, block;
+    unsigned target, passes, nchiplets;
+    unsigned kernels;
+};
+
+static uint64_t stream_footprint_b(const struct stream *s, const struct cfg_sec *sec)
+{
+    uint64_t kib = cfg_uint(sec, "footprint_kib");
+    if (!kib)
+        kib = s->target == STREAM_DRAM ? 524288 : 4096ull * s->nchiplets;
+    return kib * 1024;
+}
+
+static uint64_t stream_lcm(uint64_t a, uint64_t b)
+{
+    uint64_t x = a, y = b;
+    while (y) {
+        uint64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return a / x * b;
+}
+
+static int stream_check(const struct stream *s, const struct wl_env *env,
+                        const struct cfg_sec *sec, struct err *e)
+{
+    if (s->block % env->warp_size)
+        return cfg_err(e, sec, "block", "not a multiple of the warp size (%u)", env->warp_size);
+    if (s->target == STREAM_REMOTE && s->nchiplets < 2)
+        return cfg_err(e, sec, "target", "needs at least 2 chiplets (the system has %u)",
+                       s->nchiplets);
+    if (s->target == STREAM_REMOTE && s->wgs % s->nchiplets)
+        return cfg_err(e, sec, "cus", "%u work-groups do not split evenly over %u chiplets",
+                       s->wgs, s->nchiplets);
+    return 0;
+}
+
+static int stream_params(struct stream *s, const struct wl_env *env, const struct cfg_sec *sec,
+                         struct err *e)
+{
+    s->nchiplets = env->nchiplets ? env->nchiplets : 1;
+    s->target = cfg_enum(sec, "target");
+    s->passes = (unsigned)cfg_uint(sec, "passes");
+    if (!s->passes)
+        s->passes = (unsigned)stream_auto_passes[s->target];
+    s->block = (uint32_t)cfg_uint(sec, "block");
+    uint64_t wgs = cfg_uint(sec, "cus") * cfg_uint(sec, "wgs_per_cu");
+    if (wgs > UINT32_MAX)
+        return cfg_err(e, sec, "cus", "more than %u work-groups", UINT32_MAX);
+    s->wgs = (uint32_t)wgs;
+    if (stream_check(s, env, sec, e))
+        return -1;
+    s->row_b = (uint64_t)s->block * STREAM_LANE_B;
+    /* whole rows, and whole pages so that no page is first-touched by two WGs */
+    uint64_t unit = stream_lcm(s->row_b, env->page_b);
+    uint64_t fp = stream_footprint_b(s, sec);
+    s->chunk_b = fp / s->wgs / unit * unit;
+    if (!s->chunk_b)
+        return cfg_err(e, sec, "footprint_kib",
+                       "%llu KiB is less than %llu B (whole rows and pages) for each of %u "
+                       "work-groups",
+                       (unsigned long long)(fp / 1024), (unsigned long long)unit, s->wgs);
+    return 0;
+}
+
+static void *stream_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+{
+    struct stream *s = xcalloc(1, sizeof *s);
+    if (stream_params(s, env, sec, e)) {
+        free(s);
+        return NULL;
+    }
+    s->buf = wl_alloc(env, "stream", s->chunk_b * s->wgs);
+    return s;
+}
+
+static void stream_destroy(void *self)
+{
+    free(self);
+}
+
+/* The chunk work-group wg reads: k->p[0] positions later (remote pass). */
+static addr_t stream_chunk(const struct kernel *k, uint32_t wg)
+{
+    const struct stream *s = k->ctx;
+    return s->buf->base + (wg + k->p[0]) % s->wgs * s->chunk_b;
+}
+
+/* k->p[1] warm-up passes, then k->p[2] measured passes; r[0] counts loads. */
+static void stream_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+{
+    const struct stream *s = k->ctx;
+    uint64_t rows = s->chunk_b / s->row_b, t = w->r[0];
+    if (t == (k->p[1] + k->p[2]) * rows) {
+        op->kind = KOP_EXIT;
+        return;
+    }
+    op->kind = KOP_LOAD;
+    op->size = STREAM_LANE_B;
+    op->stride = STREAM_LANE_B;
+    op->base = stream_chunk(k, w->wg) + t % rows * s->row_b +
+               (uint64_t)w->warp * w->warp_size * STREAM_LANE_B;
+    op->dst = (uint8_t)(1 + t % STREAM_REGS);
+    op->src[0] = op->dst; /* wait until the register's previous load has returned */
+    op->flags = t / rows >= k->p[1] ? KOP_F_MEASURE : 0;
+    w->r[0]++;
+}
+
+static unsigned stream_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
+                              struct kernel_range *out, unsigned max)
+{
+    const struct stream *s = k->ctx;
+    if (arg != 0 || max < 1)
+        return 0;
+    out[0].lo = stream_chunk(k, wg);
+    out[0].hi = out[0].lo + s->chunk_b;
+    return 1;
+}
+
+static void stream_kernel(const struct stream *s, struct kernel *k, const char *name,
+                          uint64_t shift, uint64_t warm, uint64_t measured)
+{
+    wl_kernel_init(k, name, s->wgs, 1, s->block, 1, stream_next);
+    wl_kernel_arg(k, s->buf, KERNEL_R);
+    k->ranges = stream_ranges;
+    k->ctx = s;
+    k->p[0] = shift;
+    k->p[1] = warm;
+    k->p[2] = measured;
+}
+
+static bool stream_next_kernel(void *self, struct kernel *k)
+{
+    struct stream *s = self;
+    unsigned nk = s->target == STREAM_REMOTE ? 2 : 1;
+    if (s->kernels == nk)
+        return false;
+    if (s->target == STREAM_L2)
+        stream_kernel(s, k, "stream_l2", 0, 1, s->passes);
+    else if (s->target == STREAM_DRAM)
+        stream_kernel(s, k, "stream_dram", 0, 0, s->passes);
+    else if (s->kernels == 0)
+        stream_kernel(s, k, "stream_touch", 0, 1, 0);
+    else /* the chunk homed on the next chiplet */
+        stream_kernel(s, k, "stream_remote", s->wgs / s->nchiplets, 0, s->passes);
+    s->kernels++;
+    return true;
+}
+
+const struct wl_ops wl_stream = {
+    .name = "stream",
+    .desc = "streaming reads: achieved bandwidth of local L2s, remote L2s or DRAM",
+    .keys = stream_keys,
+    .create = stream_create,
+    .next_kernel = stream_next_kernel,
+    .destroy = stream_destroy,
+};
