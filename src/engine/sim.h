@@ -2,10 +2,13 @@
  * sim.h -- the simulation engine: integer-picosecond time, an event queue
  * ordered by (time, insertion sequence), clock domains, and a watchdog.
  *
- * Events are stored by value in a 4-ary heap (a growable array that reaches
- * its steady size early in a run, so scheduling allocates nothing on the hot
- * path). Ties in time are broken by a global insertion sequence number, so the
- * same input always produces the same order and bit-identical output.
+ * Events are ordered by (time, insertion sequence). They are kept in one FIFO
+ * list per distinct time (a hash map finds the list of a time; a 4-ary heap
+ * orders the distinct times), so events at one time run in the order they
+ * were scheduled and the heap only sees each time once. Events, lists and
+ * heap live in arrays that reach their steady size early in a run, so
+ * scheduling allocates nothing on the hot path. The same input always
+ * produces the same order and bit-identical output.
  *
  * Components tick at their own frequency: a struct clock gives a period in
  * picoseconds, and sim_after_cycles() schedules on that clock's next edge.
@@ -23,6 +26,7 @@
 
 #include "base/base.h"
 #include "base/pool.h"
+#include "base/u64map.h"
 
 struct sim;
 struct stats;
@@ -30,11 +34,21 @@ struct stats;
 typedef void (*ev_fn)(struct sim *s, void *obj, uint64_t arg);
 
 struct event {
-    ps_t t;
-    uint64_t seq;
     ev_fn fn;
     void *obj;
     uint64_t arg;
+    uint32_t next;            /* next event of the same time, index + 1 (0 = none) */
+};
+
+/* The events of one time, in scheduling order. */
+struct ev_bucket {
+    ps_t t;
+    uint32_t head, tail;      /* event indices + 1 */
+};
+
+struct ev_heap_ent {
+    ps_t t;
+    uint32_t bucket;
 };
 
 struct clock {
@@ -53,9 +67,17 @@ enum sim_status { SIM_DONE, SIM_DEADLOCK, SIM_STOPPED };
 
 struct sim {
     ps_t now;
-    uint64_t seq;
-    struct event *heap;
+    uint64_t seq;             /* events scheduled so far */
+    struct event *ev;         /* event store, free list through next */
+    size_t ev_cap;
+    uint32_t ev_free;         /* index + 1 */
+    struct ev_bucket *bk;     /* bucket store, free list through head */
+    size_t bk_cap;
+    uint32_t bk_free;         /* index + 1 */
+    struct u64map bk_of;      /* time -> bucket index */
+    struct ev_heap_ent *heap; /* distinct times */
     size_t heap_n, heap_cap;
+    uint64_t pending_events;  /* scheduled, not yet run */
     uint64_t events;          /* events executed */
     bool stop;
 

@@ -346,7 +346,7 @@ static void forward(struct sim *s, struct cache *c, struct req *r)
     ch->addr = r->addr;
     ch->size = r->size;
     ch->kind = r->kind;
-    ch->flags = r->flags;
+    ch->flags = 0; /* flags are this cache's decisions; the next level decides anew */
     ch->src = r->src;
     ch->home = r->home;
     mask_copy(ch->mask, r->mask);
@@ -419,7 +419,7 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     ch->addr = x->line;
     ch->size = c->p.line_b;
     ch->kind = REQ_READ;
-    ch->flags = r->flags;
+    ch->flags = 0; /* flags are this cache's decisions; the next level decides anew */
     ch->src = r->src;
     ch->home = r->home;
     ch->tag = m;
@@ -587,6 +587,11 @@ static enum act decide(const struct cache *c, const struct req *r, int64_t l,
     *hit = l >= 0 && (!needs_data[r->kind] || mask_covers(c->mask[l].valid, need));
     enum cache_write_policy wp = wpolicy(c, r);
     bool noalloc = r->flags & REQ_F_NOALLOC;
+    /* A read from another chiplet that misses is passed on without taking an
+     * MSHR: local misses may wait for other chiplets, remote ones never do,
+     * so the two cannot deadlock over MSHRs (a request / forward split). */
+    if (noalloc && !*hit && r->kind == REQ_READ && (r->flags & REQ_F_REMOTE))
+        return A_FWD;
     if (noalloc && !*hit && (r->kind == REQ_ATOMIC || r->kind == REQ_WRITEBACK))
         return l >= 0 && !mask_any(c->mask[l].dirty) ? A_DROP_FWD : A_FWD;
     enum act a = act_tab[r->kind][wp][*hit];

@@ -143,6 +143,14 @@ static void stream_next(const struct kernel *k, struct kernel_warp *w, struct ke
         op->kind = KOP_EXIT;
         return;
     }
+    if (t && t % rows == 0 && w->r[1] < 4 * (t / rows)) {
+        unsigned i = (unsigned)(w->r[1]++ % 4);
+        op->kind = KOP_ALU;
+        op->n = 1;
+        op->src[0] = (uint8_t)(1 + 2 * i);
+        op->src[1] = (uint8_t)(2 + 2 * i);
+        return;
+    }
     op->kind = KOP_LOAD;
     op->size = STREAM_LANE_B;
     op->stride = STREAM_LANE_B;

@@ -79,11 +79,28 @@ static void vecadd_next(const struct kernel *k, struct kernel_warp *w, struct ke
     if (!mask)
         w->pc = 4;
     switch (w->pc) {
-    case 0: vecadd_mem(op, KOP_LOAD, v->a, w, mask); op->dst = 1; break;
-    case 1: vecadd_mem(op, KOP_LOAD, v->b, w, mask); op->dst = 2; break;
-    case 2: op->kind = KOP_ALU; op->n = 1; op->src[0] = 1; op->src[1] = 2; break;
-    case 3: vecadd_mem(op, KOP_STORE, v->c, w, mask); op->src[0] = 1; op->src[1] = 2; break;
-    default: op->kind = KOP_EXIT; return;
+    case 0:
+        vecadd_mem(op, KOP_LOAD, v->a, w, mask);
+        op->dst = 1;
+        break;
+    case 1:
+        vecadd_mem(op, KOP_LOAD, v->b, w, mask);
+        op->dst = 2;
+        break;
+    case 2:
+        op->kind = KOP_ALU;
+        op->n = 1;
+        break;
+    case 3:
+        vecadd_mem(op, KOP_STORE, v->c, w, mask);
+        break;
+    default:
+        op->kind = KOP_EXIT;
+        return;
+    }
+    if (w->pc >= 2) { /* the add and the store of the sum wait for both loads */
+        op->src[0] = 1;
+        op->src[1] = 2;
     }
     w->pc++;
 }
