@@ -41,6 +41,7 @@ struct wl_ops {
     const char *name;
     const char *desc;                 /* one line, for `chipsim list workloads` */
     const struct cfg_key *keys;       /* parameters (section [workload]) */
+    const char *const *small;         /* "key=value" overrides for a quick run (tests) */
     void *(*create)(struct wl_env *env, const struct cfg_sec *sec, struct err *e);
     /* Fill *k with the next kernel; false when the workload is finished. */
     bool (*next_kernel)(void *self, struct kernel *k);

@@ -121,12 +121,28 @@ static void chase_load(const struct chase *c, struct kernel_warp *w, struct kern
     w->r[0]++;
 }
 
+/* After the last load: consume registers (two per ALU op; r[2] counts the
+ * ops) so that the warp, and so the kernel, ends only when its loads have
+ * returned, as a real kernel that uses what it loads; then exit. */
+static void chase_drain(struct kernel_warp *w, struct kernel_op *op, unsigned regs)
+{
+    if (w->r[2] == div_ceil(regs, 2)) {
+        op->kind = KOP_EXIT;
+        return;
+    }
+    op->kind = KOP_ALU;
+    op->n = 1;
+    op->src[0] = (uint8_t)(1 + 2 * w->r[2]);
+    op->src[1] = (uint8_t)(regs > 2 * w->r[2] + 1 ? 2 + 2 * w->r[2] : 0);
+    w->r[2]++;
+}
+
 /* k->p[0] warm-up passes (unmeasured), k->p[1] measured passes. */
 static void chase_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct chase *c = k->ctx;
     if (w->r[0] == (k->p[0] + k->p[1]) * c->lines) {
-        op->kind = KOP_EXIT;
+        chase_drain(w, op, 1); /* the final pointer */
         return;
     }
     chase_load(c, w, op, w->r[0] / c->lines >= k->p[0]);
@@ -142,7 +158,7 @@ static void chase_touch(const struct chase *c, struct kernel_warp *w, struct ker
 {
     uint64_t first = w->r[0] * w->warp_size;
     if (first >= c->lines) {
-        op->kind = KOP_EXIT;
+        chase_drain(w, op, 8);
         return;
     }
     unsigned n = (unsigned)min_u64(w->warp_size, c->lines - first);

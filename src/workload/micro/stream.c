@@ -45,7 +45,7 @@ struct stream {
     const struct kernel_buf *buf;
     uint64_t chunk_b;      /* bytes per work-group */
     uint64_t row_b;        /* bytes one load of every warp of a work-group covers */
-    uint32_t wgs, block;
+    uint32_t wgs, block, wgs_per_cu;
     unsigned target, passes, nchiplets;
     unsigned kernels;
 };
@@ -92,7 +92,8 @@ static int stream_params(struct stream *s, const struct wl_env *env, const struc
     if (!s->passes)
         s->passes = (unsigned)stream_auto_passes[s->target];
     s->block = (uint32_t)cfg_uint(sec, "block");
-    uint64_t wgs = cfg_uint(sec, "cus") * cfg_uint(sec, "wgs_per_cu");
+    s->wgs_per_cu = (uint32_t)cfg_uint(sec, "wgs_per_cu");
+    uint64_t wgs = cfg_uint(sec, "cus") * s->wgs_per_cu;
     if (wgs > UINT32_MAX)
         return cfg_err(e, sec, "cus", "more than %u work-groups", UINT32_MAX);
     s->wgs = (uint32_t)wgs;
@@ -127,11 +128,47 @@ static void stream_destroy(void *self)
     free(self);
 }
 
-/* The chunk work-group wg reads: k->p[0] positions later (remote pass). */
-static addr_t stream_chunk(const struct kernel *k, uint32_t wg)
+/* The block of work-groups that static partitioning gives to wg's chiplet:
+ * floor(wgs / chiplets) each, one more for the first wgs mod chiplets. */
+static void stream_block(const struct stream *s, uint32_t wg, uint32_t *start, uint32_t *size)
+{
+    uint32_t q = s->wgs / s->nchiplets, r = s->wgs % s->nchiplets;
+    if (wg < r * (q + 1)) {
+        *start = wg / (q + 1) * (q + 1);
+        *size = q + 1;
+    } else {
+        *start = wg - (wg - r * (q + 1)) % q;
+        *size = q;
+    }
+}
+
+/* The chunk work-group wg reads in pass `pass` of the kernel: that of the WG
+ * k->p[0] positions later (remote: the next chiplet's), moved on by
+ * pass x wgs_per_cu WGs within that WG's chiplet block, so that every pass
+ * reads lines homed on the same chiplet but never read by this CU before. */
+static addr_t stream_chunk(const struct kernel *k, uint32_t wg, uint64_t pass)
 {
     const struct stream *s = k->ctx;
-    return s->buf->base + (wg + k->p[0]) % s->wgs * s->chunk_b;
+    uint32_t owner = (uint32_t)((wg + k->p[0]) % s->wgs), start, size;
+    stream_block(s, owner, &start, &size);
+    uint64_t idx = start + (owner - start + pass * s->wgs_per_cu) % size;
+    return s->buf->base + idx * s->chunk_b;
+}
+
+/* After the last load: consume registers 1..8 (two per ALU op, r[1] counts
+ * them), as a real kernel sums what it reads, so that the warp ends only when
+ * its loads have returned; then exit. */
+static void stream_drain(struct kernel_warp *w, struct kernel_op *op)
+{
+    if (w->r[1] == STREAM_REGS / 2) {
+        op->kind = KOP_EXIT;
+        return;
+    }
+    op->kind = KOP_ALU;
+    op->n = 1;
+    op->src[0] = (uint8_t)(1 + 2 * w->r[1]);
+    op->src[1] = (uint8_t)(2 + 2 * w->r[1]);
+    w->r[1]++;
 }
 
 /* k->p[1] warm-up passes, then k->p[2] measured passes; r[0] counts loads. */
@@ -140,21 +177,13 @@ static void stream_next(const struct kernel *k, struct kernel_warp *w, struct ke
     const struct stream *s = k->ctx;
     uint64_t rows = s->chunk_b / s->row_b, t = w->r[0];
     if (t == (k->p[1] + k->p[2]) * rows) {
-        op->kind = KOP_EXIT;
-        return;
-    }
-    if (t && t % rows == 0 && w->r[1] < 4 * (t / rows)) {
-        unsigned i = (unsigned)(w->r[1]++ % 4);
-        op->kind = KOP_ALU;
-        op->n = 1;
-        op->src[0] = (uint8_t)(1 + 2 * i);
-        op->src[1] = (uint8_t)(2 + 2 * i);
+        stream_drain(w, op);
         return;
     }
     op->kind = KOP_LOAD;
     op->size = STREAM_LANE_B;
     op->stride = STREAM_LANE_B;
-    op->base = stream_chunk(k, w->wg) + t % rows * s->row_b +
+    op->base = stream_chunk(k, w->wg, t / rows) + t % rows * s->row_b +
                (uint64_t)w->warp * w->warp_size * STREAM_LANE_B;
     op->dst = (uint8_t)(1 + t % STREAM_REGS);
     op->src[0] = op->dst; /* wait until the register's previous load has returned */
@@ -162,15 +191,23 @@ static void stream_next(const struct kernel *k, struct kernel_warp *w, struct ke
     w->r[0]++;
 }
 
+/* One range per distinct chunk the work-group reads; 0 when more than max. */
 static unsigned stream_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
                               struct kernel_range *out, unsigned max)
 {
     const struct stream *s = k->ctx;
-    if (arg != 0 || max < 1)
+    if (arg != 0)
         return 0;
-    out[0].lo = stream_chunk(k, wg);
-    out[0].hi = out[0].lo + s->chunk_b;
-    return 1;
+    unsigned n = 0;
+    for (uint64_t pass = 0; pass < k->p[1] + k->p[2]; pass++) {
+        addr_t lo = stream_chunk(k, wg, pass);
+        if (lo == out[0].lo && n) /* wrapped around the chiplet block */
+            break;
+        if (n == max)
+            return 0;
+        out[n++] = (struct kernel_range){lo, lo + s->chunk_b};
+    }
+    return n;
 }
 
 static void stream_kernel(const struct stream *s, struct kernel *k, const char *name,

@@ -1,0 +1,254 @@
+/*
+ * Compute unit: issue and stall behaviour (a warp waits only for registers
+ * it reads), store draining at exit and fences, barriers, the coalescer,
+ * and work-group admission by warp slots and LDS.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "gpu/cu.h"
+
+#define CY 1000 /* 1 GHz clock: one cycle = 1000 ps */
+
+/* A lower level that answers every request after `delay` and records it. */
+struct lower {
+    ps_t delay;
+    int n;
+    struct req seen[512];
+};
+
+static void lower_access(struct sim *s, void *self, struct req *r)
+{
+    struct lower *l = self;
+    if (l->n < 512)
+        l->seen[l->n++] = *r;
+    sim_at(s, s->now + l->delay, req_complete_ev, r, 0);
+}
+
+/* A scripted kernel: every warp runs ops[warp][...] until KOP_EXIT. */
+struct script {
+    struct kernel_op ops[4][8];
+};
+
+static void script_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+{
+    const struct script *sc = k->ctx;
+    *op = sc->ops[w->warp][w->pc++];
+}
+
+struct rig {
+    struct sim s;
+    struct clock clk;
+    struct lower low;
+    struct cache l1;
+    struct lds lds;
+    struct chk chk;
+    struct cu cu;
+    struct kernel k;
+    struct script sc;
+    ps_t done_at[64];
+    int ndone;
+};
+
+static unsigned home0(void *obj, addr_t a, unsigned cu)
+{
+    (void)obj;
+    (void)a;
+    (void)cu;
+    return 0;
+}
+
+static void wg_done(void *obj, struct cu *cu, uint32_t wg)
+{
+    (void)cu;
+    (void)wg;
+    struct rig *r = obj;
+    r->done_at[r->ndone++] = r->s.now;
+}
+
+static struct rig *rig_new(unsigned threads)
+{
+    struct rig *r = calloc(1, sizeof *r);
+    sim_init(&r->s, 1);
+    req_pool_init(&r->s, 256);
+    clock_init(&r->clk, "gpu", 1000.0);
+    r->low.delay = 100 * CY;
+    struct cache_params cp = {
+        .size_b = 16384, .line_b = 64, .ways = 16, .banks = 1, .ports = 64, .mshrs = 64,
+        .mshr_targets = 8, .hit_lat = 2, .miss_lat = 0, .resp_lat = 0,
+        .write_policy = CACHE_WRITE_THROUGH, .write_alloc = CACHE_WA_NONE,
+        .walk_sets_per_cycle = 1, .wb_inflight = 8, .seed = 1,
+    };
+    cache_init(&r->l1, &r->s, "l1", &r->clk, &cp, (struct mem_port){lower_access, &r->low});
+    struct lds_params lp = {.size_kib = 64, .lat = 65, .banks = 32, .bank_b = 4,
+                            .lanes_per_cycle = 32, .conflicts = true};
+    lds_init(&r->lds, &r->s, &r->clk, &lp);
+    chk_init(&r->chk, false, 64);
+    struct cu_params p = {.simds = 4, .warps_per_simd = 10, .warp_size = 64, .alu_cycles = 4,
+                          .max_wgs = 40};
+    struct cu_env env = {.s = &r->s, .clk = &r->clk, .chk = &r->chk, .home = home0,
+                         .wg_done = wg_done, .wg_done_obj = r};
+    cu_init(&r->cu, 0, &p, &env, &r->l1, &r->lds, 65536);
+    r->k = (struct kernel){.grid = {1, 1, 1}, .block = {threads, 1, 1}, .next = script_next,
+                           .ctx = &r->sc};
+    return r;
+}
+
+static void rig_free(struct rig *r)
+{
+    cr_expect_eq(r->s.req_pool.in_use, 0, "requests leaked");
+    cu_free(&r->cu);
+    lds_free(&r->lds);
+    chk_free(&r->chk);
+    cache_free(&r->l1);
+    sim_destroy(&r->s);
+    free(r);
+}
+
+static void run(struct rig *r)
+{
+    cu_dispatch(&r->cu, &r->k, 0);
+    cr_assert_eq(sim_run(&r->s, 0), SIM_DONE);
+}
+
+#define LOAD(dst_, base_) {.kind = KOP_LOAD, .size = 4, .dst = dst_, .base = base_, .stride = 4}
+#define STORE(base_) {.kind = KOP_STORE, .size = 4, .base = base_, .stride = 4}
+#define ALU(n_, src_) {.kind = KOP_ALU, .n = n_, .src = {src_, 0}}
+#define EXIT {.kind = KOP_EXIT}
+
+Test(cu, independent_compute_does_not_wait_for_a_load)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {LOAD(1, 0x1000), ALU(1, 0), EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* load issues at 0 and holds the SIMD 4 cycles; the ALU issues at 4 and
+     * holds it to 8; the exit issues at 8 (loads need not complete). */
+    cr_expect_eq(r->done_at[0], 8 * CY);
+    cr_expect_eq(r->cu.st.warp_insts, 3);
+    cr_expect_eq(r->cu.st.load_lines, 4, "64 lanes x 4 B = 4 lines");
+    rig_free(r);
+}
+
+Test(cu, dependent_compute_waits_for_every_line_of_the_load)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {LOAD(1, 0x1000), ALU(1, 1), EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* the 4 lines enter the L1 at 0, are accepted at once (64 ports), miss
+     * (miss_lat 0) and come back at 100 cycles; the ALU issues at 100, the
+     * exit at 104. */
+    cr_expect_eq(r->done_at[0], 104 * CY);
+    cr_expect_eq(r->low.n, 4);
+    rig_free(r);
+}
+
+Test(cu, exit_waits_for_stores_to_be_acknowledged)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {STORE(0x2000), EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* write-through L1: the stores are forwarded at 0 and acked at 100 */
+    cr_expect_eq(r->done_at[0], 100 * CY);
+    cr_expect_eq(r->cu.st.store_lines, 4);
+    cr_expect_eq(r->low.seen[0].kind, REQ_WRITE);
+    cr_expect_eq(r->low.seen[0].mask[0], ~0ull);
+    rig_free(r);
+}
+
+Test(cu, device_fence_drains_stores_wg_fence_does_not)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {STORE(0x2000), {.kind = KOP_FENCE, .scope = KERNEL_SCOPE_WG},
+                              ALU(1, 0), {.kind = KOP_FENCE, .scope = KERNEL_SCOPE_DEVICE},
+                              ALU(1, 0), EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* store 0..4, wg fence 4..8, alu 8..12, device fence at 12 waits for the
+     * ack at 100, alu 100..104, exit at 104 */
+    cr_expect_eq(r->done_at[0], 104 * CY);
+    cr_expect_eq(r->cu.st.fences, 1);
+    rig_free(r);
+}
+
+Test(cu, barrier_holds_every_warp_until_the_last_arrives)
+{
+    struct rig *r = rig_new(128); /* two warps, on SIMDs 0 and 1 */
+    struct kernel_op w0[] = {ALU(50, 0), {.kind = KOP_BARRIER}, EXIT};
+    struct kernel_op w1[] = {{.kind = KOP_BARRIER}, ALU(1, 0), EXIT};
+    memcpy(r->sc.ops[0], w0, sizeof w0);
+    memcpy(r->sc.ops[1], w1, sizeof w1);
+    run(r);
+    /* warp 0 issues the barrier at 200 (after 50 x 4 cycles of compute), the
+     * last to arrive: both resume at 201. Warp 0 exits when its SIMD is free
+     * (204); warp 1 computes 201..205 and exits at 205, ending the group. */
+    cr_expect_eq(r->cu.st.barriers, 1);
+    cr_expect_eq(r->done_at[0], 205 * CY);
+    rig_free(r);
+}
+
+Test(cu, coalescer_forms_one_request_per_line)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {
+        {.kind = KOP_LOAD, .size = 4, .dst = 1, .base = 0x1000, .stride = 64}, /* 64 lines */
+        {.kind = KOP_LOAD, .size = 8, .dst = 2, .base = 0x3000 + 60, .stride = 0,
+         .mask = 1},                                                           /* 2 lines */
+        {.kind = KOP_LOAD, .size = 4, .dst = 3, .base = 0x5000, .stride = 0}, /* broadcast: 1 */
+        {.kind = KOP_STORE, .size = 8, .base = 0x7000 + 60, .stride = 0, .mask = 1},
+        EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    cr_expect_eq(r->cu.st.load_lines, 64 + 2 + 1);
+    cr_expect_eq(r->cu.st.store_lines, 2);
+    /* the first load takes all 64 L1 MSHRs, so the next loads wait for the
+     * fills while the store, which needs no MSHR, is forwarded at once by the
+     * write-through L1, with its byte masks */
+    cr_expect_eq(r->low.seen[64].addr, 0x7000);
+    cr_expect_eq(r->low.seen[64].kind, REQ_WRITE);
+    cr_expect_eq(r->low.seen[64].mask[0], 0xfull << 60);
+    cr_expect_eq(r->low.seen[65].addr, 0x7040);
+    cr_expect_eq(r->low.seen[65].mask[0], 0xfull);
+    cr_expect_eq(r->low.seen[66].addr, 0x3000);
+    cr_expect_eq(r->low.seen[67].addr, 0x3040);
+    cr_expect_eq(r->low.seen[68].addr, 0x5000);
+    rig_free(r);
+}
+
+Test(cu, lds_load_waits_its_latency)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {{.kind = KOP_LDS_LOAD, .size = 4, .dst = 1, .base = 0, .stride = 4},
+                              ALU(1, 1), EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* conflict-free: 65 cycles; ALU at 65, exit at 69 */
+    cr_expect_eq(r->done_at[0], 69 * CY);
+    cr_expect_eq(r->cu.st.lds_insts, 1);
+    rig_free(r);
+}
+
+Test(cu, admission_by_warp_slots_and_lds)
+{
+    struct rig *r = rig_new(1024); /* 16 warps of 64 */
+    cr_expect(cu_can_accept(&r->cu, &r->k));
+    struct kernel_op ops[] = {ALU(1000, 0), EXIT};
+    for (int w = 0; w < 4; w++)
+        memcpy(r->sc.ops[w], ops, sizeof ops);
+    r->k.block.x = 256; /* 4 warps: 10 fit in 40 slots */
+    for (int i = 0; i < 10; i++) {
+        cr_assert(cu_can_accept(&r->cu, &r->k), "wg %d", i);
+        cu_dispatch(&r->cu, &r->k, (uint32_t)i);
+    }
+    cr_expect(!cu_can_accept(&r->cu, &r->k), "no warp slot left");
+    cr_assert_eq(sim_run(&r->s, 0), SIM_DONE);
+    cr_expect_eq(r->ndone, 10);
+    r->k.lds_b = 40 * 1024;
+    cr_expect(cu_can_accept(&r->cu, &r->k));
+    cu_dispatch(&r->cu, &r->k, 0);
+    cr_expect(!cu_can_accept(&r->cu, &r->k), "the LDS is full");
+    cr_assert_eq(sim_run(&r->s, 0), SIM_DONE);
+    rig_free(r);
+}
