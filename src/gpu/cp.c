@@ -151,6 +151,8 @@ static void start_dispatch(struct sim *s, void *obj)
     struct cp *cp = obj;
     cp->st.acquire_ps += s->now - cp->phase_t;
     cp->phase_t = s->now;
+    if (cp->chk)
+        chk_kernel_begin(cp->chk, cp->kid);
     unsigned k = chiplets_used(cp);
     uint32_t n = kernel_nwg(&cp->k);
     cp->wgs_left = n;
@@ -160,6 +162,7 @@ static void start_dispatch(struct sim *s, void *obj)
     }
     for (unsigned c = 0; c < cp->nch; c++) {
         cp->chip[c].wgs = c < k ? wgs_chiplet(cp->p.policy, n, k, c) : (struct wgs_iter){0, 0, 1};
+        cp->chip[c].rr = 0; /* each kernel starts at the chiplet's first CU */
         kick(cp, c, clock_edge(cp->clk, s->now));
     }
 }

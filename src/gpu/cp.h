@@ -48,6 +48,7 @@ struct cp {
     unsigned nch, cu_per_ch;
     const struct coh_ops *coh;
     void *coh_self;
+    struct chk *chk;         /* told when each kernel starts, may be NULL */
     cp_next_fn next;
     void *next_obj;
     cp_kernel_fn on_kernel;

@@ -83,6 +83,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
     if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e))
         return -1;
     cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, g->ms.nch, g->ms.t.cus);
+    g->cp.chk = &g->chk;
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
     g->coh = coh_find(cfg_str(cs, "scheme"));
     g->coh_self = g->coh->create(&g->ms.cm, cs, e);

@@ -109,6 +109,17 @@ static void expect_exit(const struct kernel *k, struct kernel_warp *w)
     op_eq(step(k, w), (struct kernel_op){.kind = KOP_EXIT}, "exit again");
 }
 
+/* The ALU ops that consume registers 1..regs, two per op, then the exit. */
+static void expect_drain_exit(const struct kernel *k, struct kernel_warp *w, unsigned regs)
+{
+    for (unsigned r = 1; r <= regs; r += 2)
+        op_eq(step(k, w),
+              (struct kernel_op){.kind = KOP_ALU, .n = 1,
+                                 .src = {(uint8_t)r, (uint8_t)(r < regs ? r + 1 : 0)}},
+              "drain");
+    expect_exit(k, w);
+}
+
 static void expect_dims(const struct kernel *k, const char *name, uint32_t gx, uint32_t bx)
 {
     cr_expect_str_eq(k->name, name);
@@ -179,7 +190,7 @@ static void chase_walk(const struct kernel *k, struct kernel_warp *w, uint64_t l
     cr_expect_eq(nmeasured, lines * measured);
     if (lines > 2)
         cr_expect_neq(order[1], 1, "the chain is not sequential");
-    expect_exit(k, w);
+    expect_drain_exit(k, w, 1); /* the final pointer is used */
     free(order);
     free(seen);
 }
@@ -234,13 +245,16 @@ Test(micro, chase_l1_and_dram)
     warp_at(&w, &k, 0, 0, 64);
     const struct kernel_buf *b = k.args[0].buf;
     uint64_t n = 0, measured = 0;
-    for (struct kernel_op op = step(&k, &w); op.kind == KOP_LOAD; op = step(&k, &w)) {
+    struct kernel_op op;
+    for (op = step(&k, &w); op.kind == KOP_LOAD; op = step(&k, &w)) {
         cr_assert_eq((op.base - b->base) % 128, 0);
         n++;
         measured += op.flags == KOP_F_MEASURE;
     }
     cr_expect_eq(n, 512 * 2);
     cr_expect_eq(measured, 512 * 2);
+    op_eq(op, (struct kernel_op){.kind = KOP_ALU, .n = 1, .src = {1}}, "drain");
+    expect_exit(&k, &w);
     mw_close(&m);
 }
 
@@ -293,7 +307,7 @@ Test(micro, chase_l2_remote)
             cr_assert_eq(w.lane_addr[l], b->base + (i * 64 + l) * 64, "op %llu lane %u",
                          (unsigned long long)i, l);
     }
-    expect_exit(&k, &w);
+    expect_drain_exit(&k, &w, 8);
     /* WG1 waits (256 x 600 + 2000) / 4 instructions, then chases, all measured */
     warp_at(&w, &k, 1, 0, 64);
     op_eq(step(&k, &w), (struct kernel_op){.kind = KOP_ALU, .n = 38900}, "wait");
@@ -324,16 +338,16 @@ Test(micro, chase_l2_remote_warp32_partial_touch)
           (struct kernel_op){.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = 1, .dst = 3},
           "last touch: one line");
     cr_expect_eq(w.lane_addr[0], b->base + 64 * 1024);
-    expect_exit(&k, &w);
+    expect_drain_exit(&k, &w, 8);
     warp_at(&w, &k, 1, 0, 32);
     op_eq(step(&k, &w), (struct kernel_op){.kind = KOP_ALU, .n = 575}, "wait (3 x 100 + 2000) / 4");
-    uint64_t n = 0;
-    for (struct kernel_op op = step(&k, &w); op.kind == KOP_LOAD; op = step(&k, &w)) {
+    for (unsigned i = 0; i < 65; i++) {
+        struct kernel_op op = step(&k, &w);
+        cr_assert_eq(op.kind, KOP_LOAD);
         cr_assert_eq(op.flags, KOP_F_MEASURE);
         cr_assert_eq((op.base - b->base) % 1024, 0);
-        n++;
     }
-    cr_expect_eq(n, 65);
+    expect_drain_exit(&k, &w, 1);
     mw_close(&m);
 }
 
@@ -394,11 +408,30 @@ static void stream_count(const struct kernel *k, struct kernel_warp *w, uint64_t
                          uint64_t *measured)
 {
     *n = *measured = 0;
-    for (struct kernel_op op = step(k, w); op.kind == KOP_LOAD; op = step(k, w)) {
+    struct kernel_op op;
+    for (op = step(k, w); op.kind == KOP_LOAD; op = step(k, w)) {
         (*n)++;
         *measured += op.flags == KOP_F_MEASURE;
     }
+    /* the reads are consumed (registers 1..8) before the exit */
+    op_eq(op, (struct kernel_op){.kind = KOP_ALU, .n = 1, .src = {1, 2}}, "drain");
+    for (uint8_t r = 3; r < 8; r += 2)
+        op_eq(step(k, w), (struct kernel_op){.kind = KOP_ALU, .n = 1, .src = {r, r + 1}},
+              "drain");
     expect_exit(k, w);
+}
+
+/* Work-group wg's ranges, in chunk indices (chunk_b bytes each). */
+static void expect_chunks(const struct kernel *k, uint32_t wg, uint64_t chunk_b,
+                          const uint64_t *idx, unsigned n)
+{
+    struct kernel_range r[8];
+    addr_t base = k->args[0].buf->base;
+    cr_assert_eq(k->ranges(k, wg, 0, r, 8), n, "wg %u", wg);
+    for (unsigned i = 0; i < n; i++) {
+        cr_expect_eq(r[i].lo, base + idx[i] * chunk_b, "wg %u range %u", wg, i);
+        cr_expect_eq(r[i].hi, base + (idx[i] + 1) * chunk_b, "wg %u range %u", wg, i);
+    }
 }
 
 static void expect_range(const struct kernel *k, uint32_t wg, unsigned arg, addr_t lo, addr_t hi)
@@ -448,12 +481,16 @@ Test(micro, stream_l2_one_kernel_with_warmup)
     addr_t base = k.args[0].buf->base;
     struct kernel_warp w;
     warp_at(&w, &k, 959, 3, 64);
-    addr_t chunk = base + 959 * 16384 + 3 * 1024;
+    /* pass 0 on its own chunk; pass p on the chunk 4p WGs later in chiplet 3's
+     * block of WGs 720..959 (another CU's) */
+    addr_t own = base + 959 * 16384 + 3 * 1024;
     for (unsigned t = 0; t < 4; t++)
-        stream_expect_load(&k, &w, chunk + t * 4096, (uint8_t)(1 + t), 0, "warm-up");
-    for (unsigned t = 4; t < 10; t++)
-        stream_expect_load(&k, &w, chunk + t % 4 * 4096, (uint8_t)(1 + t % 8), KOP_F_MEASURE,
-                           "measured");
+        stream_expect_load(&k, &w, own + t * 4096, (uint8_t)(1 + t), 0, "warm-up");
+    for (unsigned t = 4; t < 10; t++) {
+        uint64_t chunk = t < 8 ? 723 : 727;
+        stream_expect_load(&k, &w, base + chunk * 16384 + 3 * 1024 + t % 4 * 4096,
+                           (uint8_t)(1 + t % 8), KOP_F_MEASURE, "measured");
+    }
     uint64_t n, meas;
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 10); /* 20 in all: 4 warm-up, 16 measured */
@@ -462,6 +499,10 @@ Test(micro, stream_l2_one_kernel_with_warmup)
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 20);
     cr_expect_eq(meas, 16);
+    expect_chunks(&k, 959, 16384, (const uint64_t[]){959, 723, 727, 731, 735}, 5);
+    expect_chunks(&k, 0, 16384, (const uint64_t[]){0, 4, 8, 12, 16}, 5);
+    struct kernel_range r[4];
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 4), 0, "more than max: unknown");
     mw_no_more(&m);
     mw_close(&m);
 }
@@ -488,14 +529,17 @@ Test(micro, stream_remote_reads_next_chiplets_chunk)
     mw_kernel(&m, &k);
     expect_dims(&k, "stream_remote", 960, 256);
     expect_arg(&k, 0, "stream", 960 * chunk, KERNEL_R, false);
-    expect_range(&k, 0, 0, base + 240 * chunk, base + 241 * chunk);
-    expect_range(&k, 959, 0, base + 239 * chunk, base + 240 * chunk);
+    expect_chunks(&k, 0, chunk, (const uint64_t[]){240, 244}, 2);
+    expect_chunks(&k, 959, chunk, (const uint64_t[]){239, 3}, 2);
     warp_at(&w, &k, 959, 0, 64);
     stream_expect_load(&k, &w, base + 239 * chunk, 1, KOP_F_MEASURE, "remote");
     stream_expect_load(&k, &w, base + 239 * chunk + 4096, 2, KOP_F_MEASURE, "remote");
+    stream_expect_load(&k, &w, base + 239 * chunk + 8192, 3, KOP_F_MEASURE, "remote");
+    stream_expect_load(&k, &w, base + 239 * chunk + 12288, 4, KOP_F_MEASURE, "remote");
+    stream_expect_load(&k, &w, base + 3 * chunk, 5, KOP_F_MEASURE, "remote, pass 1");
     stream_count(&k, &w, &n, &meas);
-    cr_expect_eq(n, 6);
-    cr_expect_eq(meas, 6);
+    cr_expect_eq(n, 3);
+    cr_expect_eq(meas, 3);
     mw_no_more(&m);
     mw_close(&m);
 }
@@ -519,6 +563,36 @@ Test(micro, stream_warp32_small)
     uint64_t n, meas;
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 7);
+    /* 6 WGs over 4 chiplets: blocks {0,1} {2,3} {4} {5}; pass 1 moves 2 WGs on
+     * within a block of 2, i.e. back to the own chunk */
+    expect_chunks(&k, 2, 16384, (const uint64_t[]){2}, 1);
+    expect_chunks(&k, 5, 16384, (const uint64_t[]){5}, 1);
+    mw_close(&m);
+}
+
+Test(micro, stream_uneven_chiplet_blocks)
+{
+    struct mw m;
+    mw_open(&m, "stream",
+            "[workload]\ntarget = l2\nfootprint_kib = 40\ncus = 10\nwgs_per_cu = 1\n"
+            "passes = 2\n",
+            64, 4);
+    struct kernel k;
+    mw_kernel(&m, &k);
+    /* 10 WGs over 4 chiplets: blocks 0..2, 3..5, 6..7, 8..9; pass p: p WGs on */
+    expect_chunks(&k, 4, 4096, (const uint64_t[]){4, 5, 3}, 3);
+    expect_chunks(&k, 2, 4096, (const uint64_t[]){2, 0, 1}, 3);
+    expect_chunks(&k, 6, 4096, (const uint64_t[]){6, 7}, 2);
+    expect_chunks(&k, 9, 4096, (const uint64_t[]){9, 8}, 2);
+    struct kernel_warp w;
+    warp_at(&w, &k, 9, 0, 64);
+    addr_t base = k.args[0].buf->base;
+    stream_expect_load(&k, &w, base + 9 * 4096, 1, 0, "warm-up");
+    stream_expect_load(&k, &w, base + 8 * 4096, 2, KOP_F_MEASURE, "pass 1");
+    stream_expect_load(&k, &w, base + 9 * 4096, 3, KOP_F_MEASURE, "pass 2");
+    uint64_t n, meas;
+    stream_count(&k, &w, &n, &meas);
+    cr_expect_eq(n, 0);
     mw_close(&m);
 }
 

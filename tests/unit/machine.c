@@ -1,0 +1,56 @@
+/*
+ * machine.c -- see machine.h.
+ */
+#include "machine.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "cli/setup.h"
+
+struct machine *machine_new(const char *extra)
+{
+    struct machine *m = calloc(1, sizeof *m);
+    struct err e;
+    cfg_init(&m->cfg);
+    setup_define_sections(&m->cfg);
+    cr_assert_eq(cfg_load_file(&m->cfg, "configs/tiny.ini", &e), 0, "%s", e.msg);
+    cr_assert_eq(cfg_load_string(&m->cfg, "test.ini", extra ? extra : "", &e), 0, "%s", e.msg);
+    cr_assert_eq(gpu_define_scheme(&m->cfg, &e), 0, "%s", e.msg);
+    cr_assert_eq(cfg_resolve(&m->cfg, &e), 0, "%s", e.msg);
+    sim_init(&m->s, 1);
+    req_pool_init(&m->s, 1024);
+    stats_init(&m->st);
+    m->s.watchdog_ps = 100000000;
+    cr_assert_eq(gpu_build(&m->g, &m->s, &m->cfg, &e), 0, "%s", e.msg);
+    gpu_reg_stats(&m->g, &m->st);
+    wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, 1);
+    return m;
+}
+
+void machine_free(struct machine *m)
+{
+    wl_env_free(&m->env);
+    gpu_free(&m->g);
+    stats_free(&m->st);
+    sim_destroy(&m->s);
+    cfg_free(&m->cfg);
+    free(m);
+}
+
+static bool next_kernel(void *obj, struct kernel *k)
+{
+    struct machine *m = obj;
+    if (m->next == m->nk)
+        return false;
+    *k = m->k[m->next++];
+    return true;
+}
+
+enum sim_status machine_run(struct machine *m)
+{
+    cp_start(&m->g.cp, next_kernel, m, NULL, NULL);
+    return sim_run(&m->s, 0);
+}
+
+uint64_t machine_stat(struct machine *m, const char *suffix) { return stats_sum(&m->st, suffix); }

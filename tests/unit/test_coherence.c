@@ -1,0 +1,151 @@
+/*
+ * Coherence at kernel boundaries and the checker, on the tiny machine (two
+ * chiplets of two CUs). Kernels have one work-group per chiplet (static
+ * partitioning: work-group c runs on chiplet c), one warp each, and act on a
+ * 16-line buffer X: read it, write it, or write one half of every line.
+ */
+#include <criterion/criterion.h>
+
+#include "machine.h"
+
+enum role { NONE, READ, WRITE, HALF };
+
+#define LINES 16
+
+/* p[0]: base of X; p[1 + wg]: role of work-group wg. */
+static void pc_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+{
+    enum role r = (enum role)k->p[1 + w->wg];
+    addr_t x = k->p[0];
+    unsigned ops = r == HALF ? LINES : LINES / 4;
+    if (r == NONE || w->pc >= ops) {
+        op->kind = KOP_EXIT;
+        return;
+    }
+    unsigned i = w->pc++;
+    op->size = 4;
+    op->stride = 4;
+    if (r == HALF) {
+        /* 8 lanes x 4 B: bytes 0-31 (wg 0) or 32-63 (wg 1) of line i */
+        op->kind = KOP_STORE;
+        op->base = x + i * 64 + (w->wg ? 32 : 0);
+        op->mask = 0xff;
+        return;
+    }
+    op->kind = r == READ ? KOP_LOAD : KOP_STORE;
+    op->dst = r == READ ? (uint8_t)(1 + i) : 0;
+    op->base = x + i * 256; /* 64 lanes x 4 B = 4 lines */
+}
+
+static void add(struct machine *m, const struct kernel_buf *x, enum role wg0, enum role wg1)
+{
+    struct kernel *k = &m->k[m->nk++];
+    wl_kernel_init(k, "pc", 2, 1, 64, 1, pc_next);
+    wl_kernel_arg(k, x, wg0 >= WRITE || wg1 >= WRITE ? KERNEL_RW : KERNEL_R);
+    k->p[0] = x->base;
+    k->p[1] = wg0;
+    k->p[2] = wg1;
+}
+
+static const struct kernel_buf *buf(struct machine *m)
+{
+    return wl_alloc(&m->env, "X", LINES * 64);
+}
+
+Test(viper, producer_consumer_flushes_and_invalidates_every_l2_at_every_boundary)
+{
+    struct machine *m = machine_new(NULL);
+    const struct kernel_buf *x = buf(m);
+    add(m, x, WRITE, NONE); /* chiplet 0 produces X (its home) */
+    add(m, x, NONE, READ);  /* chiplet 1 consumes it */
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    /* release at each kernel end: both L2s flushed; acquire at each launch:
+     * both L2s invalidated and every L1 invalidated */
+    cr_expect_eq(machine_stat(m, "coherence.l2_flushes"), 4);
+    cr_expect_eq(machine_stat(m, "coherence.l2_invalidates"), 4);
+    cr_expect_eq(machine_stat(m, "coherence.l1_invalidates"), 2);
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet0.l2.flushes"), 2);
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet1.l2.invalidates"), 2);
+    /* the producer's 16 dirty lines were written back by the first flush */
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet0.l2.flush_writebacks"), LINES);
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet1.l2.flush_writebacks"), 0);
+    /* the consumer reads every line from the home chiplet, which misses
+     * (its L2 was emptied) and relays the flushed data from its L3 */
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet0.remote_requests"), LINES);
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet0.l2.read_hits"), 0);
+    cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
+    cr_expect_eq(machine_stat(m, "checker.checked_loads"), LINES);
+    machine_free(m);
+}
+
+Test(ideal, no_l2_operations_and_the_home_l2_serves_the_consumer)
+{
+    struct machine *m = machine_new("[coherence]\nscheme = ideal\n");
+    const struct kernel_buf *x = buf(m);
+    add(m, x, WRITE, NONE);
+    add(m, x, NONE, READ);
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    cr_expect_eq(machine_stat(m, "l2.flushes"), 0);
+    cr_expect_eq(machine_stat(m, "l2.invalidates"), 0);
+    cr_expect_eq(machine_stat(m, "coherence.l1_invalidates"), 2);
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet0.l2.read_hits"), LINES, "inter-kernel reuse");
+    cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
+    machine_free(m);
+}
+
+static void half_lines(const char *ini)
+{
+    struct machine *m = machine_new(ini);
+    const struct kernel_buf *x = buf(m);
+    add(m, x, WRITE, NONE); /* home: chiplet 0 */
+    add(m, x, NONE, READ);  /* chiplet 1 may cache X (artifact D4) */
+    add(m, x, HALF, HALF);  /* both write different bytes of every line */
+    add(m, x, READ, READ);
+    add(m, x, HALF, HALF);
+    add(m, x, READ, READ);
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0, "false alarm under %s", ini);
+    cr_expect_eq(machine_stat(m, "checker.checked_loads"), 5 * LINES);
+    machine_free(m);
+}
+
+Test(checker, no_false_alarm_when_chiplets_write_different_bytes_of_a_line)
+{
+    half_lines("");
+    half_lines("[coherence]\nremote_read_alloc = requester_yes\nremote_store = write_back\n");
+    half_lines("[coherence]\nrelease_at = launch\n");
+    half_lines("[coherence]\nscheme = ideal\n");
+}
+
+Test(checker, fires_when_the_l1_invalidate_is_dropped)
+{
+    const char *ini[] = {"", "[coherence]\nfault = skip_l1_inv\n"};
+    for (int f = 0; f < 2; f++) {
+        struct machine *m = machine_new(ini[f]);
+        const struct kernel_buf *x = buf(m);
+        add(m, x, WRITE, NONE); /* home: chiplet 0 */
+        add(m, x, NONE, READ);  /* chiplet 1's first CU caches X in its L1 */
+        add(m, x, WRITE, NONE); /* chiplet 0 writes X again */
+        add(m, x, NONE, READ);  /* same CU: its L1 still holds the old X */
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_expect_eq(machine_stat(m, "checker.stale_reads"), f ? LINES : 0, "fault %d: %llu stale", f, (unsigned long long)machine_stat(m, "checker.stale_reads"));
+        machine_free(m);
+    }
+}
+
+Test(checker, fires_when_an_l2_invalidate_is_dropped)
+{
+    const char *ini[] = {"[coherence]\nremote_read_alloc = requester_yes\n",
+                         "[coherence]\nremote_read_alloc = requester_yes\nfault = skip_l2_inv\n"};
+    for (int f = 0; f < 2; f++) {
+        struct machine *m = machine_new(ini[f]);
+        const struct kernel_buf *x = buf(m);
+        add(m, x, WRITE, NONE);
+        add(m, x, NONE, READ);  /* chiplet 1's L2 keeps copies (artifact D4) */
+        add(m, x, WRITE, NONE);
+        add(m, x, NONE, READ);  /* L1 invalidated, but the L2 copies are old */
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_expect_eq(machine_stat(m, "checker.stale_reads"), f ? LINES : 0, "fault %d: %llu stale", f, (unsigned long long)machine_stat(m, "checker.stale_reads"));
+        machine_free(m);
+    }
+}
