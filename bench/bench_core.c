@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <jansson.h>
+
+#include "cli/cli.h"
 #include "cli/setup.h"
 #include "engine/sim.h"
 #include "gpu/memsys.h"
@@ -40,7 +44,7 @@ static void bench_events(void)
     double t0 = now_s();
     sim_run(&s, 0);
     double dt = now_s() - t0;
-    printf("%-40s %10.2f M events/s  (%llu events, %.2f s)\n", "engine: event queue, depth 64",
+    fprintf(stderr, "%-40s %10.2f M events/s  (%llu events, %.2f s)\n", "engine: event queue, depth 64",
            (double)s.events / dt / 1e6, (unsigned long long)s.events, dt);
     sim_destroy(&s);
 }
@@ -74,7 +78,7 @@ static void bench_memsys(const char *label, const char *const *overrides)
     if (sim_run(&s, 0) != SIM_DONE)
         BUG("benchmark run did not finish");
     double dt = now_s() - t0;
-    printf("%-40s %10.2f M mem requests/s  %6.2f M events/s  (%llu requests, %.2f s)\n", label,
+    fprintf(stderr, "%-40s %10.2f M mem requests/s  %6.2f M events/s  (%llu requests, %.2f s)\n", label,
            (double)g.st.completed / dt / 1e6, (double)s.events / dt / 1e6,
            (unsigned long long)g.st.completed, dt);
     synth_free(&g);
@@ -84,13 +88,57 @@ static void bench_memsys(const char *label, const char *const *overrides)
     cfg_free(&c);
 }
 
+/* A whole run through `chipsim run`, reporting its own engine figures. */
+static void bench_run(const char *label, const char *const *args)
+{
+    char path[] = "/tmp/chipsim-bench-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        BUG("mkstemp failed");
+    close(fd);
+    const char *argv[32] = {"run", "-q", "--json", path, "-c", "configs/mcm-4chiplet.ini"};
+    int n = 6;
+    for (; *args; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    int rc = cli_run(n, (char **)argv);
+    if (rc)
+        BUG("benchmark run failed");
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    unlink(path);
+    json_t *simj = json_object_get(j, "sim"), *sum = json_object_get(j, "summary");
+    fprintf(stderr, "%-40s %8.2f M warp insts/s  %6.2f M mem requests/s  %6.2f M events/s  "
+            "(%lld warp insts, %lld cycles, %.2f s)\n", label,
+            json_real_value(json_object_get(simj, "warp_insts_per_s")) / 1e6,
+            json_real_value(json_object_get(simj, "mem_reqs_per_s")) / 1e6,
+            json_real_value(json_object_get(simj, "events_per_s")) / 1e6,
+            (long long)json_integer_value(json_object_get(sum, "warp_insts")),
+            (long long)json_integer_value(json_object_get(sum, "cycles")),
+            json_real_value(json_object_get(simj, "wall_s")));
+    json_decref(j);
+}
+
+/* Results go to stderr; the runs' own tables (stdout) are discarded. */
 int main(void)
 {
+    if (!freopen("/dev/null", "w", stdout))
+        BUG("cannot discard stdout");
     bench_events();
     static const char *const stream[] = {"synth.pattern=stream", "synth.requests=4000", NULL};
     static const char *const rnd[] = {"synth.pattern=random", "synth.requests=4000",
                                       "synth.footprint_kib=65536", NULL};
     bench_memsys("memsys: 4x60 CUs, stream", stream);
     bench_memsys("memsys: 4x60 CUs, random 64 MiB", rnd);
+    static const char *const square[] = {"-w", "square", "-p", "workload.n=4194304", "-p",
+                                         "workload.iterations=4", NULL};
+    static const char *const square_alu[] = {"-w", "square", "-p", "workload.n=1048576", "-p",
+                                             "workload.iterations=4", "-p", "workload.blocks=60",
+                                             NULL};
+    static const char *const gstream[] = {"-w", "stream", "-p", "workload.target=dram", "-p",
+                                         "workload.footprint_kib=131072", NULL};
+    bench_run("gpu: square 4M floats x 4, 4x60 CUs", square);
+    bench_run("gpu: square 1M floats x 4, 60 WGs", square_alu);
+    bench_run("gpu: stream dram 128 MiB, 4x60 CUs", gstream);
     return 0;
 }

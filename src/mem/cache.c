@@ -139,17 +139,6 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
 
 /* ---- byte masks ------------------------------------------------------------ */
 
-static void mask_range(uint64_t m[2], unsigned off, unsigned len)
-{
-    for (unsigned w = 0; w < 2; w++) {
-        unsigned lo = off > 64 * w ? off : 64 * w;
-        unsigned hi = off + len < 64 * w + 64 ? off + len : 64 * w + 64;
-        unsigned bits = hi > lo ? hi - lo : 0;
-        uint64_t ones = bits == 64 ? ~0ull : (1ull << bits) - 1;
-        m[w] = bits ? ones << (lo - 64 * w) : 0;
-    }
-}
-
 static inline bool mask_any(const uint64_t m[2]) { return (m[0] | m[1]) != 0; }
 static inline bool mask_covers(const uint64_t have[2], const uint64_t need[2])
 {
@@ -174,7 +163,7 @@ static void req_need(struct sim *s, const struct cache *c, const struct req *r, 
     SIM_ASSERT(s, c->name, r->kind < REQ_KIND_N);
     SIM_ASSERT(s, c->name, off + r->size <= c->p.line_b);
     uint64_t span[2];
-    mask_range(span, off, r->size);
+    req_mask_range(span, off, r->size);
     if (!mask_any(r->mask)) {
         SIM_ASSERT(s, c->name, r->size > 0);
         mask_copy(m, span);
@@ -956,7 +945,7 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     c->sets_per_bank = c->sets / p->banks;
     c->line_shift = ilog2(p->line_b);
     c->bank_shift = ilog2(p->banks);
-    mask_range(c->full, 0, p->line_b);
+    req_mask_range(c->full, 0, p->line_b);
     size_t lines = (size_t)c->sets * p->ways;
     c->tag = xmalloc(lines * sizeof *c->tag);
     for (size_t i = 0; i < lines; i++)

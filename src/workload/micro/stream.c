@@ -3,14 +3,15 @@
  * achieves from its local L2s, from remote chiplets' L2s over the crossbar,
  * or from DRAM.
  *
- * Modelled: cus x wgs_per_cu work-groups, each owning one contiguous chunk of
- * one buffer. Every warp reads its share of the chunk with coalesced 16 B per
- * lane loads (one warp-wide load = warp_size x 16 B), warps of a work-group
- * interleaved row by row, at most 8 loads in flight per warp (registers 1..8
- * in rotation; a load waits for the previous load into its register). Loads
- * of measured passes carry KOP_F_MEASURE; the lead's summary turns their
- * bytes into achieved GB/s. Placement relies on first touch and on static
- * partitioning (a work-group's chiplet touches its chunk first).
+ * Modelled: cus x wgs_per_cu work-groups, each owning (first-touching) one
+ * contiguous chunk of one buffer. Every warp reads its share of a chunk with
+ * coalesced 16 B per lane loads, warps of a work-group interleaved row by
+ * row, at most 8 loads in flight per warp (registers 1..8 in rotation), and
+ * consumes its registers before exiting. Pass p reads the chunk p x
+ * wgs_per_cu WGs further on in the same chiplet block, so measured passes hit
+ * lines homed on that chiplet but absent from the reading CU's L1. Loads of
+ * measured passes carry KOP_F_MEASURE (achieved GB/s in the summary).
+ * Relies on static partitioning and round-robin dispatch within a chiplet.
  * Abstracted: no data values, no address arithmetic instructions; each chunk
  * is rounded down to whole rows and whole pages.
  */
