@@ -51,7 +51,7 @@ static int build(struct run *r, struct err *e)
         return -1;
     const struct cfg_sec *ws = cfg_sec(&r->cfg, "workload");
     r->wl = wl_find(cfg_str(ws, "name"));
-    wl_env_init(&r->env, r->g.page_b, r->g.cup.warp_size, r->g.ms.nch, seed);
+    wl_env_init(&r->env, r->g.page_b, r->g.cup.warp_size, r->g.ms.nch, r->g.ms.ncu, seed);
     r->wl_self = r->wl->create(&r->env, ws, e);
     if (!r->wl_self)
         return -1;

@@ -171,6 +171,7 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         cu->st.store_lines += ls->n;
         return;
     }
+    w->loads_out += ls->n;
     if (kind == REQ_ATOMIC) {
         w->stores_out += ls->n;
         cu->st.atomic_lines += ls->n;
@@ -196,9 +197,9 @@ static void reg_arrived(struct cu *cu, struct cu_warp *w, unsigned reg)
 
 static void warp_exit(struct cu *cu, struct cu_warp *w);
 
-static void stores_drained(struct cu *cu, struct cu_warp *w)
+static void drain_check(struct cu *cu, struct cu_warp *w)
 {
-    if (w->state != W_WAIT_STORES || w->stores_out)
+    if (w->state != W_DRAIN || w->stores_out || (w->exiting && w->loads_out))
         return;
     if (w->exiting) {
         warp_exit(cu, w);
@@ -228,19 +229,23 @@ static void line_done(struct sim *s, struct req *r, void *obj)
     uint64_t tag = r->tag;
     req_free(s, r);
     sim_progress(s);
-    if (kind != REQ_READ) {
+    if (kind != REQ_READ)
         w->stores_out--;
-        stores_drained(cu, w);
-    }
-    if (kind != REQ_WRITE)
+    if (kind != REQ_WRITE) {
+        w->loads_out--;
         reg_arrived(cu, w, TAG_REG(tag));
+    }
+    drain_check(cu, w);
 }
 
 static void lds_done_ev(struct sim *s, void *obj, uint64_t arg)
 {
     (void)s;
     struct cu *cu = obj;
-    reg_arrived(cu, &cu->warps[arg & 0xff], (unsigned)(arg >> 8));
+    struct cu_warp *w = &cu->warps[arg & 0xff];
+    w->loads_out--;
+    reg_arrived(cu, w, (unsigned)(arg >> 8));
+    drain_check(cu, w);
 }
 
 static void do_lds(struct cu *cu, struct cu_warp *w)
@@ -257,9 +262,12 @@ static void do_lds(struct cu *cu, struct cu_warp *w)
         SIM_BUG(cu->env.s, "cu", "kernel %s: LDS address 0x%llx outside the LDS",
                 w->kw.k->name, (unsigned long long)cu->lds->err_addr);
     cu->st.lds_insts++;
-    if (!write && w->op.dst) {
-        w->reg_lines[w->op.dst]++;
-        w->pending |= reg_bit(w->op.dst);
+    if (!write) {
+        if (w->op.dst) {
+            w->reg_lines[w->op.dst]++;
+            w->pending |= reg_bit(w->op.dst);
+        }
+        w->loads_out++;
         sim_after_cycles(cu->env.s, cu->env.clk, cyc, lds_done_ev, cu,
                          (uint64_t)(w - cu->warps) | (uint64_t)w->op.dst << 8);
     }
@@ -330,14 +338,14 @@ static bool execute(struct cu *cu, struct cu_warp *w)
         if (w->op.scope == KERNEL_SCOPE_WG)
             return true;
         cu->st.fences++;
-        w->state = W_WAIT_STORES;
+        w->state = W_DRAIN;
         w->exiting = false;
-        stores_drained(cu, w);
+        drain_check(cu, w);
         return false;
     case KOP_EXIT:
-        w->state = W_WAIT_STORES;
+        w->state = W_DRAIN;
         w->exiting = true;
-        stores_drained(cu, w);
+        drain_check(cu, w);
         return false;
     default:
         SIM_BUG(s, "cu", "kernel %s: unknown op kind %u", w->kw.k->name, w->op.kind);
@@ -436,14 +444,13 @@ static uint64_t cu_pending(void *obj)
 static void cu_dump(void *obj, FILE *out)
 {
     const struct cu *cu = obj;
-    static const char *const st[] = {"free", "run", "wait-reg", "wait-barrier", "wait-stores",
-                                     "sleep"};
+    static const char *const st[] = {"free", "run", "wait-reg", "wait-barrier", "drain", "sleep"};
     for (unsigned i = 0; i < cu->nslots; i++) {
         const struct cu_warp *w = &cu->warps[i];
         if (w->state != W_FREE)
-            fprintf(out, "    warp slot %u: %s, kernel %s wg %u warp %u, pc %u, %u stores out\n",
-                    i, st[w->state], w->kw.k->name, w->kw.wg, w->kw.warp, w->kw.pc,
-                    w->stores_out);
+            fprintf(out, "    warp slot %u: %s, kernel %s wg %u warp %u, pc %u, %u stores and %u "
+                    "loads out\n", i, st[w->state], w->kw.k->name, w->kw.wg, w->kw.warp, w->kw.pc,
+                    w->stores_out, w->loads_out);
     }
 }
 

@@ -12,7 +12,8 @@
  * line requests all enter the L1 at once and the L1's ports accept them at
  * their rate (Table I's L1: one line per cycle). Stores
  * are fire-and-forget for the warp but must be acknowledged before a fence
- * of device scope or the warp's exit completes. Each warp is driven by
+ * of device scope completes; a warp's exit waits for every access it has in
+ * flight, so nothing of a kernel is in flight at its release. Each warp is driven by
  * events only when it issues memory/LDS operations or wakes up; runs of
  * compute are accounted without events.
  */
@@ -51,7 +52,9 @@ struct cu_env {
     void *wg_done_obj;
 };
 
-enum cu_warp_state { W_FREE, W_RUN, W_WAIT_REG, W_WAIT_BAR, W_WAIT_STORES, W_SLEEP };
+/* W_DRAIN: a fence waiting for its stores, or an exit waiting for every
+ * access of the warp (a work-group ends only when nothing of it is in flight). */
+enum cu_warp_state { W_FREE, W_RUN, W_WAIT_REG, W_WAIT_BAR, W_DRAIN, W_SLEEP };
 
 struct cu_warp {
     struct kernel_warp kw;
@@ -59,10 +62,11 @@ struct cu_warp {
     bool have_op;
     uint8_t state;            /* enum cu_warp_state */
     uint8_t simd;
-    bool exiting;             /* the pending W_WAIT_STORES is an exit, not a fence */
+    bool exiting;             /* the pending W_DRAIN is an exit, not a fence */
     uint64_t pending;         /* registers with loads in flight */
     uint16_t reg_lines[KERNEL_MAX_REGS];
-    uint32_t stores_out;
+    uint32_t stores_out;      /* store and atomic lines not yet acknowledged */
+    uint32_t loads_out;       /* load, atomic and LDS results not yet returned */
     ps_t ready_at;
     struct cu_wg *wg;
 };

@@ -12,17 +12,17 @@ static const char *const l1d_defaults[] = {
     "write_policy=write_through", "write_alloc=none", NULL,
 };
 static const char *const l2_defaults[] = {
-    "size_kib=8192", "line_b=64", "ways=32", "banks=8", "ports=1", "mshrs=256",
+    "size_kib=8192", "line_b=64", "ways=32", "banks=8", "ports=1", "mshrs=1024",
     "mshr_targets=16", "hit_lat=119", "miss_lat=20", "resp_lat=20",
     "write_policy=write_back", "write_alloc=validate", NULL,
 };
 static const char *const l3_defaults[] = {
-    "size_kib=4096", "line_b=64", "ways=16", "banks=8", "ports=1", "mshrs=256",
+    "size_kib=4096", "line_b=64", "ways=16", "banks=8", "ports=1", "mshrs=1024",
     "mshr_targets=16", "hit_lat=40", "miss_lat=10", "resp_lat=10",
     "write_policy=write_back", "write_alloc=validate", NULL,
 };
 static const char *const l1l2_defaults[] = {"lat=4", "bw_b_per_cycle=64", NULL};
-static const char *const l2l3_defaults[] = {"lat=49", "bw_b_per_cycle=64", NULL};
+static const char *const l2l3_defaults[] = {"lat=49", "bw_b_per_cycle=256", NULL};
 static const char *const xbar_defaults[] = {"lat=40", NULL};
 static const char *const gpulink_defaults[] = {"port_gbps=300", "lat=500", NULL};
 

@@ -8,10 +8,10 @@
 #include <string.h>
 
 void wl_env_init(struct wl_env *env, uint64_t page_b, unsigned warp_size, unsigned nchiplets,
-                 uint64_t seed)
+                 unsigned ncus, uint64_t seed)
 {
     *env = (struct wl_env){.page_b = page_b, .warp_size = warp_size, .nchiplets = nchiplets,
-                           .next = WL_HEAP_BASE, .seed = seed};
+                           .ncus = ncus, .next = WL_HEAP_BASE, .seed = seed};
 }
 
 void wl_env_free(struct wl_env *env)

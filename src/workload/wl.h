@@ -22,6 +22,7 @@ struct wl_env {
     uint64_t page_b;        /* allocation alignment (the placement page size) */
     unsigned warp_size;     /* threads per warp of the simulated GPU */
     unsigned nchiplets;     /* chiplets in the system (for information) */
+    unsigned ncus;          /* compute units in the system */
     addr_t next;            /* next free address */
     struct kernel_buf **bufs;
     size_t nbufs, bufs_cap;
@@ -29,7 +30,7 @@ struct wl_env {
 };
 
 void wl_env_init(struct wl_env *env, uint64_t page_b, unsigned warp_size, unsigned nchiplets,
-                 uint64_t seed);
+                 unsigned ncus, uint64_t seed);
 void wl_env_free(struct wl_env *env);
 /* A new page-aligned data structure of `size` bytes. */
 const struct kernel_buf *wl_alloc(struct wl_env *env, const char *name, uint64_t size);

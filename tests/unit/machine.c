@@ -24,7 +24,7 @@ struct machine *machine_new(const char *extra)
     m->s.watchdog_ps = 100000000;
     cr_assert_eq(gpu_build(&m->g, &m->s, &m->cfg, &e), 0, "%s", e.msg);
     gpu_reg_stats(&m->g, &m->st);
-    wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, 1);
+    wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, m->g.ms.ncu, 1);
     return m;
 }
 

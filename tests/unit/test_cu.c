@@ -119,13 +119,13 @@ static void run(struct rig *r)
 Test(cu, independent_compute_does_not_wait_for_a_load)
 {
     struct rig *r = rig_new(64);
-    struct kernel_op ops[] = {LOAD(1, 0x1000), ALU(1, 0), EXIT};
+    struct kernel_op ops[] = {LOAD(1, 0x1000), ALU(1, 0), STORE(0x8000), EXIT};
     memcpy(r->sc.ops[0], ops, sizeof ops);
     run(r);
-    /* load issues at 0 and holds the SIMD 4 cycles; the ALU issues at 4 and
-     * holds it to 8; the exit issues at 8 (loads need not complete). */
-    cr_expect_eq(r->done_at[0], 8 * CY);
-    cr_expect_eq(r->cu.st.warp_insts, 3);
+    /* load at 0 (SIMD busy 4 cycles), ALU at 4..8, store at 8 (acked at 108);
+     * the exit waits for the load (100) and the store: 108. */
+    cr_expect_eq(r->done_at[0], 108 * CY);
+    cr_expect_eq(r->cu.st.warp_insts, 4);
     cr_expect_eq(r->cu.st.load_lines, 4, "64 lanes x 4 B = 4 lines");
     rig_free(r);
 }
@@ -133,14 +133,25 @@ Test(cu, independent_compute_does_not_wait_for_a_load)
 Test(cu, dependent_compute_waits_for_every_line_of_the_load)
 {
     struct rig *r = rig_new(64);
-    struct kernel_op ops[] = {LOAD(1, 0x1000), ALU(1, 1), EXIT};
+    struct kernel_op ops[] = {LOAD(1, 0x1000), ALU(1, 1), STORE(0x8000), EXIT};
     memcpy(r->sc.ops[0], ops, sizeof ops);
     run(r);
     /* the 4 lines enter the L1 at 0, are accepted at once (64 ports), miss
      * (miss_lat 0) and come back at 100 cycles; the ALU issues at 100, the
-     * exit at 104. */
-    cr_expect_eq(r->done_at[0], 104 * CY);
-    cr_expect_eq(r->low.n, 4);
+     * store at 104 (acked at 204), the exit then. */
+    cr_expect_eq(r->done_at[0], 204 * CY);
+    cr_expect_eq(r->low.n, 8);
+    rig_free(r);
+}
+
+Test(cu, exit_waits_for_loads_in_flight)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {LOAD(0, 0x1000), EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* a load whose result is never used still ends before its work-group */
+    cr_expect_eq(r->done_at[0], 100 * CY);
     rig_free(r);
 }
 

@@ -28,7 +28,7 @@ static void *mw_try(struct mw *m, const char *name, const char *ini, unsigned ws
     memset(m, 0, sizeof *m);
     m->ops = wl_find(name);
     cr_assert_not_null(m->ops, "%s", name);
-    wl_env_init(&m->env, 4096, ws, nch, seed);
+    wl_env_init(&m->env, 4096, ws, nch, nch * 60, seed);
     cr_assert_eq(tcfg_load(&m->cfg, "workload", m->ops->keys, NULL, ini, &m->e), 0, "%s",
                  m->e.msg);
     m->self = m->ops->create(&m->env, cfg_sec(&m->cfg, "workload"), &m->e);
@@ -603,8 +603,8 @@ Test(micro, stream_errors)
     mw_expect_error("stream", "[workload]\ntarget = remote\n", 64, 1,
                     "t.ini:2: [workload] target = remote: needs at least 2 chiplets (the "
                     "system has 1)");
-    mw_expect_error("stream", "[workload]\ntarget = remote\n", 64, 7,
-                    "default: [workload] cus = 240: 960 work-groups do not split evenly over "
+    mw_expect_error("stream", "[workload]\ntarget = remote\ncus = 240\n", 64, 7,
+                    "t.ini:3: [workload] cus = 240: 960 work-groups do not split evenly over "
                     "7 chiplets");
     mw_expect_error("stream", "[workload]\nfootprint_kib = 1000\n", 64, 4,
                     "t.ini:2: [workload] footprint_kib = 1000: 1000 KiB is less than "

@@ -32,9 +32,8 @@ static const struct cfg_key stream_keys[] = {
     {"passes", CFG_INT, "0", 0, 1000000,
      "measured passes over the buffer (0 = per target: l2 4, remote 4, dram 1)", NULL},
     {"wgs_per_cu", CFG_INT, "4", 1, 64, "work-groups per CU", NULL},
-    {"cus", CFG_INT, "240", 1, 1000000,
-     "CUs of the machine (work-groups = cus x wgs_per_cu; set it to the machine's CU count)",
-     NULL},
+    {"cus", CFG_INT, "0", 0, 1000000,
+     "CUs to cover (work-groups = cus x wgs_per_cu; 0 = every CU of the machine)", NULL},
     {"block", CFG_INT, "256", 1, 1024, "threads per work-group (a multiple of the warp size)",
      NULL},
     CFG_END,
@@ -94,7 +93,8 @@ static int stream_params(struct stream *s, const struct wl_env *env, const struc
         s->passes = (unsigned)stream_auto_passes[s->target];
     s->block = (uint32_t)cfg_uint(sec, "block");
     s->wgs_per_cu = (uint32_t)cfg_uint(sec, "wgs_per_cu");
-    uint64_t wgs = cfg_uint(sec, "cus") * s->wgs_per_cu;
+    uint64_t cus = cfg_uint(sec, "cus");
+    uint64_t wgs = (cus ? cus : (env->ncus ? env->ncus : 1)) * s->wgs_per_cu;
     if (wgs > UINT32_MAX)
         return cfg_err(e, sec, "cus", "more than %u work-groups", UINT32_MAX);
     s->wgs = (uint32_t)wgs;
@@ -202,7 +202,7 @@ static unsigned stream_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
     unsigned n = 0;
     for (uint64_t pass = 0; pass < k->p[1] + k->p[2]; pass++) {
         addr_t lo = stream_chunk(k, wg, pass);
-        if (lo == out[0].lo && n) /* wrapped around the chiplet block */
+        if (n && lo == out[0].lo) /* wrapped around the chiplet block */
             break;
         if (n == max)
             return 0;
