@@ -58,7 +58,7 @@ build/rel/bench-core: $(call obj,rel,$(LIBSRC) $(BENCHSRC))
 
 run: deps
 	@$(MAKE) --no-print-directory bin/chipsim
-	bin/chipsim run -c configs/demo.ini
+	bin/chipsim run -c configs/mcm-4chiplet.ini -w square
 
 test: deps
 	@$(MAKE) --no-print-directory bin/chipsim build/san/chipsim build/rel/unit-tests build/san/unit-tests

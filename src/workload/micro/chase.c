@@ -236,10 +236,13 @@ static bool chase_next_kernel(void *self, struct kernel *k)
     return true;
 }
 
+static const char *const chase_small[] = {"target=l2", "footprint_kib=64", "passes=1", NULL};
+
 const struct wl_ops wl_chase = {
     .name = "chase",
     .desc = "pointer chase: load-to-use latency of L1, local/remote L2, L3 or DRAM",
     .keys = chase_keys,
+    .small = chase_small,
     .create = chase_create,
     .next_kernel = chase_next_kernel,
     .destroy = chase_destroy,

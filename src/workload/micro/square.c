@@ -130,10 +130,13 @@ static bool square_next_kernel(void *self, struct kernel *k)
     return true;
 }
 
+static const char *const square_small[] = {"n=8192", "blocks=16", "iterations=2", NULL};
+
 const struct wl_ops wl_square = {
     .name = "square",
     .desc = "HIP-Examples square: C_d[i] = A_d[i] * A_d[i], grid-stride loop",
     .keys = square_keys,
+    .small = square_small,
     .create = square_create,
     .next_kernel = square_next_kernel,
     .destroy = square_destroy,

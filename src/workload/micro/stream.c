@@ -241,10 +241,13 @@ static bool stream_next_kernel(void *self, struct kernel *k)
     return true;
 }
 
+static const char *const stream_small[] = {"target=l2", "footprint_kib=256", "passes=1", "wgs_per_cu=1", NULL};
+
 const struct wl_ops wl_stream = {
     .name = "stream",
     .desc = "streaming reads: achieved bandwidth of local L2s, remote L2s or DRAM",
     .keys = stream_keys,
+    .small = stream_small,
     .create = stream_create,
     .next_kernel = stream_next_kernel,
     .destroy = stream_destroy,

@@ -136,10 +136,13 @@ static bool vecadd_next_kernel(void *self, struct kernel *k)
     return true;
 }
 
+static const char *const vecadd_small[] = {"n=8192", "iterations=2", NULL};
+
 const struct wl_ops wl_vecadd = {
     .name = "vecadd",
     .desc = "c[i] = a[i] + b[i] over float arrays, one thread per element",
     .keys = vecadd_keys,
+    .small = vecadd_small,
     .create = vecadd_create,
     .next_kernel = vecadd_next_kernel,
     .destroy = vecadd_destroy,

@@ -1,0 +1,89 @@
+/*
+ * Golden runs on configs/mcm-4chiplet.ini: the chase microbenchmark must
+ * reproduce Table I's load-to-use latencies within 2% (spec cpelide 2.1,
+ * D6), and streams must never exceed the configured peak bandwidths (and
+ * the DRAM stream must approach its peak).
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static json_t *run(const char *const *args)
+{
+    char json[] = "/tmp/chipsim-golden-XXXXXX";
+    int fd = mkstemp(json);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    const char *argv[32] = {"run", "-q", "-c", "configs/mcm-4chiplet.ini", "--json", json};
+    int n = 6;
+    for (; *args; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    FILE *null = freopen("/dev/null", "w", stdout);
+    cr_assert(null);
+    cr_assert_eq(cli_run(n, (char **)argv), 0);
+    json_error_t je;
+    json_t *j = json_load_file(json, 0, &je);
+    cr_assert(j, "%s", je.text);
+    unlink(json);
+    return j;
+}
+
+static double summary(json_t *j, const char *key)
+{
+    return json_number_value(json_object_get(json_object_get(j, "summary"), key));
+}
+
+static void chase(const char *target, double want)
+{
+    char t[64];
+    snprintf(t, sizeof t, "workload.target=%s", target);
+    const char *args[] = {"-w", "chase", "-p", t, NULL};
+    json_t *j = run(args);
+    double got = summary(j, "avg_load_latency_cycles");
+    cr_expect(fabs(got - want) <= 0.02 * want, "%s: %.1f cycles, Table I says %.0f", target, got,
+              want);
+    cr_expect_eq(summary(j, "stale_reads"), 0);
+    json_decref(j);
+}
+
+Test(golden, chase_reproduces_table1_latencies)
+{
+    chase("l1", 140);
+    chase("l2", 269);
+    chase("l2_remote", 390);
+    chase("l3", 330);
+}
+
+Test(golden, dram_stream_approaches_but_never_exceeds_hbm_peak)
+{
+    /* 4 chiplets x 8 channels x 32 B per cycle x 1000 MHz = 1024 GB/s */
+    const char *args[] = {"-w", "stream", "-p", "workload.target=dram", "-p",
+                          "workload.footprint_kib=131072", NULL};
+    json_t *j = run(args);
+    double gbps = summary(j, "achieved_gbps");
+    cr_expect_leq(gbps, 1024.0);
+    cr_expect_geq(gbps, 0.9 * 1024.0, "%.1f GB/s", gbps);
+    json_decref(j);
+}
+
+Test(golden, l2_and_remote_streams_stay_below_their_port_peaks)
+{
+    /* L2: 4 chiplets x 8 banks x 64 B per cycle x 1801 MHz = 3688 GB/s;
+     * remote: 4 crossbar ports x 768 GB/s = 3072 GB/s */
+    const char *l2[] = {"-w", "stream", "-p", "workload.target=l2", NULL};
+    json_t *j = run(l2);
+    cr_expect_leq(summary(j, "achieved_gbps"), 4 * 8 * 64 * 1.801);
+    cr_expect_gt(summary(j, "achieved_gbps"), 0);
+    json_decref(j);
+    const char *rem[] = {"-w", "stream", "-p", "workload.target=remote", "-p",
+                         "workload.footprint_kib=4096", NULL};
+    j = run(rem);
+    cr_expect_leq(summary(j, "achieved_gbps"), 4 * 768.0);
+    cr_expect_gt(summary(j, "achieved_gbps"), 0);
+    json_decref(j);
+}
