@@ -43,6 +43,8 @@ void report_print_summary(FILE *o, json_t *sum, json_t *simj)
     if (getf(sum, "achieved_gbps") > 0)
         fprintf(o, "  %-24s %14.1f GB/s\n", "achieved bandwidth", getf(sum, "achieved_gbps"));
     fprintf(o, "  %-24s %14lld\n", "stale reads", geti(sum, "stale_reads"));
+    if (geti(sum, "annotation_violations"))
+        fprintf(o, "  %-24s %14lld\n", "annotation violations", geti(sum, "annotation_violations"));
     fprintf(o, "\n== engine ==\n  %.3f s wall, %lld events, %.2f M warp insts/s, %.2f M mem "
                "requests/s, peak RSS %lld KiB\n",
             getf(simj, "wall_s"), geti(simj, "events"), getf(simj, "warp_insts_per_s") / 1e6,

@@ -16,6 +16,8 @@ static const struct stat_desc chk_desc[] = {
     STAT_DESC(__typeof__(((struct chk *)0)->st), stale_words, "4-byte words of those loads"),
     STAT_DESC(__typeof__(((struct chk *)0)->st), checked_loads, "load line requests checked"),
     STAT_DESC(__typeof__(((struct chk *)0)->st), stores, "store line requests versioned"),
+    STAT_DESC(__typeof__(((struct chk *)0)->st), annotation_violations,
+              "accesses outside the kernel's declared structures, modes or ranges"),
     {0},
 };
 
@@ -111,8 +113,24 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
     return true;
 }
 
+void chk_annotation(struct chk *c, const char *kname, uint32_t wg, addr_t addr, const char *why)
+{
+    uint64_t i = c->st.annotation_violations++;
+    if (i >= CHK_REPORTS)
+        return;
+    struct chk_annot_report *r = &c->arep[i];
+    *r = (struct chk_annot_report){addr, c->kernel - 1, wg, why, ""};
+    snprintf(r->kname, sizeof r->kname, "%s", kname);
+}
+
 void chk_print_reports(const struct chk *c, FILE *out)
 {
+    uint64_t na = c->st.annotation_violations < CHK_REPORTS ? c->st.annotation_violations
+                                                            : CHK_REPORTS;
+    for (uint64_t i = 0; i < na; i++)
+        fprintf(out, "chipsim: annotation violation: kernel %u (%s), work-group %u, address 0x%"
+                PRIx64 ": %s\n", c->arep[i].kernel, c->arep[i].kname, c->arep[i].wg,
+                c->arep[i].addr, c->arep[i].why);
     uint64_t n = c->st.stale_reads < CHK_REPORTS ? c->st.stale_reads : CHK_REPORTS;
     for (uint64_t i = 0; i < n; i++)
         fprintf(out,

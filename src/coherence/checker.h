@@ -30,8 +30,16 @@ struct chk_report {
     uint16_t cu;
 };
 
+struct chk_annot_report {
+    addr_t addr;
+    uint32_t kernel, wg;
+    const char *why;
+    char kname[48];
+};
+
 struct chk {
     bool on;
+    bool annotations;      /* also check accesses against the kernels' annotations */
     unsigned line_b, words;
     uint32_t seq;          /* last version handed out */
     uint32_t kernel;       /* current kernel + 1 */
@@ -39,8 +47,9 @@ struct chk {
     struct chk_word **blocks;
     size_t nblocks, cap;
     struct chk_report rep[CHK_REPORTS];
+    struct chk_annot_report arep[CHK_REPORTS];
     struct {
-        uint64_t stale_reads, stale_words, checked_loads, stores;
+        uint64_t stale_reads, stale_words, checked_loads, stores, annotation_violations;
     } st;
 };
 
@@ -54,7 +63,9 @@ void chk_store(struct chk *c, addr_t line_addr, const uint64_t mask[2], uint32_t
 /* A load's data arrived with versions ver[]; true (and counted) if stale. */
 bool chk_load(struct chk *c, addr_t line_addr, const uint64_t mask[2], const uint32_t *ver,
               unsigned cu);
-/* Print the first stale reads. */
+/* An access that breaks the kernel's annotations (checked by the CU). */
+void chk_annotation(struct chk *c, const char *kname, uint32_t wg, addr_t addr, const char *why);
+/* Print the first stale reads and annotation violations. */
 void chk_print_reports(const struct chk *c, FILE *out);
 
 #endif

@@ -143,6 +143,39 @@ static void coalesce(const struct cu *cu, const struct cu_warp *w, struct line_s
 
 static void line_done(struct sim *s, struct req *r, void *obj);
 
+/* Checking mode: every access must fall inside a declared structure, with
+ * a mode that allows it, and inside its work-group's declared ranges. */
+static void check_annotation(struct cu *cu, const struct cu_warp *w, addr_t line,
+                             const uint64_t mask[2])
+{
+    const struct kernel *k = w->kw.k;
+    unsigned first = mask[0] ? (unsigned)__builtin_ctzll(mask[0])
+                             : 64 + (unsigned)__builtin_ctzll(mask[1]);
+    unsigned last = mask[1] ? 127 - (unsigned)__builtin_clzll(mask[1])
+                            : 63 - (unsigned)__builtin_clzll(mask[0]);
+    addr_t lo = line + first, hi = line + last + 1;
+    const char *why = "outside every declared data structure";
+    for (unsigned a = 0; a < k->nargs; a++) {
+        const struct kernel_buf *b = k->args[a].buf;
+        if (lo < b->base || hi > b->base + b->size)
+            continue;
+        if (w->op.kind != KOP_LOAD && k->args[a].mode == KERNEL_R) {
+            why = "write to a structure declared read-only";
+            break;
+        }
+        struct kernel_range rg[64];
+        unsigned n = k->ranges ? k->ranges(k, w->kw.wg, a, rg, 64) : 0;
+        for (unsigned i = 0; i < n; i++)
+            if (lo >= rg[i].lo && hi <= rg[i].hi)
+                return;
+        if (!n)
+            return;
+        why = "outside the work-group's declared ranges";
+        break;
+    }
+    chk_annotation(cu->env.chk, k->name, w->kw.wg, lo, why);
+}
+
 static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set *ls)
 {
     struct sim *s = cu->env.s;
@@ -160,6 +193,8 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         r->src = (uint16_t)cu->id;
         r->home = (uint16_t)cu->env.home(cu->env.home_obj, r->addr, cu->id);
         r->tag = TAG(slot, op->dst, kind, meas);
+        if (cu->env.chk->annotations)
+            check_annotation(cu, w, r->addr, r->mask);
         if (kind != REQ_READ)
             chk_store(cu->env.chk, r->addr, r->mask, r->ver);
         req_on_done(r, line_done, cu);

@@ -10,6 +10,9 @@
 static const struct cfg_key check_keys[] = {
     {"enable", CFG_BOOL, "true", 0, 0,
      "run the coherence checker (per-word data versions; summary.stale_reads)", NULL},
+    {"annotations", CFG_BOOL, "false", 0, 0,
+     "check every access against the kernel's declared structures, modes and work-group ranges "
+     "(summary.annotation_violations)", NULL},
     CFG_END,
 };
 
@@ -78,6 +81,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
         return -1;
     g->page_b = cfg_uint(cfg_sec(c, "place"), "page_b");
     chk_init(&g->chk, check, g->ms.line_b);
+    g->chk.annotations = cfg_bool(cfg_sec(c, "check"), "annotations");
     energy_params_from_cfg(cfg_sec(c, "energy"), &g->energy);
     struct cp_params cpp;
     if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e))
@@ -186,6 +190,8 @@ json_t *gpu_summary(const struct gpu *g, const struct stats *st)
     json_object_set_new(o, "l2_invalidates", json_integer(I(stats_sum(st, "l2.invalidates"))));
     json_object_set_new(o, "energy_pj", energy_json(g, st));
     json_object_set_new(o, "stale_reads", json_integer(I(g->chk.st.stale_reads)));
+    json_object_set_new(o, "annotation_violations",
+                        json_integer(I(g->chk.st.annotation_violations)));
     json_object_set_new(o, "avg_load_latency_cycles",
                         json_real(meas ? (double)lat / (double)meas / (double)period : 0.0));
     json_object_set_new(o, "achieved_gbps",

@@ -149,3 +149,43 @@ Test(checker, fires_when_an_l2_invalidate_is_dropped)
         machine_free(m);
     }
 }
+
+Test(checker, annotation_mode_catches_undeclared_writes_and_ranges)
+{
+    struct machine *m = machine_new("[check]\nannotations = true\n");
+    const struct kernel_buf *x = buf(m);
+    const struct kernel_buf *y = wl_alloc(&m->env, "Y", 64);
+    add(m, x, WRITE, NONE);
+    m->k[0].args[0].mode = KERNEL_R;   /* declared read-only, but written: 16 lines */
+    add(m, x, NONE, READ);
+    m->k[1].args[0].buf = y;           /* X is not declared at all: 16 lines */
+    add(m, x, READ, NONE);             /* correct */
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    cr_expect_eq(machine_stat(m, "checker.annotation_violations"), 2 * LINES);
+    cr_expect_str_eq(m->g.chk.arep[0].why, "write to a structure declared read-only");
+    cr_expect_eq(m->g.chk.arep[0].kernel, 0);
+    machine_free(m);
+}
+
+/* Work-group 0 declares only the first half of X. */
+static unsigned half_range(const struct kernel *k, uint32_t wg, unsigned arg,
+                           struct kernel_range *out, unsigned max)
+{
+    (void)arg;
+    (void)max;
+    out[0] = (struct kernel_range){k->p[0] + (wg ? LINES * 32 : 0), k->p[0] + LINES * 32 * (wg + 1)};
+    return 1;
+}
+
+Test(checker, annotation_mode_checks_work_group_ranges)
+{
+    struct machine *m = machine_new("[check]\nannotations = true\n");
+    const struct kernel_buf *x = buf(m);
+    add(m, x, WRITE, NONE); /* work-group 0 writes all 16 lines, declared 8 */
+    m->k[0].ranges = half_range;
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    cr_expect_eq(machine_stat(m, "checker.annotation_violations"), LINES / 2);
+    cr_expect_str_eq(m->g.chk.arep[0].why, "outside the work-group's declared ranges");
+    cr_expect_eq(m->g.chk.arep[0].addr, x->base + LINES * 32);
+    machine_free(m);
+}

@@ -16,8 +16,9 @@
 
 static int run_one(const char *scheme, const struct wl_ops *w, const char *json)
 {
-    const char *argv[64] = {"run", "-q", "-c", "configs/tiny.ini", "-w", w->name, "--json", json};
-    int n = 8;
+    const char *argv[64] = {"run", "-q", "-c", "configs/tiny.ini", "-w", w->name, "--json", json,
+                            "-p", "check.annotations=true"};
+    int n = 10;
     char sch[64];
     snprintf(sch, sizeof sch, "coherence.scheme=%s", scheme);
     argv[n++] = "-p";
@@ -53,6 +54,8 @@ Test(smoke, every_scheme_runs_every_workload)
             json_t *sum = json_object_get(j, "summary");
             cr_expect_eq(json_integer_value(json_object_get(sum, "stale_reads")), 0, "%s x %s",
                          (*c)->name, (*w)->name);
+            cr_expect_eq(json_integer_value(json_object_get(sum, "annotation_violations")), 0,
+                         "%s x %s", (*c)->name, (*w)->name);
             cr_expect_gt(json_integer_value(json_object_get(sum, "kernels")), 0);
             cr_expect_gt(json_integer_value(json_object_get(sum, "warp_insts")), 0);
             json_decref(j);
