@@ -8,12 +8,14 @@
 
 #include "cli/setup.h"
 
-struct machine *machine_new(const char *extra)
+static struct machine *build(const char *extra, const struct wl_ops *w, struct err *ep)
 {
     struct machine *m = calloc(1, sizeof *m);
     struct err e;
     cfg_init(&m->cfg);
     setup_define_sections(&m->cfg);
+    if (w && w->keys)
+        cfg_define(&m->cfg, "workload", NULL, w->keys, NULL);
     cr_assert_eq(cfg_load_file(&m->cfg, "configs/tiny.ini", &e), 0, "%s", e.msg);
     cr_assert_eq(cfg_load_string(&m->cfg, "test.ini", extra ? extra : "", &e), 0, "%s", e.msg);
     cr_assert_eq(gpu_define_scheme(&m->cfg, &e), 0, "%s", e.msg);
@@ -25,11 +27,29 @@ struct machine *machine_new(const char *extra)
     cr_assert_eq(gpu_build(&m->g, &m->s, &m->cfg, &e), 0, "%s", e.msg);
     gpu_reg_stats(&m->g, &m->st);
     wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, m->g.ms.ncu, 1);
+    if (w) {
+        m->wl = w;
+        m->wl_self = w->create(&m->env, cfg_sec(&m->cfg, "workload"), ep);
+        if (!m->wl_self) {
+            m->wl = NULL;
+            machine_free(m);
+            return NULL;
+        }
+    }
     return m;
+}
+
+struct machine *machine_new(const char *extra) { return build(extra, NULL, NULL); }
+
+struct machine *machine_new_wl(const char *extra, const struct wl_ops *w, struct err *e)
+{
+    return build(extra, w, e);
 }
 
 void machine_free(struct machine *m)
 {
+    if (m->wl)
+        m->wl->destroy(m->wl_self);
     wl_env_free(&m->env);
     gpu_free(&m->g);
     stats_free(&m->st);
@@ -41,6 +61,8 @@ void machine_free(struct machine *m)
 static bool next_kernel(void *obj, struct kernel *k)
 {
     struct machine *m = obj;
+    if (m->wl)
+        return m->wl->next_kernel(m->wl_self, k);
     if (m->next == m->nk)
         return false;
     *k = m->k[m->next++];

@@ -17,10 +17,16 @@ struct machine {
     struct wl_env env;
     struct kernel k[16];
     unsigned nk, next;
+    const struct wl_ops *wl;  /* when set, kernels come from the workload */
+    void *wl_self;
 };
 
-/* NULL and a message (cr_assert'ed by the caller) on bad configuration. */
+/* configs/tiny.ini + extra_ini; asserts on bad configuration. */
 struct machine *machine_new(const char *extra_ini);
+/* The same, running workload w with parameters from extra_ini's [workload]
+ * section (e.g. "[workload]\nn = 4096\n"); returns NULL with the message in
+ * e if the workload rejects its parameters. */
+struct machine *machine_new_wl(const char *extra_ini, const struct wl_ops *w, struct err *e);
 void machine_free(struct machine *m);
 /* Run every kernel in m->k; returns the simulation status. */
 enum sim_status machine_run(struct machine *m);

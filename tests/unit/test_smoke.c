@@ -64,3 +64,24 @@ Test(smoke, every_scheme_runs_every_workload)
     cr_expect_geq(runs, 2 * 4);
     unlink(json);
 }
+
+/* The in-process machine runs a registered workload directly (used by the
+ * workload model tests). */
+#include "machine.h"
+
+Test(smoke, machine_runs_a_workload_in_process)
+{
+    struct err e;
+    extern const struct wl_ops wl_vecadd;
+    struct machine *m = machine_new_wl("[workload]\nn = 4096\n[check]\nannotations = true\n",
+                                       &wl_vecadd, &e);
+    cr_assert(m, "%s", e.msg);
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    cr_expect_eq(m->g.cp.st.kernels, 1);
+    cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
+    cr_expect_eq(machine_stat(m, "checker.annotation_violations"), 0);
+    cr_expect_eq(machine_stat(m, "l1d.accesses"), 3 * 4096 * 4 / 64);
+    machine_free(m);
+    m = machine_new_wl("[workload]\nn = 17179869184\nblock = 1\n", &wl_vecadd, &e);
+    cr_expect_null(m);
+}
