@@ -11,5 +11,6 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_SIMFAIL = 3 };
 
 int cli_run(int argc, char **argv);
 int cli_list(int argc, char **argv);
+int cli_classify(int argc, char **argv);
 
 #endif

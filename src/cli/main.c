@@ -15,7 +15,10 @@ static void usage(FILE *out)
             "commands:\n"
             "  run [-c FILE.ini]... [-p section.key=value]... [--json FILE]\n"
             "                      run a simulation (see `chipsim list params`)\n"
-            "  list params         every configuration key with its default and help\n"
+            "  list params|schemes|workloads\n"
+            "                      configuration keys, coherence schemes, workload models\n"
+            "  classify [-c FILE] [-w a,b] [--small] [--jobs N]\n"
+            "                      inter-kernel reuse of each workload (viper vs ideal)\n"
             "  version             print the version\n");
 }
 
@@ -30,6 +33,8 @@ int main(int argc, char **argv)
         return cli_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return cli_list(argc - 1, argv + 1);
+    if (!strcmp(cmd, "classify"))
+        return cli_classify(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("chipsim %s\n", CHIPSIM_VERSION);
         return 0;
