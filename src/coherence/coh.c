@@ -81,6 +81,13 @@ void coh_d4_l2_access(const struct coh_machine *m, const struct coh_d4 *d, unsig
 
 /* ---- sequencer ---------------------------------------------------------- */
 
+void coh_seq_init(struct coh_seq *q, const struct coh_machine *m)
+{
+    *q = (struct coh_seq){.m = m};
+    for (unsigned c = 0; c < COH_MAX_CHIPLETS; c++)
+        q->slot[c] = (struct coh_seq_slot){.q = q, .ch = c};
+}
+
 static void seq_one_done(struct sim *s, void *obj)
 {
     struct coh_seq *q = obj;
@@ -88,13 +95,35 @@ static void seq_one_done(struct sim *s, void *obj)
         q->done(s, q->arg);
 }
 
-static void start_op(struct coh_seq *q, struct cache *c, enum coh_cache_op op)
+static void start_op(struct coh_seq *q, struct cache *c, enum coh_cache_op op, cache_done_fn fn,
+                     void *obj)
 {
     q->outstanding++;
     if (op == COH_FLUSH)
-        cache_flush(q->m->s, c, seq_one_done, q);
+        cache_flush(q->m->s, c, fn, obj);
     else
-        cache_invalidate(q->m->s, c, op == COH_INVALIDATE_CLEAN, seq_one_done, q);
+        cache_invalidate(q->m->s, c, op == COH_INVALIDATE_CLEAN, fn, obj);
+}
+
+static void log_op(struct coh_seq *q, unsigned ch, enum coh_cache_op op)
+{
+    struct coh_log *l = q->m->log;
+    if (!l)
+        return;
+    l->v = xgrow(l->v, sizeof *l->v, &l->cap, l->n + 1);
+    l->v[l->n++] = (struct coh_log_ent){q->m->s->now, q->kernel, ch, op};
+}
+
+static void slot_done(struct sim *s, void *obj)
+{
+    struct coh_seq_slot *sl = obj;
+    struct coh_seq *q = sl->q;
+    if (sl->again) {
+        sl->again = false;
+        log_op(q, sl->ch, sl->second);
+        start_op(q, &q->m->l2[sl->ch], sl->second, slot_done, sl);
+    }
+    seq_one_done(s, q);
 }
 
 /* The guard count of 1 keeps done() from running before every op started
@@ -110,16 +139,30 @@ void coh_all_l1(struct coh_seq *q, enum coh_cache_op op, coh_done_fn done, void 
 {
     seq_begin(q, done, arg);
     for (unsigned i = 0; i < q->m->ncu; i++)
-        start_op(q, &q->m->l1[i], op);
+        start_op(q, &q->m->l1[i], op, seq_one_done, q);
+    seq_one_done(q->m->s, q);
+}
+
+void coh_l2_pair(struct coh_seq *q, uint64_t mask1, enum coh_cache_op first, uint64_t mask2,
+                 enum coh_cache_op second, coh_done_fn done, void *arg)
+{
+    seq_begin(q, done, arg);
+    for (unsigned c = 0; c < q->m->nch; c++) {
+        struct coh_seq_slot *sl = &q->slot[c];
+        bool one = mask1 >> c & 1, two = mask2 >> c & 1;
+        if (!one && !two)
+            continue;
+        sl->again = one && two;
+        sl->second = second;
+        enum coh_cache_op op = one ? first : second;
+        log_op(q, c, op);
+        start_op(q, &q->m->l2[c], op, slot_done, sl);
+    }
     seq_one_done(q->m->s, q);
 }
 
 void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_done_fn done,
              void *arg)
 {
-    seq_begin(q, done, arg);
-    for (unsigned c = 0; c < q->m->nch; c++)
-        if (chiplets >> c & 1)
-            start_op(q, &q->m->l2[c], op);
-    seq_one_done(q->m->s, q);
+    coh_l2_pair(q, chiplets, op, 0, op, done, arg);
 }

@@ -35,6 +35,7 @@ struct coh_machine {
     struct cache *l2;          /* [nch] */
     struct mem_port *to_l3;    /* [nch]: from chiplet ch's L2 to its own L3 slices */
     struct mem_port *to_net;   /* [nch]: from chiplet ch into the network, to r->home's remote_in */
+    struct coh_log *log;       /* when set, every L2 operation is recorded */
 };
 
 struct coh_range {
@@ -61,6 +62,7 @@ struct coh_arg {
 
 struct coh_kernel {
     unsigned id;                /* dynamic kernel number, from 0 */
+    ps_t ready_ps;              /* when its packet reached the command processor */
     const char *name;
     uint64_t chiplets;          /* bit c set: the kernel runs on chiplet c */
     unsigned nargs;             /* 0: unannotated */
@@ -73,6 +75,7 @@ struct coh_ops {
     const char *name;
     const char *desc;                 /* one line, for `chipsim list schemes` */
     const struct cfg_key *keys;       /* the scheme's own keys, in section [coherence] */
+    /* m stays valid (and may gain a log) until destroy */
     void *(*create)(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e);
     void (*destroy)(void *self);
     void (*reg_stats)(void *self, struct stats *st);
@@ -105,19 +108,48 @@ void coh_default_l2_access(const struct coh_machine *m, unsigned ch, struct req 
 void coh_default_l2_miss(const struct coh_machine *m, unsigned ch, struct req *r);
 void coh_default_remote_in(const struct coh_machine *m, unsigned home, struct req *r);
 
-/* Whole-machine kernel-boundary operations used by the schemes: run `op` on
- * every selected L1 or L2 in parallel and call done() when all have finished.
- * The sequencer object must stay alive until done() runs. */
+/* Whole-machine kernel-boundary operations used by the schemes: run an
+ * operation on many L1s or L2s in parallel and call done() when all have
+ * finished. The sequencer object must stay alive until done() runs. */
+#define COH_MAX_CHIPLETS 64
 enum coh_cache_op { COH_FLUSH, COH_INVALIDATE, COH_INVALIDATE_CLEAN };
+
+/* A record of every L2 operation issued, for tests and traces. */
+struct coh_log_ent {
+    ps_t t;
+    unsigned kernel, chiplet;
+    enum coh_cache_op op;
+};
+struct coh_log {
+    struct coh_log_ent *v;
+    size_t n, cap;
+};
+
+struct coh_seq;
+struct coh_seq_slot {
+    struct coh_seq *q;
+    unsigned ch;
+    bool again;                /* a second operation follows on this chiplet */
+    enum coh_cache_op second;
+};
+
 struct coh_seq {
     const struct coh_machine *m;
+    unsigned kernel;           /* for the log */
     unsigned outstanding;
     coh_done_fn done;
     void *arg;
+    struct coh_seq_slot slot[COH_MAX_CHIPLETS];
 };
+
+void coh_seq_init(struct coh_seq *q, const struct coh_machine *m);
 void coh_all_l1(struct coh_seq *q, enum coh_cache_op op, coh_done_fn done, void *arg);
 /* chiplets: bitmask of chiplets whose L2 takes the operation. */
 void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_done_fn done,
              void *arg);
+/* Per chiplet, `first` on the chiplets of mask1, then `second` on those of
+ * mask2 (after the first, on chiplets in both); chiplets run in parallel. */
+void coh_l2_pair(struct coh_seq *q, uint64_t mask1, enum coh_cache_op first, uint64_t mask2,
+                 enum coh_cache_op second, coh_done_fn done, void *arg);
 
 #endif

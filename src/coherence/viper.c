@@ -23,7 +23,7 @@ enum viper_fault { F_NONE, F_SKIP_L1_INV, F_SKIP_L2_INV, F_SKIP_L2_FLUSH };
 enum viper_release { REL_KERNEL_END, REL_LAUNCH };
 
 struct viper {
-    struct coh_machine m;
+    const struct coh_machine *m;
     struct coh_d4 d4;
     enum viper_fault fault;
     enum viper_release release_at;
@@ -51,11 +51,12 @@ static const struct cfg_key viper_keys[] = {
 static void *create_common(const struct coh_machine *m, const struct cfg_sec *sec, bool sync_l2)
 {
     struct viper *v = xcalloc(1, sizeof *v);
-    v->m = *m;
+    v->m = m;
     coh_d4_from_cfg(sec, &v->d4);
     v->sync_l2 = sync_l2;
     v->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
-    v->l1q.m = v->l2q.m = &v->m;
+    coh_seq_init(&v->l1q, v->m);
+    coh_seq_init(&v->l2q, v->m);
     return v;
 }
 
@@ -108,7 +109,7 @@ static void finish(struct sim *s, struct viper *v) { part_done(s, v); }
 
 static void l2_flush(struct viper *v, coh_done_fn fn)
 {
-    v->st.l2_flushes += v->m.nch;
+    v->st.l2_flushes += v->m->nch;
     coh_l2s(&v->l2q, v->all, COH_FLUSH, fn, v);
 }
 
@@ -116,16 +117,24 @@ static void l2_inv_after_flush(struct sim *s, void *obj)
 {
     struct viper *v = obj;
     (void)s;
-    v->st.l2_invalidates += v->m.nch;
+    v->st.l2_invalidates += v->m->nch;
     coh_l2s(&v->l2q, v->all, COH_INVALIDATE_CLEAN, part_done, v);
+}
+
+/* The artifact's order at a launch: on each chiplet, flush then invalidate. */
+static void l2_flush_then_inv(struct viper *v)
+{
+    v->st.l2_flushes += v->m->nch;
+    v->st.l2_invalidates += v->m->nch;
+    coh_l2_pair(&v->l2q, v->all, COH_FLUSH, v->all, COH_INVALIDATE_CLEAN, part_done, v);
 }
 
 static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done,
                                 void *arg)
 {
     struct viper *v = self;
-    struct sim *s = v->m.s;
-    (void)k;
+    struct sim *s = v->m->s;
+    v->l2q.kernel = k->id;
     begin(v, 2, done, arg);
     if (v->fault != F_SKIP_L1_INV) {
         v->st.l1_invalidates++;
@@ -136,7 +145,7 @@ static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done
     if (!v->sync_l2 || v->fault == F_SKIP_L2_INV)
         part_done(s, v);
     else if (v->release_at == REL_LAUNCH && v->fault != F_SKIP_L2_FLUSH)
-        l2_flush(v, l2_inv_after_flush);
+        l2_flush_then_inv(v);
     else
         l2_inv_after_flush(s, v);
     finish(s, v);
@@ -145,8 +154,8 @@ static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done
 static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
 {
     struct viper *v = self;
-    struct sim *s = v->m.s;
-    (void)k;
+    struct sim *s = v->m->s;
+    v->l2q.kernel = k->id;
     begin(v, 1, done, arg);
     if (v->sync_l2 && v->release_at == REL_KERNEL_END && v->fault != F_SKIP_L2_FLUSH)
         l2_flush(v, part_done);
@@ -158,7 +167,7 @@ static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn
 static void viper_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct viper *v = self;
-    coh_d4_l2_access(&v->m, &v->d4, ch, r);
+    coh_d4_l2_access(v->m, &v->d4, ch, r);
 }
 
 const struct coh_ops coh_viper = {

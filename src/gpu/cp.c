@@ -95,8 +95,8 @@ static bool chiplet_ranges(struct cp *cp, unsigned a, unsigned c, unsigned k, st
 static void describe_kernel(struct cp *cp)
 {
     unsigned k = chiplets_used(cp);
-    cp->ck = (struct coh_kernel){.id = cp->kid, .name = cp->k.name, .nargs = cp->k.nargs,
-                                 .args = cp->args};
+    cp->ck = (struct coh_kernel){.id = cp->kid, .ready_ps = cp->ready_ps, .name = cp->k.name,
+                                 .nargs = cp->k.nargs, .args = cp->args};
     cp->ck.chiplets = k >= 64 ? ~0ull : (1ull << k) - 1;
     for (unsigned a = 0; a < cp->k.nargs; a++) {
         const struct kernel_arg *ka = &cp->k.args[a];
@@ -190,6 +190,9 @@ static void launch_next(struct cp *cp)
     }
     if (!cp->st.kernels)
         cp->first_launch = s->now;
+    /* the host enqueues ahead: the next packet is there as soon as this one launches */
+    cp->ready_ps = cp->next_ready_ps;
+    cp->next_ready_ps = s->now;
     describe_kernel(cp);
     cp->phase_t = s->now;
     sim_after(s, (ps_t)(cp->p.launch_us * 1e6), after_launch_latency, cp, 0);

@@ -62,6 +62,7 @@ struct cp {
     struct cp_chiplet *chip;
     uint32_t wgs_left;       /* not yet finished */
     bool running, finished;
+    ps_t ready_ps, next_ready_ps; /* packet arrival of this kernel and of the next */
     ps_t first_launch, last_end, phase_t;
     struct {
         uint64_t kernels, wgs, launch_ps, acquire_ps, run_ps, release_ps;

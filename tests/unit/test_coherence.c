@@ -78,6 +78,43 @@ Test(viper, producer_consumer_flushes_and_invalidates_every_l2_at_every_boundary
     machine_free(m);
 }
 
+Test(viper, operations_in_order_kernel_by_kernel)
+{
+    const char *ini[] = {"", "[coherence]\nrelease_at = launch\n"};
+    for (int v = 0; v < 2; v++) {
+        struct machine *m = machine_new(ini[v]);
+        struct coh_log log = {0};
+        m->g.ms.cm.log = &log;
+        const struct kernel_buf *x = buf(m);
+        add(m, x, WRITE, NONE);
+        add(m, x, NONE, READ);
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        /* D11 default: K0 launch: inv 0,1; K0 end: flush 0,1; K1 launch: inv
+         * 0,1; K1 end: flush 0,1. Artifact order: every launch flushes, then
+         * invalidates, each chiplet; nothing at kernel ends. */
+        static const struct { unsigned k, c; enum coh_cache_op op; } want[2][8] = {
+            {{0, 0, COH_INVALIDATE_CLEAN}, {0, 1, COH_INVALIDATE_CLEAN}, {0, 0, COH_FLUSH},
+             {0, 1, COH_FLUSH}, {1, 0, COH_INVALIDATE_CLEAN}, {1, 1, COH_INVALIDATE_CLEAN},
+             {1, 0, COH_FLUSH}, {1, 1, COH_FLUSH}},
+            {{0, 0, COH_FLUSH}, {0, 1, COH_FLUSH}, {0, 0, COH_INVALIDATE_CLEAN},
+             {0, 1, COH_INVALIDATE_CLEAN}, {1, 0, COH_FLUSH}, {1, 1, COH_FLUSH},
+             /* chiplet 1 has nothing to write back: its invalidate starts first */
+             {1, 1, COH_INVALIDATE_CLEAN}, {1, 0, COH_INVALIDATE_CLEAN}},
+        };
+        cr_assert_eq(log.n, 8, "variant %d: %zu operations", v, log.n);
+        for (size_t i = 0; i < 8; i++) {
+            cr_expect_eq(log.v[i].kernel, want[v][i].k, "variant %d op %zu", v, i);
+            cr_expect_eq(log.v[i].chiplet, want[v][i].c, "variant %d op %zu", v, i);
+            cr_expect_eq(log.v[i].op, want[v][i].op, "variant %d op %zu", v, i);
+            if (i)
+                cr_expect_geq(log.v[i].t, log.v[i - 1].t);
+        }
+        free(log.v);
+        m->g.ms.cm.log = NULL;
+        machine_free(m);
+    }
+}
+
 Test(ideal, no_l2_operations_and_the_home_l2_serves_the_consumer)
 {
     struct machine *m = machine_new("[coherence]\nscheme = ideal\n");
