@@ -38,6 +38,8 @@ struct coh_machine {
     struct coh_log *log;       /* when set, every L2 operation is recorded */
 };
 
+#define COH_MAX_ARGS 16
+
 struct coh_range {
     addr_t lo, hi; /* [lo, hi) */
 };

@@ -4,10 +4,11 @@
  */
 #include "coh.h"
 
-extern const struct coh_ops coh_viper, coh_ideal;
+extern const struct coh_ops coh_viper, coh_ideal, coh_cpelide;
 
 const struct coh_ops *const coh_registry[] = {
     &coh_viper,
     &coh_ideal,
+    &coh_cpelide,
     NULL,
 };
