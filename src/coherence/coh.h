@@ -36,6 +36,11 @@ struct coh_machine {
     struct mem_port *to_l3;    /* [nch]: from chiplet ch's L2 to its own L3 slices */
     struct mem_port *to_net;   /* [nch]: from chiplet ch into the network, to r->home's remote_in */
     struct coh_log *log;       /* when set, every L2 operation is recorded */
+    /* A control message of `bytes` from chiplet `from` to chiplet `to` over
+     * the chiplet network; fn(s, obj, arg) runs on its delivery. */
+    void (*send)(void *net, unsigned from, unsigned to, uint32_t bytes, enum traffic_class tc,
+                 ev_fn fn, void *obj, uint64_t arg);
+    void *net;
 };
 
 #define COH_MAX_ARGS 16

@@ -1,0 +1,312 @@
+/*
+ * hmg.c -- HMG in its single-GPU multi-chiplet form (spec cpelide.md 5 and
+ * D13; the protocol of spec hmg.md 4, NHCC, with chiplets as GPMs).
+ *
+ * Every chiplet's L2 caches local and remote data. The home chiplet of a
+ * line (first-touch page owner) keeps a directory of the other chiplets
+ * that may cache it: a set-associative array of `dir_entries` entries, each
+ * covering `dir_lines` consecutive lines, with a sharer bit vector and two
+ * states (V: tracked, I: absent), no transient states, no acks on the store
+ * path. Stores are written through to the home and by the home on to the
+ * L3 (HMG-WT, the default) and invalidate the other sharers; a store by the
+ * home's own CUs invalidates every sharer; a directory eviction invalidates
+ * every sharer of the victim. Invalidations are control messages on the
+ * chiplet network; a sharer drops its clean copies of the entry's lines.
+ * Atomics are performed at the home (in HMG-WT, below its L2, at the L3).
+ * Kernel boundaries: L1s are invalidated at every launch, no L2 is bulk
+ * invalidated; a release (kernel end) waits until every invalidation sent
+ * has been delivered. HMG-WB (`hmg_write_back = true`): L2s keep stores
+ * dirty; at each release every L2 is flushed, remote lines going to their
+ * home, which then invalidates the other sharers.
+ *
+ * The multi-GPU form (GPU homes and a system home, spec hmg.md 5) extends
+ * this: the directory, the invalidation messages and the routing below are
+ * per home node, so a second level of homes adds a lookup on the GPU-home
+ * path without changing what is here.
+ */
+#include <stdlib.h>
+
+#include "coh.h"
+
+struct hmg_ent {
+    uint64_t region;          /* line address / (dir_lines * line size) */
+    uint64_t sharers;         /* bit c: chiplet c may cache lines of the region */
+    uint64_t stamp;           /* LRU */
+    bool valid;
+};
+
+struct hmg_dir {
+    struct hmg_ent *e;        /* sets x ways */
+    uint64_t tick;
+};
+
+enum hmg_cause { INV_STORE, INV_EVICT, INV_CAUSES };
+
+struct hmg {
+    const struct coh_machine *m;
+    unsigned nch, ways, sets, dir_lines, line_b;
+    bool write_back;
+    struct hmg_dir *dir;      /* [nch] */
+    struct coh_seq l1q, l2q;
+    uint64_t all;
+    uint64_t inv_in_flight;
+    coh_done_fn rel_done;     /* a release waiting for invalidations */
+    void *rel_arg;
+    struct {
+        uint64_t dir_evictions, invals_store, invals_evict, inval_events, inval_sharers;
+        uint64_t lines_invalidated;
+    } st;
+};
+
+static const struct cfg_key hmg_keys[] = {
+    {"dir_entries", CFG_INT, "12288", 1, 1 << 24,
+     "directory entries per chiplet (spec cpelide 5, D13: 12K)", NULL},
+    {"dir_lines", CFG_INT, "4", 1, 1024,
+     "consecutive lines one directory entry covers (power of two; D13: 4)", NULL},
+    {"dir_ways", CFG_INT, "16", 1, 1024, "directory associativity (D13: 16, LRU)", NULL},
+    {"hmg_write_back", CFG_BOOL, "false", 0, 0,
+     "HMG-WB: L2s keep stores dirty and write them to the home at releases and evictions",
+     NULL},
+    CFG_END,
+};
+
+static inline unsigned src_chiplet(const struct hmg *h, const struct req *r)
+{
+    return r->src / h->m->cu_per_ch;
+}
+
+static inline uint64_t region_of(const struct hmg *h, addr_t a)
+{
+    return a / ((addr_t)h->dir_lines * h->line_b);
+}
+
+/* ---- invalidations ----------------------------------------------------------- */
+
+static void release_check(struct sim *s, struct hmg *h)
+{
+    if (h->inv_in_flight || !h->rel_done)
+        return;
+    coh_done_fn fn = h->rel_done;
+    h->rel_done = NULL;
+    fn(s, h->rel_arg);
+}
+
+/* At the sharer: drop its clean copies of the region's lines (dirty bytes,
+ * possible only in HMG-WB, stay until written back). */
+static void inval_arrive(struct sim *s, void *obj, uint64_t arg)
+{
+    struct hmg *h = obj;
+    unsigned c = (unsigned)(arg & 0xff);
+    addr_t base = (arg >> 8) * (addr_t)h->dir_lines * h->line_b;
+    struct cache *l2 = &h->m->l2[c];
+    for (unsigned i = 0; i < h->dir_lines; i++) {
+        int64_t l = cache_find(l2, base + (addr_t)i * h->line_b);
+        if (l < 0)
+            continue;
+        const uint64_t *d = cache_line_dirty(l2, l);
+        if (d[0] | d[1]) {
+            cache_line_set_masks(l2, l, d, d);
+        } else {
+            cache_drop(l2, base + (addr_t)i * h->line_b);
+            h->st.lines_invalidated++;
+        }
+    }
+    h->inv_in_flight--;
+    sim_progress(s);
+    release_check(s, h);
+}
+
+static void invalidate(struct hmg *h, unsigned home, uint64_t region, uint64_t targets,
+                       enum hmg_cause why)
+{
+    if (!targets)
+        return;
+    h->st.inval_events++;
+    h->st.inval_sharers += popcount64(targets);
+    *(why == INV_STORE ? &h->st.invals_store : &h->st.invals_evict) += popcount64(targets);
+    for (unsigned c = 0; c < h->nch; c++) {
+        if (!(targets >> c & 1))
+            continue;
+        h->inv_in_flight++;
+        h->m->send(h->m->net, home, c, 8, TC_COH, inval_arrive, h, region << 8 | c);
+    }
+}
+
+/* ---- the directory ------------------------------------------------------------ */
+
+static struct hmg_ent *dir_find(struct hmg *h, unsigned home, uint64_t region)
+{
+    struct hmg_ent *set = &h->dir[home].e[(region % h->sets) * h->ways];
+    for (unsigned w = 0; w < h->ways; w++)
+        if (set[w].valid && set[w].region == region)
+            return &set[w];
+    return NULL;
+}
+
+/* The entry of region at home, allocated (evicting the LRU entry of its set,
+ * whose sharers are invalidated) if absent. */
+static struct hmg_ent *dir_get(struct hmg *h, unsigned home, uint64_t region)
+{
+    struct hmg_dir *d = &h->dir[home];
+    struct hmg_ent *e = dir_find(h, home, region);
+    if (!e) {
+        struct hmg_ent *set = &d->e[(region % h->sets) * h->ways];
+        e = &set[0];
+        for (unsigned w = 0; w < h->ways && e->valid; w++)
+            if (!set[w].valid || set[w].stamp < e->stamp)
+                e = &set[w];
+        if (e->valid) {
+            h->st.dir_evictions++;
+            invalidate(h, home, e->region, e->sharers, INV_EVICT);
+        }
+        *e = (struct hmg_ent){.region = region, .valid = true};
+    }
+    e->stamp = ++d->tick;
+    return e;
+}
+
+/* A store to region performed at its home: every sharer but `keep` is invalidated. */
+static void store_at_home(struct hmg *h, unsigned home, addr_t addr, int keep)
+{
+    uint64_t region = region_of(h, addr);
+    struct hmg_ent *e = dir_find(h, home, region);
+    if (!e)
+        return;
+    uint64_t others = e->sharers & ~(keep >= 0 ? 1ull << keep : 0);
+    invalidate(h, home, region, others, INV_STORE);
+    e->sharers &= ~others;
+    if (!e->sharers)
+        e->valid = false;
+}
+
+/* ---- the request path ------------------------------------------------------------ */
+
+static void hmg_l2_access(void *self, unsigned ch, struct req *r)
+{
+    struct hmg *h = self;
+    bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
+    if (store && r->home == ch)
+        store_at_home(h, ch, r->addr, -1); /* Local St: inv all sharers */
+    if (r->kind == REQ_ATOMIC && r->home != ch)
+        r->flags |= REQ_F_NOALLOC | REQ_F_WT; /* performed at the home */
+    else if (store && !h->write_back)
+        r->flags |= REQ_F_WT;
+    cache_access(h->m->s, &h->m->l2[ch], r);
+}
+
+static void hmg_l2_miss(void *self, unsigned ch, struct req *r)
+{
+    struct hmg *h = self;
+    if (r->kind == REQ_WRITEBACK)
+        r->src = (uint16_t)(ch * h->m->cu_per_ch); /* the home learns who wrote it back */
+    coh_default_l2_miss(h->m, ch, r);
+}
+
+static void hmg_remote_in(void *self, unsigned home, struct req *r)
+{
+    struct hmg *h = self;
+    unsigned s = src_chiplet(h, r);
+    if (r->kind != REQ_READ) /* Remote St/Atom/write-back: inv the other sharers */
+        store_at_home(h, home, r->addr, (int)s);
+    dir_get(h, home, region_of(h, r->addr))->sharers |= 1ull << s;
+    r->flags |= REQ_F_REMOTE;
+    if ((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !h->write_back)
+        r->flags |= REQ_F_WT; /* the home writes stores through to the L3 */
+    cache_access(h->m->s, &h->m->l2[home], r);
+}
+
+/* ---- kernel boundaries -------------------------------------------------------------- */
+
+static void hmg_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
+{
+    struct hmg *h = self;
+    h->l1q.kernel = k->id;
+    coh_all_l1(&h->l1q, COH_INVALIDATE, done, arg);
+}
+
+static void flushed(struct sim *s, void *obj)
+{
+    release_check(s, obj);
+}
+
+/* Release: (HMG-WB) write every dirty line back, then wait for every
+ * invalidation in flight to be delivered. */
+static void hmg_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
+{
+    struct hmg *h = self;
+    h->rel_done = done;
+    h->rel_arg = arg;
+    h->l2q.kernel = k->id;
+    if (h->write_back)
+        coh_l2s(&h->l2q, h->all, COH_FLUSH, flushed, h);
+    else
+        release_check(h->m->s, h);
+}
+
+/* ---- set-up ---------------------------------------------------------------------------- */
+
+static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
+{
+    unsigned entries = (unsigned)cfg_uint(sec, "dir_entries");
+    unsigned ways = (unsigned)cfg_uint(sec, "dir_ways");
+    unsigned lines = (unsigned)cfg_uint(sec, "dir_lines");
+    if (entries % ways) {
+        cfg_err(e, sec, "dir_entries", "not a multiple of dir_ways (%u)", ways);
+        return NULL;
+    }
+    if (!is_pow2(lines)) {
+        cfg_err(e, sec, "dir_lines", "not a power of two");
+        return NULL;
+    }
+    struct hmg *h = xcalloc(1, sizeof *h);
+    *h = (struct hmg){.m = m, .nch = m->nch, .ways = ways, .sets = entries / ways,
+                      .dir_lines = lines, .line_b = m->l2[0].p.line_b,
+                      .write_back = cfg_bool(sec, "hmg_write_back")};
+    h->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
+    h->dir = xcalloc(m->nch, sizeof *h->dir);
+    for (unsigned c = 0; c < m->nch; c++)
+        h->dir[c].e = xcalloc(entries, sizeof *h->dir[c].e);
+    coh_seq_init(&h->l1q, m);
+    coh_seq_init(&h->l2q, m);
+    return h;
+}
+
+static void hmg_destroy(void *self)
+{
+    struct hmg *h = self;
+    for (unsigned c = 0; c < h->nch; c++)
+        free(h->dir[c].e);
+    free(h->dir);
+    free(h);
+}
+
+#define HMG_ST(f, d) STAT_DESC(__typeof__(((struct hmg *)0)->st), f, d)
+static const struct stat_desc hmg_desc[] = {
+    HMG_ST(dir_evictions, "directory entries evicted (their sharers invalidated)"),
+    HMG_ST(invals_store, "invalidation messages caused by stores"),
+    HMG_ST(invals_evict, "invalidation messages caused by directory evictions"),
+    HMG_ST(inval_events, "stores or evictions that sent invalidations"),
+    HMG_ST(inval_sharers, "sharers invalidated, summed over those events"),
+    HMG_ST(lines_invalidated, "L2 lines dropped by invalidations"),
+    {0},
+};
+
+static void hmg_reg_stats(void *self, struct stats *st)
+{
+    stats_reg_block(st, "coherence", hmg_desc, &((struct hmg *)self)->st);
+}
+
+const struct coh_ops coh_hmg = {
+    .name = "hmg",
+    .desc = "HMG (MCM form): per-chiplet directories, write-through L2s, invalidations to "
+            "sharers, no bulk L2 invalidation at kernel boundaries (spec cpelide 5, hmg 4)",
+    .keys = hmg_keys,
+    .create = hmg_create,
+    .destroy = hmg_destroy,
+    .reg_stats = hmg_reg_stats,
+    .kernel_launch = hmg_kernel_launch,
+    .kernel_end = hmg_kernel_end,
+    .l2_access = hmg_l2_access,
+    .l2_miss = hmg_l2_miss,
+    .remote_in = hmg_remote_in,
+};
