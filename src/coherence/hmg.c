@@ -45,7 +45,7 @@ enum hmg_cause { INV_STORE, INV_EVICT, INV_CAUSES };
 struct hmg {
     const struct coh_machine *m;
     unsigned nch, ways, sets, dir_lines, line_b;
-    bool write_back;
+    bool write_back, no_inval;
     struct hmg_dir *dir;      /* [nch] */
     struct coh_seq l1q, l2q;
     uint64_t all;
@@ -67,6 +67,9 @@ static const struct cfg_key hmg_keys[] = {
     {"hmg_write_back", CFG_BOOL, "false", 0, 0,
      "HMG-WB: L2s keep stores dirty and write them to the home at releases and evictions",
      NULL},
+    {"fault", CFG_ENUM, "none", 0, 0,
+     "testing only: no_inval drops the invalidations stores send, so the checker must fire",
+     "none|no_inval"},
     CFG_END,
 };
 
@@ -173,7 +176,8 @@ static void store_at_home(struct hmg *h, unsigned home, addr_t addr, int keep)
     if (!e)
         return;
     uint64_t others = e->sharers & ~(keep >= 0 ? 1ull << keep : 0);
-    invalidate(h, home, region, others, INV_STORE);
+    if (!h->no_inval)
+        invalidate(h, home, region, others, INV_STORE);
     e->sharers &= ~others;
     if (!e->sharers)
         e->valid = false;
@@ -261,7 +265,8 @@ static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, 
     struct hmg *h = xcalloc(1, sizeof *h);
     *h = (struct hmg){.m = m, .nch = m->nch, .ways = ways, .sets = entries / ways,
                       .dir_lines = lines, .line_b = m->l2[0].p.line_b,
-                      .write_back = cfg_bool(sec, "hmg_write_back")};
+                      .write_back = cfg_bool(sec, "hmg_write_back"),
+                      .no_inval = cfg_enum(sec, "fault") == 1};
     h->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
     h->dir = xcalloc(m->nch, sizeof *h->dir);
     for (unsigned c = 0; c < m->nch; c++)
