@@ -7,6 +7,9 @@
 extern const struct wl_ops wl_chase, wl_stream, wl_vecadd, wl_square;
 extern const struct wl_ops wl_rnn_gru_small, wl_rnn_gru_large, wl_rnn_lstm_small,
     wl_rnn_lstm_large, wl_cnn;
+extern const struct wl_ops wl_bfs, wl_color, wl_sssp, wl_fw;
+extern const struct wl_ops wl_backprop, wl_gaussian, wl_hotspot, wl_hotspot3d, wl_lud;
+extern const struct wl_ops wl_btree, wl_dwt2d, wl_nw, wl_pathfinder, wl_srad_v2;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -18,5 +21,19 @@ const struct wl_ops *const wl_registry[] = {
     &wl_rnn_lstm_small,
     &wl_rnn_lstm_large,
     &wl_cnn,
+    &wl_bfs,
+    &wl_color,
+    &wl_sssp,
+    &wl_fw,
+    &wl_backprop,
+    &wl_gaussian,
+    &wl_hotspot,
+    &wl_hotspot3d,
+    &wl_lud,
+    &wl_btree,
+    &wl_dwt2d,
+    &wl_nw,
+    &wl_pathfinder,
+    &wl_srad_v2,
     NULL,
 };
