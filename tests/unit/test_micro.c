@@ -731,14 +731,21 @@ Test(micro, vecadd_errors)
 
 /* ---- square ---- */
 
+static void square_expect_prologue(const struct kernel *k, struct kernel_warp *w)
+{
+    op_eq(step(k, w), (struct kernel_op){.kind = KOP_ALU, .n = 4}, "prologue");
+}
+
 static void square_expect_iter(const struct kernel *k, struct kernel_warp *w, uint64_t elem,
                                uint64_t mask)
 {
     addr_t a = k->args[0].buf->base, c = k->args[1].buf->base;
+    op_eq(step(k, w), (struct kernel_op){.kind = KOP_ALU, .n = 3}, "address of A_d");
     op_eq(step(k, w),
           (struct kernel_op){.kind = KOP_LOAD, .size = 4, .stride = 4, .dst = 1, .mask = mask,
                              .base = a + elem * 4},
           "load A_d");
+    op_eq(step(k, w), (struct kernel_op){.kind = KOP_ALU, .n = 5}, "address of C_d, loop");
     op_eq(step(k, w), (struct kernel_op){.kind = KOP_ALU, .n = 1, .src = {1}}, "multiply");
     op_eq(step(k, w),
           (struct kernel_op){.kind = KOP_STORE, .size = 4, .stride = 4, .src = {1},
@@ -746,18 +753,44 @@ static void square_expect_iter(const struct kernel *k, struct kernel_warp *w, ui
           "store C_d");
 }
 
+/* Table II: 524288 floats, 2048 blocks of 256 threads (one element each), 2 launches. */
 Test(micro, square_defaults)
 {
     struct mw m;
     mw_open(&m, "square", NULL, 64, 4);
     struct kernel k;
     mw_kernel(&m, &k);
-    expect_dims(&k, "square", 512, 256);
+    expect_dims(&k, "square", 2048, 256);
     cr_expect_eq(k.nargs, 2);
-    expect_arg(&k, 0, "A_d", 4 * MB, KERNEL_R, false);
-    expect_arg(&k, 1, "C_d", 4 * MB, KERNEL_RW, false);
+    expect_arg(&k, 0, "A_d", 2 * MB, KERNEL_R, false);
+    expect_arg(&k, 1, "C_d", 2 * MB, KERNEL_RW, false);
     struct kernel_warp w;
     warp_at(&w, &k, 1, 2, 64);
+    square_expect_prologue(&k, &w);
+    square_expect_iter(&k, &w, 256 + 128, ~0ull);
+    expect_exit(&k, &w);
+    struct kernel_range r[2];
+    addr_t c = k.args[1].buf->base;
+    cr_assert_eq(k.ranges(&k, 2047, 1, r, 2), 1);
+    cr_expect_eq(r[0].lo, c + 2047 * 256 * 4);
+    cr_expect_eq(r[0].hi, c + 2 * MB);
+    mw_kernel(&m, &k);
+    expect_arg(&k, 0, "A_d", 2 * MB, KERNEL_R, true);
+    expect_arg(&k, 1, "C_d", 2 * MB, KERNEL_RW, true);
+    mw_no_more(&m);
+    mw_close(&m);
+}
+
+Test(micro, square_strided_ranges)
+{
+    struct mw m;
+    mw_open(&m, "square", "[workload]\nn = 1048576\nblocks = 512\niterations = 1\n", 64, 4);
+    struct kernel k;
+    mw_kernel(&m, &k);
+    expect_dims(&k, "square", 512, 256);
+    struct kernel_warp w;
+    warp_at(&w, &k, 1, 2, 64);
+    square_expect_prologue(&k, &w);
     for (uint64_t it = 0; it < 8; it++)
         square_expect_iter(&k, &w, 256 + 128 + it * 131072, ~0ull);
     expect_exit(&k, &w);
@@ -788,6 +821,7 @@ Test(micro, square_tail_iterations_and_merged_ranges)
     mw_no_more(&m);
     struct kernel_warp w;
     warp_at(&w, &k, 1, 3, 64); /* threads 448..511, stride 512 */
+    square_expect_prologue(&k, &w);
     square_expect_iter(&k, &w, 448, ~0ull);
     square_expect_iter(&k, &w, 960, (1ull << 40) - 1);
     expect_exit(&k, &w);
@@ -808,6 +842,7 @@ Test(micro, square_tail_iterations_and_merged_ranges)
     cr_expect_eq(r[0].lo, a);
     cr_expect_eq(r[0].hi, a + 4000);
     warp_at(&w, &k, 0, 3, 64);
+    square_expect_prologue(&k, &w);
     for (uint64_t e = 192; e < 1000; e += 256)
         square_expect_iter(&k, &w, e, e == 960 ? (1ull << 40) - 1 : ~0ull);
     expect_exit(&k, &w);

@@ -3,27 +3,36 @@
  *     for (size_t i = offset; i < N; i += stride) C_d[i] = A_d[i] * A_d[i];
  * with offset = blockIdx.x * blockDim.x + threadIdx.x and
  * stride = blockDim.x * gridDim.x, float arrays, launched `iterations` times.
+ * Table II input "524288 1 2 2048 256" read as N = 524288, one stream,
+ * 2 launches, 2048 blocks of 256 threads (docs/workloads/square.md).
  *
- * Modelled: each warp walks its grid-stride iterations; per iteration it
- * loads A_d into r1 (coalesced, 4 B per lane), multiplies (one ALU
- * instruction waiting for r1) and stores C_d (waiting for r1, standing for
- * the product register). Lanes past N are inactive; a warp exits when its
- * first lane is past N. A work-group's elements are strided across the
- * arrays: its ranges are the list of those slices, merged.
- * Abstracted: no data values; loop control and index arithmetic are not
- * issued as instructions.
+ * Modelled: a prologue (offset and stride), then per grid-stride iteration
+ * the address of A_d[i], the load (r1), the address of C_d[i] and the loop
+ * step (independent of the load), the multiply (waits for r1) and the store
+ * (waits for r1). Lanes past N are inactive; a warp exits when its first
+ * lane is past N. A work-group's ranges are its strided slices, merged.
+ * Abstracted: no data values; the instruction counts are estimates of the
+ * compiled GCN loop (see square_next).
  */
 #include <stdlib.h>
 
 #include "workload/wl.h"
 
 static const struct cfg_key square_keys[] = {
-    {"n", CFG_INT, "1048576", 1, 17179869184.0, "elements per array (float)", NULL},
-    {"blocks", CFG_INT, "512", 1, 2147483647.0, "work-groups (grid size)", NULL},
+    {"n", CFG_INT, "524288", 1, 17179869184.0, "elements per array (float)", NULL},
+    {"blocks", CFG_INT, "2048", 1, 2147483647.0, "work-groups (grid size)", NULL},
     {"threads", CFG_INT, "256", 1, 1024, "threads per work-group", NULL},
-    {"iterations", CFG_INT, "1", 1, 1000000, "kernel launches", NULL},
+    {"iterations", CFG_INT, "2", 1, 1000000, "kernel launches", NULL},
     CFG_END,
 };
+
+/* Instruction estimates of the compiled kernel (GCN, hipcc -O3):
+ * prologue: s_load of the arguments, v_mad for offset, s_mul for stride;
+ * per iteration: v_lshlrev_b64 + v_add_co/v_addc_co for &A_d[i] (3), then
+ * after the load &C_d[i] (2), i += stride (2), v_cmp (1) -- 5 that do not
+ * need the loaded value -- then v_mul_f32 (1) and the store; the
+ * s_andn2/s_cbranch of the loop overlap the next iteration's address ops. */
+enum { SQ_PROLOGUE = 4, SQ_ADDR_A = 3, SQ_LOOP = 5, SQ_MUL = 1 };
 
 struct square {
     const struct kernel_buf *a, *c;
@@ -67,10 +76,23 @@ static void square_mem(struct kernel_op *op, uint8_t kind, const struct kernel_b
     op->dst = kind == KOP_LOAD ? 1 : 0;
 }
 
-/* r[0]: grid-stride iteration; pc: 0 load A_d, 1 multiply, 2 store C_d. */
+static void square_alu(struct kernel_op *op, uint32_t n, uint8_t src)
+{
+    op->kind = KOP_ALU;
+    op->n = n;
+    op->src[0] = src;
+}
+
+/* r[0]: grid-stride iteration; pc: 0 prologue, then per iteration 1 address
+ * of A_d, 2 load, 3 address of C_d and loop step, 4 multiply, 5 store. */
 static void square_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct square *q = k->ctx;
+    if (w->pc == 0) {
+        square_alu(op, SQ_PROLOGUE, 0);
+        w->pc = 1;
+        return;
+    }
     uint64_t elem = kernel_gid(w, 0) + w->r[0] * square_stride(q);
     if (elem >= q->n) {
         op->kind = KOP_EXIT;
@@ -78,17 +100,18 @@ static void square_next(const struct kernel *k, struct kernel_warp *w, struct ke
     }
     uint64_t act = min_u64(w->nlanes, q->n - elem);
     uint64_t mask = act >= 64 ? ~0ull : (1ull << act) - 1;
-    if (w->pc == 0) {
-        square_mem(op, KOP_LOAD, q->a, elem, mask);
-    } else if (w->pc == 1) {
-        op->kind = KOP_ALU;
-        op->n = 1;
-        op->src[0] = 1;
-    } else {
+    switch (w->pc) {
+    case 1: square_alu(op, SQ_ADDR_A, 0); break;
+    case 2: square_mem(op, KOP_LOAD, q->a, elem, mask); break;
+    case 3: square_alu(op, SQ_LOOP, 0); break;
+    case 4: square_alu(op, SQ_MUL, 1); break;
+    default:
         square_mem(op, KOP_STORE, q->c, elem, mask);
         w->r[0]++;
+        w->pc = 1;
+        return;
     }
-    w->pc = (w->pc + 1) % 3;
+    w->pc++;
 }
 
 /* The slices [lo, hi) of every grid-stride iteration of work-group wg, merged
