@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int err_vset(struct err *e, const char *fmt, va_list ap)
 {
@@ -76,6 +77,61 @@ void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     return p ? p : oom(n * size);
+}
+
+void *xcalloc_aligned(size_t n, size_t size)
+{
+    size_t len = n && size ? (n * size + 63) / 64 * 64 : 64;
+    void *p = aligned_alloc(64, len);
+    if (!p)
+        oom(len);
+    return memset(p, 0, len);
+}
+
+/* Kept in the 64 bytes before a block of xcalloc_big(). */
+struct big_hdr {
+    void *base;     /* what to free or unmap */
+    size_t maplen;  /* 0: base came from malloc */
+};
+
+#define BIG_HUGE ((size_t)2 << 20)
+
+void *xcalloc_big(size_t n, size_t size)
+{
+    size_t len = n && size ? n * size : 1;
+    if (size && len / size != n)
+        oom(SIZE_MAX);
+    char *base, *p;
+    size_t maplen = 0;
+    if (len < BIG_HUGE) { /* a huge page would mostly be wasted */
+        base = xcalloc_aligned(1, len + 64);
+        p = base + 64;
+    } else {
+        /* fresh anonymous pages are zero; the block starts on a 2 MiB
+         * boundary, its header sits in the page before */
+        size_t span = (len + BIG_HUGE - 1) & ~(BIG_HUGE - 1);
+        maplen = span + BIG_HUGE + 4096;
+        base = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (base == MAP_FAILED)
+            oom(maplen);
+        p = (char *)(((uintptr_t)base + 4096 + BIG_HUGE - 1) & ~(uintptr_t)(BIG_HUGE - 1));
+#ifdef MADV_HUGEPAGE
+        madvise(p, span, MADV_HUGEPAGE); /* advice only: failure is harmless */
+#endif
+    }
+    *(struct big_hdr *)(void *)(p - 64) = (struct big_hdr){base, maplen};
+    return p;
+}
+
+void xfree_big(void *p)
+{
+    if (!p)
+        return;
+    struct big_hdr h = *(struct big_hdr *)(void *)((char *)p - 64);
+    if (h.maplen)
+        munmap(h.base, h.maplen);
+    else
+        free(h.base);
 }
 
 void *xrealloc(void *p, size_t n)

@@ -50,6 +50,16 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Zeroed memory aligned to 64 bytes (a host cache line); free with free(). */
+void *xcalloc_aligned(size_t n, size_t size);
+/* Zeroed memory for an array that the hot path indexes at random (tag
+ * arrays, versions, pools): 64-byte aligned, and from 2 MiB on mapped on its
+ * own, 2 MiB aligned and backed by huge pages where the host allows it, which
+ * saves most of the TLB misses (at the price of resident memory: a huge page
+ * is resident as a whole once touched). Free with xfree_big(). */
+void *xcalloc_big(size_t n, size_t size);
+void xfree_big(void *p);
+
 /* Grow *p (element size es, capacity *cap) so that it holds at least n elements. */
 void *xgrow(void *p, size_t es, size_t *cap, size_t n);
 

@@ -7,7 +7,7 @@
 
 static void add_chunk(struct pool *p)
 {
-    char *mem = xmalloc(p->obj_size * p->chunk_objs);
+    char *mem = xcalloc_big(p->chunk_objs, p->obj_size);
     p->chunks = xgrow(p->chunks, sizeof *p->chunks, &p->chunks_cap, p->nchunks + 1);
     p->chunks[p->nchunks++] = mem;
     for (size_t i = p->chunk_objs; i-- > 0;) {
@@ -25,6 +25,10 @@ void pool_init(struct pool *p, size_t obj_size, size_t initial_objs)
         obj_size = sizeof(struct pool_free);
     p->obj_size = (obj_size + align - 1) / align * align;
     p->chunk_objs = initial_objs ? initial_objs : 1024;
+    /* a chunk of a MiB or more is rounded up to whole huge pages */
+    size_t huge = (size_t)2 << 20, bytes = p->chunk_objs * p->obj_size;
+    if (bytes >= huge / 2)
+        p->chunk_objs = (bytes + huge - 1) / huge * huge / p->obj_size;
     add_chunk(p);
 }
 
@@ -37,7 +41,7 @@ void pool_refill(struct pool *p)
 void pool_destroy(struct pool *p)
 {
     for (size_t i = 0; i < p->nchunks; i++)
-        free(p->chunks[i]);
+        xfree_big(p->chunks[i]);
     free(p->chunks);
     *p = (struct pool){0};
 }

@@ -3,6 +3,9 @@
  * allocated when the pool is created (and, if the configured capacity turns
  * out too small, in further whole chunks, counted in `grows`), so getting and
  * putting an object on the hot path is a pointer swap with no malloc.
+ * Chunks come from xcalloc_big(): 64-byte aligned, so objects whose size is
+ * a multiple of 64 each start on a host cache line, and large ones sit on
+ * huge pages.
  */
 #ifndef CHIPSIM_POOL_H
 #define CHIPSIM_POOL_H

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PAGE_B 4096u
 #define PAGE_WORDS (PAGE_B / 4)
@@ -23,16 +24,20 @@ static const struct stat_desc chk_desc[] = {
 
 void chk_init(struct chk *c, bool on, unsigned line_b)
 {
-    *c = (struct chk){.on = on, .line_b = line_b, .words = line_b / 4};
+    *c = (struct chk){.on = on, .line_b = line_b, .words = line_b / 4, .kernel_again = true};
     u64map_init(&c->pages, 256);
+    u64map_init(&c->kernels_seen, 16);
+    c->period = xgrow(NULL, sizeof *c->period, &c->period_cap, 1);
+    c->period[c->nperiod++] = (struct chk_period){0, 0};
 }
 
 void chk_free(struct chk *c)
 {
-    for (size_t i = 0; i < c->nblocks; i++)
-        free(c->blocks[i]);
-    free(c->blocks);
+    if (c->blocks.nchunks)
+        pool_destroy(&c->blocks);
     u64map_free(&c->pages);
+    u64map_free(&c->kernels_seen);
+    free(c->period);
 }
 
 void chk_reg_stats(struct chk *c, struct stats *st, const char *prefix)
@@ -40,23 +45,62 @@ void chk_reg_stats(struct chk *c, struct stats *st, const char *prefix)
     stats_reg_block(st, prefix, chk_desc, &c->st);
 }
 
-void chk_kernel_begin(struct chk *c, unsigned kernel) { c->kernel = kernel + 1; }
+void chk_kernel_begin(struct chk *c, unsigned kernel)
+{
+    c->kernel = kernel + 1;
+    size_t seen = c->kernels_seen.n;
+    u64map_put(&c->kernels_seen, c->kernel);
+    c->kernel_again = c->kernel == 0 || c->kernels_seen.n == seen;
+    c->period = xgrow(c->period, sizeof *c->period, &c->period_cap, c->nperiod + 1);
+    c->period[c->nperiod++] = (struct chk_period){c->seq, c->kernel};
+}
+
+/* Kernel (+1) of the store that handed out version v: that of the last
+ * period started before it (0 for v = 0, never written). */
+static uint32_t kernel_of(const struct chk *c, uint32_t v)
+{
+    size_t lo = 0, hi = c->nperiod; /* the answer is the last i with first < v */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (c->period[mid].first < v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return v && c->period[lo].first < v ? c->period[lo].kernel : 0;
+}
+
+/* Was the last store of a word with version cur made in the current kernel? */
+static inline bool stored_this_kernel(const struct chk *c, uint32_t cur)
+{
+    if (cur > c->period[c->nperiod - 1].first)
+        return true;
+    return c->kernel_again && kernel_of(c, cur) == c->kernel;
+}
+
+/* A zeroed block of one page's words. Blocks are never given back, so each
+ * comes fresh from a zeroed chunk but for the pool's free-list link. */
+static struct chk_word *new_block(struct chk *c)
+{
+    if (!c->blocks.nchunks)
+        pool_init(&c->blocks, PAGE_WORDS * sizeof(struct chk_word), 256);
+    struct chk_word *b = pool_get(&c->blocks);
+    memset(b, 0, sizeof(struct pool_free));
+    return b;
+}
 
 /* The words of a line; NULL if never written (all versions 0) and !create. */
 static struct chk_word *line_words(struct chk *c, addr_t line, bool create)
 {
     uint64_t page = line / PAGE_B;
-    uint64_t *idx = create ? NULL : u64map_get(&c->pages, page);
+    uint64_t *blk = create ? NULL : u64map_get(&c->pages, page);
     if (create) {
         size_t n = c->pages.n;
-        idx = u64map_put(&c->pages, page);
-        if (c->pages.n != n) {
-            c->blocks = xgrow(c->blocks, sizeof *c->blocks, &c->cap, c->nblocks + 1);
-            c->blocks[c->nblocks] = xcalloc(PAGE_WORDS, sizeof **c->blocks);
-            *idx = c->nblocks++;
-        }
+        blk = u64map_put(&c->pages, page);
+        if (c->pages.n != n)
+            *blk = (uint64_t)(uintptr_t)new_block(c);
     }
-    return idx ? c->blocks[*idx] + (line % PAGE_B) / 4 : NULL;
+    return blk ? (struct chk_word *)(uintptr_t)*blk + (line % PAGE_B) / 4 : NULL;
 }
 
 static inline bool touched(const uint64_t m[2], unsigned w)
@@ -75,10 +119,8 @@ void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver
     for (unsigned i = 0; i < c->words; i++) {
         if (!touched(mask, i))
             continue;
-        if (w[i].kernel != c->kernel) {
+        if (!stored_this_kernel(c, w[i].cur))
             w[i].prev = w[i].cur;
-            w[i].kernel = c->kernel;
-        }
         w[i].cur = v;
         ver[i] = v;
     }
@@ -98,7 +140,7 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
     for (unsigned i = 0; i < c->words; i++) {
         if (!touched(mask, i))
             continue;
-        uint32_t want = w[i].kernel == c->kernel ? w[i].prev : w[i].cur;
+        uint32_t want = stored_this_kernel(c, w[i].cur) ? w[i].prev : w[i].cur;
         if (ver[i] >= want)
             continue;
         if (!bad && c->st.stale_reads < CHK_REPORTS)

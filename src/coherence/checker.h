@@ -12,16 +12,26 @@
 #ifndef CHIPSIM_CHECKER_H
 #define CHIPSIM_CHECKER_H
 
+#include "base/pool.h"
 #include "base/u64map.h"
 #include "mem/req.h"
 #include "stats/stats.h"
 
 #define CHK_REPORTS 8
 
+/* Per word. The kernel of the last store is not kept: versions grow with
+ * time, so it is the kernel during which version `cur` was handed out (see
+ * struct chk_period), which saves a third of the checker's memory. */
 struct chk_word {
-    uint32_t cur;    /* version of the last store */
-    uint32_t prev;   /* version before the first store of kernel `kernel` */
-    uint32_t kernel; /* kernel (+1) of the last store */
+    uint32_t cur;    /* version of the last store (0: never written) */
+    uint32_t prev;   /* version before the first store of that store's kernel */
+};
+
+/* From the kernel_begin that started it: stores of this period get versions
+ * above `first`. */
+struct chk_period {
+    uint32_t first;  /* seq at the start */
+    uint32_t kernel; /* kernel + 1 (0 before the first kernel) */
 };
 
 struct chk_report {
@@ -43,9 +53,13 @@ struct chk {
     unsigned line_b, words;
     uint32_t seq;          /* last version handed out */
     uint32_t kernel;       /* current kernel + 1 */
-    struct u64map pages;   /* page -> index into blocks */
-    struct chk_word **blocks;
-    size_t nblocks, cap;
+    struct chk_period *period; /* every period so far, the current one last */
+    size_t nperiod, period_cap;
+    bool kernel_again;     /* the current kernel number also names an earlier period
+                              (or is 0, the number of words never written) */
+    struct u64map kernels_seen; /* kernel numbers (+1) of every period so far */
+    struct u64map pages;   /* page -> its words (pointer into blocks) */
+    struct pool blocks;    /* the words of one page per object, on huge pages */
     struct chk_report rep[CHK_REPORTS];
     struct chk_annot_report arep[CHK_REPORTS];
     struct {

@@ -1,6 +1,7 @@
 /*
- * sim.c -- event queue (4-ary heap keyed by (time, seq)), run loop, clocks
- * and the deadlock watchdog. See sim.h for the model.
+ * sim.c -- event queue (buckets of one time, found by hash, ordered by a
+ * 4-ary heap of distinct times), run loop, clocks and the deadlock watchdog.
+ * See sim.h for the model.
  */
 #include "sim.h"
 
@@ -21,7 +22,7 @@ void sim_init(struct sim *s, uint64_t seed)
 
 void sim_destroy(struct sim *s)
 {
-    free(s->ev);
+    xfree_big(s->ch);
     free(s->bk);
     free(s->heap);
     u64map_free(&s->bk_of);
@@ -31,15 +32,38 @@ void sim_destroy(struct sim *s)
     *s = (struct sim){0};
 }
 
-/* Slow path: double the event store and thread the new slots onto the free list. */
-static void ev_grow(struct sim *s)
+/* Slow path: double the chunk store (kept 64-byte aligned, so a chunk is two
+ * host cache lines) and thread the new chunks onto the free list. */
+static void ch_grow(struct sim *s)
 {
-    size_t old = s->ev_cap;
-    s->ev = xgrow(s->ev, sizeof *s->ev, &s->ev_cap, old + 1);
-    for (size_t i = s->ev_cap; i-- > old;) {
-        s->ev[i].next = s->ev_free;
-        s->ev_free = (uint32_t)i + 1;
+    size_t old = s->ch_cap, cap = old ? 2 * old : 256;
+    struct ev_chunk *ch = xcalloc_big(cap, sizeof *ch);
+    if (old)
+        memcpy(ch, s->ch, old * sizeof *ch);
+    xfree_big(s->ch);
+    s->ch = ch;
+    s->ch_cap = cap;
+    for (size_t i = cap; i-- > old;) {
+        s->ch[i].next = s->ch_free;
+        s->ch_free = (uint32_t)i + 1;
     }
+}
+
+/* An empty chunk, index + 1. */
+static inline uint32_t ch_alloc(struct sim *s)
+{
+    if (!s->ch_free)
+        ch_grow(s);
+    uint32_t c = s->ch_free;
+    s->ch_free = s->ch[c - 1].next;
+    s->ch[c - 1].next = 0;
+    return c;
+}
+
+static inline void ch_release(struct sim *s, uint32_t c)
+{
+    s->ch[c - 1].next = s->ch_free;
+    s->ch_free = c;
 }
 
 static void bk_grow(struct sim *s)
@@ -88,39 +112,45 @@ static void heap_pop(struct sim *s)
         s->heap[i] = last;
 }
 
-/* The bucket of time t, created (and entered in the heap) if needed. */
+/* The bucket of time t, created (with one empty chunk, and entered in the
+ * heap) if needed. */
 static uint32_t bucket_of(struct sim *s, ps_t t)
 {
+    if (t == s->last_t && s->last_b)
+        return s->last_b - 1;
     size_t n = s->bk_of.n;
     uint64_t *slot = u64map_put(&s->bk_of, t);
-    if (s->bk_of.n == n)
-        return (uint32_t)*slot;
-    if (!s->bk_free)
-        bk_grow(s);
-    uint32_t b = s->bk_free - 1;
-    s->bk_free = s->bk[b].head;
-    s->bk[b] = (struct ev_bucket){t, 0, 0};
-    *slot = b;
-    heap_push(s, t, b);
+    uint32_t b;
+    if (s->bk_of.n == n) {
+        b = (uint32_t)*slot;
+    } else {
+        if (!s->bk_free)
+            bk_grow(s);
+        b = s->bk_free - 1;
+        s->bk_free = s->bk[b].head;
+        uint32_t c = ch_alloc(s);
+        s->bk[b] = (struct ev_bucket){.t = t, .head = c, .tail = c};
+        *slot = b;
+        heap_push(s, t, b);
+    }
+    s->last_t = t;
+    s->last_b = b + 1;
     return b;
 }
 
-void sim_at(struct sim *s, ps_t t, ev_fn fn, void *obj, uint64_t arg)
+void sim_at_slow(struct sim *s, ps_t t, ev_fn fn, void *obj, uint64_t arg)
 {
     if (__builtin_expect(t < s->now, 0))
         SIM_BUG(s, "engine", "event scheduled in the past (t=%llu)", (unsigned long long)t);
-    if (!s->ev_free)
-        ev_grow(s);
-    uint32_t e = s->ev_free - 1;
-    s->ev_free = s->ev[e].next;
-    s->ev[e] = (struct event){fn, obj, arg, 0};
-    uint32_t bi = bucket_of(s, t); /* may move s->bk */
+    uint32_t bi = bucket_of(s, t);
+    if (s->bk[bi].tail_n == SIM_CHUNK_EVENTS) {
+        uint32_t nc = ch_alloc(s); /* may move s->ch */
+        s->ch[s->bk[bi].tail - 1].next = nc;
+        s->bk[bi].tail = nc;
+        s->bk[bi].tail_n = 0;
+    }
     struct ev_bucket *b = &s->bk[bi];
-    if (b->tail)
-        s->ev[b->tail - 1].next = e + 1;
-    else
-        b->head = e + 1;
-    b->tail = e + 1;
+    s->ch[b->tail - 1].ev[b->tail_n++] = (struct event){fn, obj, arg};
     s->seq++;
     s->pending_events++;
 }
@@ -164,28 +194,46 @@ static void deadlock_report(struct sim *s, const char *why)
     fflush(o);
 }
 
+/* Events in chunk c of bucket b: all its slots, but for the tail. */
+static inline uint32_t chunk_fill(const struct ev_bucket *b, uint32_t c)
+{
+    return c == b->tail ? b->tail_n : SIM_CHUNK_EVENTS;
+}
+
 /* Run every event of the earliest time, including those scheduled for
- * that same time while it runs. */
+ * that same time while it runs (handlers may grow the stores, so nothing
+ * is held by pointer across a call). */
 static void run_bucket(struct sim *s)
 {
     uint32_t b = s->heap[0].bucket;
     s->now = s->heap[0].t;
-    while (s->bk[b].head && !s->stop) {
-        uint32_t e = s->bk[b].head - 1;
-        struct event ev = s->ev[e];
-        s->bk[b].head = ev.next;
-        if (!ev.next)
-            s->bk[b].tail = 0;
-        s->ev[e].next = s->ev_free;
-        s->ev_free = e + 1;
+    s->last_t = s->now;
+    s->last_b = b + 1;
+    for (;;) {
+        struct ev_bucket *bk = &s->bk[b];
+        struct ev_chunk *c = &s->ch[bk->head - 1];
+        uint32_t n = chunk_fill(bk, bk->head);
+        if (bk->pos == n) {
+            if (bk->head == bk->tail)
+                break;
+            uint32_t done = bk->head;
+            bk->head = c->next;
+            bk->pos = 0;
+            ch_release(s, done);
+            continue;
+        }
+        if (s->stop)
+            return; /* stopped in the middle: the rest runs on the next sim_run() */
+        struct event ev = c->ev[bk->pos++];
         s->pending_events--;
         s->events++;
         ev.fn(s, ev.obj, ev.arg);
     }
-    if (s->bk[b].head)
-        return; /* stopped in the middle: the rest runs on the next sim_run() */
     heap_pop(s);
     u64map_del(&s->bk_of, s->now);
+    if (s->last_b == b + 1)
+        s->last_b = 0;
+    ch_release(s, s->bk[b].head);
     s->bk[b].head = s->bk_free;
     s->bk_free = b + 1;
 }

@@ -12,8 +12,10 @@
  * special cases. Requests that find no MSHR (or no room on one) wait in a
  * FIFO that is replayed whenever an MSHR frees.
  * Flush and invalidate walk each bank's sets at a fixed rate (cpelide.md D9).
+ * The tag array and its helpers are in cache_array.h.
  */
 #include "cache.h"
+#include "cache_array.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -137,23 +139,7 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
     return why ? cfg_err(e, sec, key, "%s", why) : 0;
 }
 
-/* ---- byte masks ------------------------------------------------------------ */
-
-static inline bool mask_any(const uint64_t m[2]) { return (m[0] | m[1]) != 0; }
-static inline bool mask_covers(const uint64_t have[2], const uint64_t need[2])
-{
-    return !(need[0] & ~have[0]) && !(need[1] & ~have[1]);
-}
-static inline void mask_or(uint64_t d[2], const uint64_t m[2])
-{
-    d[0] |= m[0];
-    d[1] |= m[1];
-}
-static inline void mask_copy(uint64_t d[2], const uint64_t m[2])
-{
-    d[0] = m[0];
-    d[1] = m[1];
-}
+/* ---- requests -------------------------------------------------------------- */
 
 /* The bytes of its line that r touches. A mask given by the sender is
  * line-relative and must lie inside [addr, addr + size). */
@@ -174,57 +160,7 @@ static void req_need(struct sim *s, const struct cache *c, const struct req *r, 
     mask_copy(m, r->mask);
 }
 
-/* ---- tag array ------------------------------------------------------------- */
-
-static inline uint64_t line_index(const struct cache *c, addr_t a) { return a >> c->line_shift; }
-
-static inline uint32_t bank_of(const struct cache *c, uint64_t li)
-{
-    return (uint32_t)(li & (c->p.banks - 1));
-}
-
-static inline size_t set_base(const struct cache *c, uint64_t li)
-{
-    uint64_t set = (li >> c->bank_shift) & (c->sets_per_bank - 1);
-    return ((size_t)bank_of(c, li) * c->sets_per_bank + set) * c->p.ways;
-}
-
-static int64_t lookup(const struct cache *c, uint64_t li)
-{
-    size_t base = set_base(c, li);
-    for (uint32_t w = 0; w < c->p.ways; w++)
-        if (c->tag[base + w] == li)
-            return (int64_t)(base + w);
-    return -1;
-}
-
-static inline void touch(struct cache *c, int64_t l)
-{
-    if (c->p.repl == CACHE_LRU)
-        c->meta[l].stamp = ++c->tick;
-}
-
-static void drop_line(struct cache *c, int64_t l)
-{
-    c->tag[l] = CACHE_NO_TAG;
-    c->mask[l] = (struct cache_masks){{0, 0}, {0, 0}};
-}
-
-/* Invalid ways first (lowest index), then the policy: LRU and FIFO both take
- * the smallest stamp, they differ in when stamps move (touch()). */
-static uint32_t victim_way(struct cache *c, size_t base)
-{
-    for (uint32_t w = 0; w < c->p.ways; w++)
-        if (c->tag[base + w] == CACHE_NO_TAG)
-            return w;
-    if (c->p.repl == CACHE_RANDOM)
-        return (uint32_t)rng_below(&c->rng, c->p.ways);
-    uint32_t best = 0;
-    for (uint32_t w = 1; w < c->p.ways; w++)
-        if (c->meta[base + w].stamp < c->meta[base + best].stamp)
-            best = w;
-    return best;
-}
+/* ---- direct line API --------------------------------------------------------- */
 
 int64_t cache_find(const struct cache *c, addr_t addr) { return lookup(c, line_index(c, addr)); }
 
@@ -240,9 +176,10 @@ bool cache_drop(struct cache *c, addr_t addr)
 void cache_line_set_masks(struct cache *c, int64_t l, const uint64_t valid[2],
                           const uint64_t dirty[2])
 {
-    mask_copy(c->mask[l].valid, valid);
-    mask_or(c->mask[l].valid, dirty);
-    mask_copy(c->mask[l].dirty, dirty);
+    mask_copy(c->line[l].valid, valid);
+    mask_or(c->line[l].valid, dirty);
+    mask_copy(c->line[l].dirty, dirty);
+    sync_dirty(c, l);
 }
 
 /* ---- traffic to the level below ------------------------------------------- */
@@ -274,10 +211,10 @@ static struct req *wb_child(struct sim *s, const struct cache *c, int64_t l)
     ch->addr = cache_line_tag_addr(c, l);
     ch->size = c->p.line_b;
     ch->kind = REQ_WRITEBACK;
-    ch->home = c->meta[l].home;
+    ch->home = c->line[l].home;
     if (c->wver)
-        memcpy(ch->ver, cache_line_versions(c, l), c->words * sizeof *ch->ver);
-    mask_copy(ch->mask, c->mask[l].dirty);
+        copy_all_versions(c, ch->ver, cache_line_versions(c, l));
+    mask_copy(ch->mask, c->line[l].dirty);
     return ch;
 }
 
@@ -289,10 +226,11 @@ static void evict_wb_done(struct sim *s, struct req *ch, void *obj)
     sim_progress(s);
 }
 
-static void evict(struct sim *s, struct cache *c, int64_t l)
+static void evict(struct sim *s, struct cache *c, size_t set, uint32_t way)
 {
+    int64_t l = (int64_t)(set * c->p.ways + way);
     c->st.evictions++;
-    if (mask_any(c->mask[l].dirty)) {
+    if (way_dirty(c, set, way)) {
         struct req *ch = wb_child(s, c, l);
         req_on_done(ch, evict_wb_done, c);
         c->st.writebacks++;
@@ -302,18 +240,25 @@ static void evict(struct sim *s, struct cache *c, int64_t l)
     drop_line(c, l);
 }
 
-/* Install line li (absent) with nothing valid yet, evicting a victim. */
-static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t home)
+/* Install line li (absent) with nothing valid yet, evicting a victim. The
+ * versions start at 0 unless the caller overwrites them all at once (a fill:
+ * fresh_versions = false). */
+static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t home,
+                          bool fresh_versions)
 {
-    size_t base = set_base(c, li);
-    int64_t l = (int64_t)(base + victim_way(c, base));
-    if (c->tag[l] != CACHE_NO_TAG)
-        evict(s, c, l);
-    c->tag[l] = li;
-    c->mask[l] = (struct cache_masks){{0, 0}, {0, 0}};
-    c->meta[l] = (struct cache_meta){.stamp = ++c->tick, .home = home};
-    if (c->wver)
-        memset(cache_line_versions(c, l), 0, c->words * sizeof *c->wver);
+    size_t set = set_of(c, li);
+    uint32_t way = victim_way(c, set);
+    int64_t l = (int64_t)(set * c->p.ways + way);
+    if (way_valid(c, set, way))
+        evict(s, c, set, way);
+    c->line[l] = (struct cache_line){.tag = li, .home = home};
+    c->fp[set * c->fp_row + way] = fingerprint(c, li);
+    way_bit(c, set, way, false, true);
+    c->stamp[l] = next_stamp(c);
+    if (c->wver && fresh_versions) {
+        static const uint32_t zero[32];
+        copy_all_versions(c, cache_line_versions(c, l), zero);
+    }
     return l;
 }
 
@@ -322,7 +267,7 @@ static void fwd_done(struct sim *s, struct req *ch, void *obj)
     struct cache *c = obj;
     struct req *parent = (struct req *)(uintptr_t)ch->tag;
     if (c->wver)
-        memcpy(parent->ver, ch->ver, c->words * sizeof *parent->ver);
+        copy_all_versions(c, parent->ver, ch->ver);
     req_free(s, ch);
     c->nfwd--;
     respond(s, parent, s->now + clock_cycles(c->clk, c->p.resp_lat));
@@ -340,7 +285,7 @@ static void forward(struct sim *s, struct cache *c, struct req *r)
     ch->home = r->home;
     mask_copy(ch->mask, r->mask);
     if (c->wver)
-        memcpy(ch->ver, r->ver, c->words * sizeof *ch->ver);
+        copy_all_versions(c, ch->ver, r->ver);
     ch->tag = (uint64_t)(uintptr_t)r;
     req_on_done(ch, fwd_done, c);
     c->nfwd++;
@@ -356,19 +301,18 @@ static inline uint32_t mshr_hash(const struct cache *c, uint64_t li)
 
 static int64_t mshr_find(const struct cache *c, uint64_t li)
 {
-    addr_t line = li << c->line_shift;
-    for (uint32_t i = c->mshr_bucket[mshr_hash(c, li)]; i; i = c->mshr[i - 1].hnext)
-        if (c->mshr[i - 1].line == line)
+    for (uint32_t i = c->mshr_bucket[mshr_hash(c, li)]; i; i = c->mshr_key[i - 1].hnext)
+        if (c->mshr_key[i - 1].li == li)
             return i - 1;
     return -1;
 }
 
 static void mshr_unhash(struct cache *c, uint32_t m)
 {
-    uint32_t *p = &c->mshr_bucket[mshr_hash(c, c->mshr[m].line >> c->line_shift)];
+    uint32_t *p = &c->mshr_bucket[mshr_hash(c, c->mshr_key[m].li)];
     while (*p != m + 1)
-        p = &c->mshr[*p - 1].hnext;
-    *p = c->mshr[m].hnext;
+        p = &c->mshr_key[*p - 1].hnext;
+    *p = c->mshr_key[m].hnext;
 }
 
 static void target_append(struct cache_mshr *m, struct req *r)
@@ -400,7 +344,8 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     uint32_t m = c->mshr_free[--c->nfree];
     struct cache_mshr *x = &c->mshr[m];
     uint32_t *bucket = &c->mshr_bucket[mshr_hash(c, li)];
-    *x = (struct cache_mshr){.line = li << c->line_shift, .busy = true, .hnext = *bucket,
+    c->mshr_key[m] = (struct cache_mshr_key){li, *bucket};
+    *x = (struct cache_mshr){.line = li << c->line_shift, .busy = true, .home = r->home,
                              .noalloc = r->kind == REQ_READ && (r->flags & REQ_F_NOALLOC)};
     *bucket = m + 1;
     target_append(x, r);
@@ -417,13 +362,26 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     return true;
 }
 
-static inline void wait_count(struct cache *c, const struct req *r, int delta)
+/* One more (delta = 1) or one fewer (-1) request of r's line in the FIFO. */
+static void wait_count(struct cache *c, const struct req *r, int delta)
 {
     uint64_t li = line_index(c, r->addr);
-    uint64_t *n = u64map_put(&c->wait_lines, li);
-    *n += (uint64_t)(int64_t)delta;
-    if (!*n)
-        u64map_del(&c->wait_lines, li);
+    if (!c->wait_direct)
+        c->wait_direct = xcalloc(CACHE_WAIT_DIRECT, sizeof *c->wait_direct);
+    struct cache_wait_slot *d = &c->wait_direct[li & (CACHE_WAIT_DIRECT - 1)];
+    if (delta > 0 && (!d->n || d->li == li)) {
+        d->li = li;
+        d->n++;
+    } else if (delta > 0) {
+        ++*u64map_put(&c->wait_over, li);
+    } else if (d->n && d->li == li) {
+        d->n--;
+    } else {
+        uint64_t *n = u64map_get(&c->wait_over, li);
+        SIM_ASSERT(c->s, c->name, n && *n);
+        if (!--*n)
+            u64map_del_at(&c->wait_over, n);
+    }
 }
 
 static void wait_push(struct cache *c, struct req *r)
@@ -458,21 +416,13 @@ static void wait_push_front(struct cache *c, struct req *r, bool count)
         c->st.mshr_stalls += n;
 }
 
-static struct req *wait_pop(struct cache *c)
-{
-    struct req *r = c->wait_head;
-    c->wait_head = r->next;
-    if (!c->wait_head)
-        c->wait_tail = NULL;
-    c->nwait--;
-    wait_count(c, r, -1);
-    r->next = NULL;
-    return r;
-}
-
+/* Only asked while the FIFO holds something (so the table exists). */
 static bool waiting_for_line(const struct cache *c, uint64_t li)
 {
-    return u64map_get(&c->wait_lines, li) != NULL;
+    const struct cache_wait_slot *d = &c->wait_direct[li & (CACHE_WAIT_DIRECT - 1)];
+    if (d->n && d->li == li)
+        return true;
+    return c->wait_over.n && u64map_get(&c->wait_over, li);
 }
 
 /* ---- request handling ------------------------------------------------------ */
@@ -541,39 +491,27 @@ static inline enum cache_write_policy wpolicy(const struct cache *c, const struc
     return r->flags & REQ_F_WT ? CACHE_WRITE_THROUGH : c->p.write_policy;
 }
 
-static inline bool word_touched(const uint64_t m[2], unsigned w)
-{
-    return (m[w >> 4] >> ((w & 15) * 4)) & 0xf;
-}
-
-/* Copy the versions of the words touched by mask m from src to dst. */
-static void copy_versions(const struct cache *c, uint32_t *dst, const uint32_t *src,
-                          const uint64_t m[2])
-{
-    for (unsigned w = 0; w < c->words; w++)
-        if (word_touched(m, w))
-            dst[w] = src[w];
-}
-
 static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t need[2])
 {
     touch(c, l);
     if (r->kind == REQ_READ) {
         if (c->wver)
-            memcpy(r->ver, cache_line_versions(c, l), c->words * sizeof *r->ver);
+            copy_all_versions(c, r->ver, cache_line_versions(c, l));
         return;
     }
-    mask_or(c->mask[l].valid, need);
-    if (wpolicy(c, r) == CACHE_WRITE_BACK)
-        mask_or(c->mask[l].dirty, need);
+    mask_or(c->line[l].valid, need);
+    if (wpolicy(c, r) == CACHE_WRITE_BACK) {
+        mask_or(c->line[l].dirty, need);
+        sync_dirty(c, l);
+    }
     if (c->wver)
-        copy_versions(c, cache_line_versions(c, l), r->ver, need);
+        copy_word_versions(c, cache_line_versions(c, l), r->ver, word_mask(need));
 }
 
 static enum act decide(const struct cache *c, const struct req *r, int64_t l,
                        const uint64_t need[2], bool *hit)
 {
-    *hit = l >= 0 && (!needs_data[r->kind] || mask_covers(c->mask[l].valid, need));
+    *hit = l >= 0 && (!needs_data[r->kind] || mask_covers(c->line[l].valid, need));
     enum cache_write_policy wp = wpolicy(c, r);
     bool noalloc = r->flags & REQ_F_NOALLOC;
     /* A read from another chiplet that misses is passed on without taking an
@@ -582,7 +520,7 @@ static enum act decide(const struct cache *c, const struct req *r, int64_t l,
     if (noalloc && !*hit && r->kind == REQ_READ && (r->flags & REQ_F_REMOTE))
         return A_FWD;
     if (noalloc && !*hit && (r->kind == REQ_ATOMIC || r->kind == REQ_WRITEBACK))
-        return l >= 0 && !mask_any(c->mask[l].dirty) ? A_DROP_FWD : A_FWD;
+        return l >= 0 && !mask_any(c->line[l].dirty) ? A_DROP_FWD : A_FWD;
     enum act a = act_tab[r->kind][wp][*hit];
     return a == A_WMISS ? wmiss_tab[wp][noalloc ? CACHE_WA_NONE : c->p.write_alloc] : a;
 }
@@ -600,12 +538,12 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
     case A_FETCH:
         return mshr_alloc(s, c, li, r);
     case A_ALLOC:
-        l = alloc_line(s, c, li, r->home);
+        l = alloc_line(s, c, li, r->home, true);
         apply_hit(c, l, r, need);
         respond(s, r, done);
         return true;
     case A_ALLOC_FWD:
-        l = alloc_line(s, c, li, r->home);
+        l = alloc_line(s, c, li, r->home, true);
         /* fall through */
     case A_UPD_FWD:
         apply_hit(c, l, r, need);
@@ -621,13 +559,15 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
     }
 }
 
-/* Handle r now; false if it has to wait (the caller queues it). */
-static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mode)
+/* Handle r now; false if it has to wait (the caller queues it). hint: a
+ * line that may hold r's line, or -1. */
+static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mode, int64_t hint)
 {
     uint64_t need[2];
     req_need(s, c, r, need);
     uint64_t li = line_index(c, r->addr);
-    int64_t l = lookup(c, li);
+    /* hint: where the line was just seen (a line is never in two ways) */
+    int64_t l = hint >= 0 && line_holds(c, hint, li) ? hint : lookup(c, li);
     bool hit;
     enum act a = decide(c, r, l, need, &hit);
     if (mode == M_NEW) {
@@ -644,25 +584,36 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
     return perform(s, c, r, a, l, need, done);
 }
 
+/* The head is unlinked while it is tried and its line stays counted as
+ * waiting until it succeeds (only new requests look at the counts), so a
+ * head that has to wait again costs no map update. */
 static void retry_waiting(struct sim *s, struct cache *c)
 {
     while (c->wait_head) {
-        struct req *r = wait_pop(c);
-        if (!process(s, c, r, M_RETRY)) {
-            wait_push_front(c, r, false);
+        struct req *r = c->wait_head, *next = r->next;
+        if (next)
+            __builtin_prefetch(next);
+        r->next = NULL;
+        if (!process(s, c, r, M_RETRY, -1)) {
+            r->next = next;
             return;
         }
+        c->wait_head = next;
+        if (!next)
+            c->wait_tail = NULL;
+        c->nwait--;
+        wait_count(c, r, -1);
     }
 }
 
 /* Replay the targets of a filled MSHR in arrival order; if one has to wait,
  * it and every later one go to the front of the FIFO, so order is kept. */
-static void run_targets(struct sim *s, struct cache *c, struct req *t)
+static void run_targets(struct sim *s, struct cache *c, struct req *t, int64_t l)
 {
     while (t) {
         struct req *next = t->next;
         t->next = NULL;
-        if (!process(s, c, t, M_FILL)) {
+        if (!process(s, c, t, M_FILL, l)) {
             t->next = next;
             wait_push_front(c, t, true);
             return;
@@ -691,7 +642,7 @@ static void relay_fill(struct sim *s, struct cache *c, struct req *t, const stru
         struct req *next = t->next;
         t->next = NULL;
         if (c->wver)
-            memcpy(t->ver, ch->ver, c->words * sizeof *t->ver);
+            copy_all_versions(c, t->ver, ch->ver);
         respond(s, t, done);
         t = next;
     }
@@ -701,10 +652,26 @@ static void relay_fill(struct sim *s, struct cache *c, struct req *t, const stru
  * only partly dirty: the written version stands for the whole word). */
 static void install_fill(struct cache *c, int64_t l, const struct req *ch)
 {
-    for (unsigned w = 0; c->wver && w < c->words; w++)
-        if (!word_touched(c->mask[l].dirty, w))
-            cache_line_versions(c, l)[w] = ch->ver[w];
-    mask_copy(c->mask[l].valid, c->full);
+    if (c->wver)
+        copy_word_versions(c, cache_line_versions(c, l), ch->ver,
+                           ~word_mask(c->line[l].dirty) & c->all_words);
+    mask_copy(c->line[l].valid, c->full);
+}
+
+/* A fill touches the line's set (and, to choose a victim, its stamps), the
+ * MSHR's first target and then the head of the waiting FIFO: ask for all of
+ * them at once so that the host's misses overlap. */
+static void fill_prefetch(const struct cache *c, const struct req *ch, const struct cache_mshr *x)
+{
+    uint64_t li = line_index(c, ch->addr);
+    prefetch_set(c, li);
+    if (c->p.repl != CACHE_RANDOM) {
+        const uint32_t *st = c->stamp + set_of(c, li) * c->p.ways;
+        __builtin_prefetch(st);
+        __builtin_prefetch(st + c->p.ways - 1);
+    }
+    __builtin_prefetch(x->head);
+    __builtin_prefetch(c->wait_head);
 }
 
 static void fill_done(struct sim *s, struct req *ch, void *obj)
@@ -712,13 +679,14 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     struct cache *c = obj;
     uint32_t m = (uint32_t)ch->tag;
     struct cache_mshr *x = &c->mshr[m];
+    fill_prefetch(c, ch, x);
     struct req *targets = x->head;
     uint64_t li = line_index(c, x->line);
     int64_t l = lookup(c, li);
     bool bypass = fill_bypasses(x, l);
     if (!bypass) {
         if (l < 0)
-            l = alloc_line(s, c, li, targets->home);
+            l = alloc_line(s, c, li, x->home, false); /* install_fill sets every version */
         else
             touch(c, l);
         install_fill(c, l, ch);
@@ -729,7 +697,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     if (bypass)
         relay_fill(s, c, targets, ch);
     else
-        run_targets(s, c, targets);
+        run_targets(s, c, targets, l);
     req_free(s, ch);
     retry_waiting(s, c);
 }
@@ -739,7 +707,7 @@ static void accept_ev(struct sim *s, void *obj, uint64_t arg)
     struct cache *c = obj;
     struct req *r = (struct req *)(uintptr_t)arg;
     c->st.accesses++;
-    if (!process(s, c, r, M_NEW))
+    if (!process(s, c, r, M_NEW, -1))
         wait_push(c, r);
 }
 
@@ -748,7 +716,10 @@ static void accept_ev(struct sim *s, void *obj, uint64_t arg)
 void cache_access(struct sim *s, void *self, struct req *r)
 {
     struct cache *c = self;
-    struct cache_bank *b = &c->bank[bank_of(c, line_index(c, r->addr))];
+    uint64_t li = line_index(c, r->addr);
+    prefetch_set(c, li);
+    __builtin_prefetch(&c->mshr_bucket[mshr_hash(c, li)]);
+    struct cache_bank *b = &c->bank[bank_of(c, li)];
     ps_t edge = clock_edge(c->clk, s->now);
     if (edge > b->port_t) {
         b->port_t = edge;
@@ -803,19 +774,20 @@ static void flush_wb_done(struct sim *s, struct req *ch, void *obj)
 }
 
 /* One line of a walk; false if a flush must pause at the write-back limit. */
-static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, int64_t l)
+static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, size_t set, uint32_t way)
 {
-    struct cache_masks *mk = &c->mask[l];
+    int64_t l = (int64_t)(set * c->p.ways + way);
+    struct cache_line *mk = &c->line[l];
     if (c->op == CACHE_OP_INVALIDATE) {
-        if (!c->clean_only || !mask_any(mk->dirty)) {
-            drop_line(c, l);
+        if (!c->clean_only || !way_dirty(c, set, way)) {
+            drop_way(c, set, way);
             c->st.lines_invalidated++;
         } else {
             mask_copy(mk->valid, mk->dirty);
         }
         return true;
     }
-    if (!mask_any(mk->dirty))
+    if (!way_dirty(c, set, way))
         return true;
     struct cache_bank *b = &c->bank[bank];
     if (b->wb_out == c->p.wb_inflight)
@@ -824,20 +796,35 @@ static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, int64_t l)
     ch->tag = bank;
     req_on_done(ch, flush_wb_done, c);
     mk->dirty[0] = mk->dirty[1] = 0;
+    sync_dirty(c, l);
     b->wb_out++;
     c->st.flush_writebacks++;
     send_at(s, c, ch, s->now);
     return true;
 }
 
+/* The first way >= w whose bit is set in a set's bitmap, or ways. */
+static uint32_t next_way(const struct cache *c, const uint64_t *bits, uint32_t w)
+{
+    for (; w < c->p.ways; w = (w / 64 + 1) * 64) {
+        uint64_t m = bits[w / 64] & (~0ull << (w % 64));
+        if (m)
+            return min_u64(w / 64 * 64 + (uint32_t)__builtin_ctzll(m), c->p.ways);
+    }
+    return c->p.ways;
+}
+
+/* Visit the ways a walk acts on, in way order: a flush only dirty lines
+ * (walk_line() passes over clean ones), an invalidate every valid line. */
 static bool walk_set(struct sim *s, struct cache *c, uint32_t bank)
 {
     struct cache_bank *b = &c->bank[bank];
-    size_t base = ((size_t)bank * c->sets_per_bank + b->walk_set) * c->p.ways;
-    for (; b->walk_way < c->p.ways; b->walk_way++) {
-        int64_t l = (int64_t)(base + b->walk_way);
-        if (c->tag[l] != CACHE_NO_TAG && !walk_line(s, c, bank, l))
+    size_t set = (size_t)bank * c->sets_per_bank + b->walk_set;
+    const uint64_t *bits = set_bits(c, set) + (c->op == CACHE_OP_FLUSH ? c->bits_row : 0);
+    while ((b->walk_way = next_way(c, bits, b->walk_way)) < c->p.ways) {
+        if (!walk_line(s, c, bank, set, b->walk_way))
             return false;
+        b->walk_way++;
     }
     b->walk_way = 0;
     b->walk_set++;
@@ -947,17 +934,24 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     c->bank_shift = ilog2(p->banks);
     req_mask_range(c->full, 0, p->line_b);
     size_t lines = (size_t)c->sets * p->ways;
-    c->tag = xmalloc(lines * sizeof *c->tag);
+    c->line = xcalloc_big(lines, sizeof *c->line);
     for (size_t i = 0; i < lines; i++)
-        c->tag[i] = CACHE_NO_TAG;
-    c->mask = xcalloc(lines, sizeof *c->mask);
-    c->meta = xcalloc(lines, sizeof *c->meta);
+        c->line[i].tag = CACHE_NO_TAG;
+    c->index_bits = ilog2(c->sets);
+    c->fp_row = (p->ways + 15) / 16 * 16;
+    c->fp = xcalloc_big((size_t)c->sets * c->fp_row, 1);
+    c->bits_row = (p->ways + 63) / 64;
+    c->waybits = xcalloc_big((size_t)c->sets * 2 * c->bits_row, sizeof *c->waybits);
+    c->way_shift = is_pow2(p->ways) ? ilog2(p->ways) : 0;
+    c->stamp = xcalloc_big(lines, sizeof *c->stamp);
     c->words = p->line_b / 4;
+    c->all_words = (uint32_t)((1ull << c->words) - 1);
     if (p->versions)
-        c->wver = xcalloc(lines * c->words, sizeof *c->wver);
+        c->wver = xcalloc_big(lines * c->words, sizeof *c->wver);
     rng_seed(&c->rng, p->seed);
     c->bank = xcalloc(p->banks, sizeof *c->bank);
     c->mshr = xcalloc(p->mshrs, sizeof *c->mshr);
+    c->mshr_key = xcalloc(p->mshrs, sizeof *c->mshr_key);
     c->mshr_free = xmalloc(p->mshrs * sizeof *c->mshr_free);
     for (uint32_t i = 0; i < p->mshrs; i++)
         c->mshr_free[i] = p->mshrs - 1 - i; /* MSHR 0 is handed out first */
@@ -967,7 +961,7 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
         nb *= 2;
     c->mshr_bucket = xcalloc(nb, sizeof *c->mshr_bucket);
     c->mshr_bucket_mask = nb - 1;
-    u64map_init(&c->wait_lines, 64);
+    u64map_init(&c->wait_over, 64);
     req_pool_init(s, 1024);
     sim_watch(s, c->name, watch_pending, watch_dump, c);
 }
@@ -975,15 +969,18 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
 void cache_free(struct cache *c)
 {
     free(c->name);
-    free(c->tag);
-    free(c->mask);
-    free(c->meta);
-    free(c->wver);
+    xfree_big(c->line);
+    xfree_big(c->fp);
+    xfree_big(c->waybits);
+    xfree_big(c->stamp);
+    xfree_big(c->wver);
     free(c->bank);
     free(c->mshr);
+    free(c->mshr_key);
     free(c->mshr_free);
     free(c->mshr_bucket);
-    u64map_free(&c->wait_lines);
+    free(c->wait_direct);
+    u64map_free(&c->wait_over);
     *c = (struct cache){0};
 }
 

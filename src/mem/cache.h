@@ -70,22 +70,36 @@ struct cache_stats {
 
 #define CACHE_NO_TAG UINT64_MAX
 
-/* Byte masks of one line; bit i = byte i of the line. */
-struct cache_masks {
+/* What the cache keeps of one line, in one host cache line. Byte masks:
+ * bit i = byte i of the line. */
+struct cache_line {
     uint64_t valid[2], dirty[2];
+    uint64_t tag;      /* line index (addr >> line_shift), or CACHE_NO_TAG */
+    uint16_t home;     /* owned by the coherence scheme; set from req->home on install */
+    uint8_t state;     /* owned by the coherence scheme; 0 on install */
+    uint8_t pad[21];
+};
+_Static_assert(sizeof(struct cache_line) == 64, "struct cache_line: one host cache line");
+
+/* A slot of the table of lines with requests in the waiting FIFO. */
+#define CACHE_WAIT_DIRECT 4096
+struct cache_wait_slot {
+    uint64_t li;  /* line index */
+    uint64_t n;   /* its requests waiting; 0 = slot free */
 };
 
-struct cache_meta {
-    uint64_t stamp;   /* LRU: last touch; FIFO: install order */
-    uint16_t home;    /* owned by the coherence scheme; set from req->home on install */
-    uint8_t state;    /* owned by the coherence scheme; 0 on install */
+/* What the MSHR lookup reads, kept apart from the rest of an MSHR so that
+ * walking a hash chain touches a small array. */
+struct cache_mshr_key {
+    uint64_t li;             /* line index of a busy MSHR */
+    uint32_t hnext;          /* next busy MSHR in the same hash bucket, + 1 (0 = none) */
 };
 
 struct cache_mshr {
     addr_t line;             /* line address */
     struct req *head, *tail; /* targets, in arrival order */
     uint32_t ntargets;
-    uint32_t hnext;          /* next busy MSHR in the same hash bucket, + 1 (0 = none) */
+    uint16_t home;           /* of the first target (installs the line): saves a miss on it */
     bool busy;
     bool noalloc;            /* allocated by a REQ_F_NOALLOC read: fill bypasses the array */
 };
@@ -116,21 +130,40 @@ struct cache {
     unsigned line_shift, bank_shift;
     uint64_t full[2];          /* valid mask of a whole line */
 
-    uint64_t *tag;             /* line index (addr >> line_shift), or CACHE_NO_TAG */
-    struct cache_masks *mask;
-    struct cache_meta *meta;
+    struct cache_line *line;   /* sets x ways, set-major */
     uint32_t *wver;            /* per-word data versions, words_per_line per line, or NULL */
     uint32_t words;            /* words (4 B) per line */
-    uint64_t tick;
+    uint32_t all_words;        /* word mask of a whole line */
+    /* Per set, so that a lookup reads one short row instead of every tag:
+     * a byte fingerprint of each way's tag (fp_row bytes per set, a multiple
+     * of 16); and bitmaps of the valid ways and of the ways with dirty bytes
+     * (bits_row words each, valid first, per set), so that victims, walks
+     * and evictions of clean lines need not read the line records. */
+    uint8_t *fp;
+    uint64_t *waybits;
+    uint32_t fp_row, bits_row;
+    unsigned index_bits;       /* log2(sets): the tag proper is li >> index_bits */
+    unsigned way_shift;        /* log2(ways) when ways is a power of two, else 0 */
+    /* LRU: last touch; FIFO: install order. Only the order of the stamps of
+     * one set matters, so they are 32 bits and renumbered when tick would
+     * wrap (see cache_array_restamp()). */
+    uint32_t *stamp;
+    uint32_t tick;
     struct rng rng;
 
     struct cache_bank *bank;
     struct cache_mshr *mshr;
+    struct cache_mshr_key *mshr_key; /* per MSHR, for the hash chains */
     uint32_t *mshr_free;       /* stack of free MSHR indices */
     uint32_t nfree;
     uint32_t *mshr_bucket;     /* hash of busy MSHRs by line: first index + 1 (0 = empty) */
     uint32_t mshr_bucket_mask;
-    struct u64map wait_lines;  /* line index -> requests of that line in the FIFO */
+    /* Requests of each line in the FIFO: a direct-mapped table by line index
+     * (neighbouring lines in neighbouring slots, so a stream of waiting lines
+     * reads memory in order), allocated on the first wait, and a hash map
+     * for lines whose slot is taken. A line may be counted in both. */
+    struct cache_wait_slot *wait_direct;
+    struct u64map wait_over;
     struct req *wait_head, *wait_tail; /* requests waiting for an MSHR */
     uint32_t nwait;
     uint32_t nfwd, nwb;        /* forwarded requests / eviction write-backs in flight */
@@ -181,23 +214,23 @@ bool cache_drop(struct cache *c, addr_t addr);          /* false if absent; dirt
 
 static inline addr_t cache_line_tag_addr(const struct cache *c, int64_t l)
 {
-    return c->tag[l] << c->line_shift;
+    return c->line[l].tag << c->line_shift;
 }
 static inline uint8_t cache_line_state(const struct cache *c, int64_t l)
 {
-    return c->meta[l].state;
+    return c->line[l].state;
 }
 static inline void cache_line_set_state(struct cache *c, int64_t l, uint8_t state)
 {
-    c->meta[l].state = state;
+    c->line[l].state = state;
 }
 static inline uint16_t cache_line_home(const struct cache *c, int64_t l)
 {
-    return c->meta[l].home;
+    return c->line[l].home;
 }
 static inline void cache_line_set_home(struct cache *c, int64_t l, uint16_t home)
 {
-    c->meta[l].home = home;
+    c->line[l].home = home;
 }
 /* Per-word data versions of line l (NULL unless params.versions). */
 static inline uint32_t *cache_line_versions(const struct cache *c, int64_t l)
@@ -206,11 +239,11 @@ static inline uint32_t *cache_line_versions(const struct cache *c, int64_t l)
 }
 static inline const uint64_t *cache_line_valid(const struct cache *c, int64_t l)
 {
-    return c->mask[l].valid;
+    return c->line[l].valid;
 }
 static inline const uint64_t *cache_line_dirty(const struct cache *c, int64_t l)
 {
-    return c->mask[l].dirty;
+    return c->line[l].dirty;
 }
 /* Dirty bytes must be valid: the cache ORs dirty into valid. */
 void cache_line_set_masks(struct cache *c, int64_t l, const uint64_t valid[2],

@@ -47,6 +47,9 @@ struct req_ret {
     void *obj;
 };
 
+/* Laid out for the host's caches: everything a component looks at in the
+ * first 64 bytes, the return stack in the next 64, the checker's versions
+ * last (pool objects are 64-byte aligned, see req_pool_init()). */
 struct req {
     addr_t addr;          /* byte address of the first byte accessed */
     uint32_t size;        /* bytes */
@@ -55,14 +58,16 @@ struct req {
     uint16_t src;         /* requesting unit (e.g. global CU id) */
     uint16_t home;        /* home node, when the requester knows it */
     uint16_t hops;
+    uint8_t nret;
     uint64_t mask[2];     /* bytes of the line touched (WRITE/WRITEBACK), bit i = byte i */
     ps_t issued;          /* when the requester issued it */
     uint64_t tag;         /* the creator's cookie */
-    uint32_t ver[REQ_WORDS]; /* per-word data versions (coherence checker), see above */
     struct req *next;     /* intrusive link for MSHR target lists and queues */
-    uint8_t nret;
     struct req_ret ret[REQ_RET_MAX]; /* return stack, top = ret[nret-1] */
+    uint32_t ver[REQ_WORDS]; /* per-word data versions (coherence checker), see above */
 };
+_Static_assert(offsetof(struct req, ret) == 64 && sizeof(struct req) % 64 == 0,
+               "struct req: header in one host cache line, return stack in the next");
 
 void req_pool_init(struct sim *s, size_t initial);
 
@@ -107,8 +112,22 @@ static inline void mem_send(struct sim *s, const struct mem_port *p, struct req 
     p->access(s, p->self, r);
 }
 
+/* Bits [lo, hi) of a 64-bit word, for 0 <= lo <= hi <= 64. */
+static inline uint64_t req_bit_range(unsigned lo, unsigned hi)
+{
+    if (lo >= hi)
+        return 0;
+    uint64_t ones = hi - lo == 64 ? ~0ull : (1ull << (hi - lo)) - 1;
+    return ones << lo;
+}
+
 /* Mask of bytes [off, off+len) within a line of up to 128 bytes. */
-void req_mask_range(uint64_t mask[2], unsigned off, unsigned len);
+static inline void req_mask_range(uint64_t mask[2], unsigned off, unsigned len)
+{
+    unsigned end = off + len > 128 ? 128 : off + len;
+    mask[0] = req_bit_range(off < 64 ? off : 64, end < 64 ? end : 64);
+    mask[1] = req_bit_range(off > 64 ? off - 64 : 0, end > 64 ? end - 64 : 0);
+}
 static inline unsigned req_mask_bytes(const uint64_t mask[2])
 {
     return popcount64(mask[0]) + popcount64(mask[1]);

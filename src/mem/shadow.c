@@ -14,33 +14,37 @@ void shadow_init(struct shadow *sh)
 
 void shadow_free(struct shadow *sh)
 {
-    for (size_t i = 0; i < sh->nblocks; i++)
-        free(sh->blocks[i]);
-    free(sh->blocks);
+    if (sh->blocks.nchunks)
+        pool_destroy(&sh->blocks);
     u64map_free(&sh->pages);
     *sh = (struct shadow){0};
 }
 
 void shadow_read(const struct shadow *sh, addr_t addr, unsigned words, uint32_t *out)
 {
-    const uint64_t *idx = u64map_get(&sh->pages, addr / SHADOW_PAGE_B);
-    if (!idx) {
+    const uint64_t *blk = u64map_get(&sh->pages, addr / SHADOW_PAGE_B);
+    if (!blk) {
         memset(out, 0, words * sizeof *out);
         return;
     }
-    memcpy(out, sh->blocks[*idx] + (addr % SHADOW_PAGE_B) / 4, words * sizeof *out);
+    memcpy(out, (const uint32_t *)(uintptr_t)*blk + (addr % SHADOW_PAGE_B) / 4,
+           words * sizeof *out);
 }
 
+/* Blocks are never given back, so each comes fresh from a zeroed chunk but
+ * for the pool's free-list link. */
 static uint32_t *page_of(struct shadow *sh, addr_t addr)
 {
     size_t n = sh->pages.n;
-    uint64_t *idx = u64map_put(&sh->pages, addr / SHADOW_PAGE_B);
+    uint64_t *blk = u64map_put(&sh->pages, addr / SHADOW_PAGE_B);
     if (sh->pages.n != n) {
-        sh->blocks = xgrow(sh->blocks, sizeof *sh->blocks, &sh->cap, sh->nblocks + 1);
-        sh->blocks[sh->nblocks] = xcalloc(SHADOW_PAGE_WORDS, sizeof **sh->blocks);
-        *idx = sh->nblocks++;
+        if (!sh->blocks.nchunks)
+            pool_init(&sh->blocks, SHADOW_PAGE_B, 512);
+        uint32_t *b = pool_get(&sh->blocks);
+        memset(b, 0, sizeof(struct pool_free));
+        *blk = (uint64_t)(uintptr_t)b;
     }
-    return sh->blocks[*idx];
+    return (uint32_t *)(uintptr_t)*blk;
 }
 
 void shadow_write(struct shadow *sh, addr_t line_addr, unsigned words, const uint64_t mask[2],

@@ -8,15 +8,15 @@
 #ifndef CHIPSIM_SHADOW_H
 #define CHIPSIM_SHADOW_H
 
+#include "base/pool.h"
 #include "base/u64map.h"
 
 #define SHADOW_PAGE_B 4096u
 #define SHADOW_PAGE_WORDS (SHADOW_PAGE_B / 4)
 
 struct shadow {
-    struct u64map pages; /* page number -> index into blocks */
-    uint32_t **blocks;
-    size_t nblocks, cap;
+    struct u64map pages; /* page number -> its versions (pointer into blocks) */
+    struct pool blocks;  /* one page's versions per object, on huge pages */
 };
 
 void shadow_init(struct shadow *sh);

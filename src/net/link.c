@@ -91,6 +91,8 @@ void link_init(struct link *l, const struct link_params *p, const struct clock *
     *l = (struct link){.p = *p, .clk = c, .loc = loc, .count_loc = true};
     l->lat_ps = clock_cycles(c, p->lat);
     set_rate(l);
+    l->den_shift = is_pow2(l->ps_den) ? ilog2(l->ps_den) : 64;
+    l->flit_shift = is_pow2(p->flit_b) ? ilog2(p->flit_b) : 64;
 }
 
 void link_free(struct link *l) { (void)l; }
@@ -159,22 +161,35 @@ enum traffic_class link_msg_tc(const struct req *r, bool response)
     return (enum traffic_class)(response ? msg_tab[r->kind].resp_tc : msg_tab[r->kind].req_tc);
 }
 
-/* (*ps + *rem/den) += add/den */
-static void advance(ps_t *ps, uint64_t *rem, uint64_t add, uint64_t den)
+/* (*ps + *rem/den) += q + r/den, for r < den; returns the whole picoseconds added. */
+static inline uint64_t advance(ps_t *ps, uint64_t *rem, uint64_t q, uint64_t r, uint64_t den)
 {
-    uint64_t total = *rem + add;
-    *ps += total / den;
-    *rem = total % den;
+    uint64_t total = *rem + r, carry = total >= den;
+    *rem = total - (carry ? den : 0);
+    *ps += q + carry;
+    return q + carry;
 }
 
-static void count(struct link *l, uint32_t bytes, enum traffic_class tc)
+static void count(struct link *l, uint32_t bytes, enum traffic_class tc, uint64_t busy_add)
 {
-    uint32_t flits = link_flits(&l->p, bytes);
+    uint32_t flits = l->flit_shift < 64 ? (bytes + l->p.flit_b - 1) >> l->flit_shift
+                                        : link_flits(&l->p, bytes);
     l->st.messages++;
     l->st.bytes += bytes;
     l->st.flits[tc] += flits;
     l->st.flits_loc += flits;
-    l->st.busy_cycles = l->busy_ps / l->clk->period;
+    /* busy_cycles = busy_ps / period, carried forward (a message rarely
+     * spans more than a few cycles, so subtracting beats dividing) */
+    ps_t period = l->clk->period;
+    l->busy_part += busy_add;
+    if (l->busy_part >= 4 * period) {
+        l->st.busy_cycles += l->busy_part / period;
+        l->busy_part %= period;
+    }
+    while (l->busy_part >= period) {
+        l->st.busy_cycles++;
+        l->busy_part -= period;
+    }
 }
 
 ps_t link_reserve(struct link *l, ps_t ready, uint32_t bytes, enum traffic_class tc)
@@ -186,10 +201,16 @@ ps_t link_reserve(struct link *l, ps_t ready, uint32_t bytes, enum traffic_class
     } else {
         l->st.queue_ps += l->free_ps - ready + (l->free_rem != 0);
     }
-    uint64_t occ = (uint64_t)bytes * l->ps_num;
-    advance(&l->free_ps, &l->free_rem, occ, l->ps_den);
-    advance(&l->busy_ps, &l->busy_rem, occ, l->ps_den);
-    count(l, bytes, tc);
+    uint64_t occ = (uint64_t)bytes * l->ps_num, q, r;
+    if (l->den_shift < 64) {
+        q = occ >> l->den_shift;
+        r = occ & (l->ps_den - 1);
+    } else {
+        q = occ / l->ps_den;
+        r = occ % l->ps_den;
+    }
+    advance(&l->free_ps, &l->free_rem, q, r, l->ps_den);
+    count(l, bytes, tc, advance(&l->busy_ps, &l->busy_rem, q, r, l->ps_den));
     return l->free_ps + (l->free_rem != 0) + l->lat_ps;
 }
 

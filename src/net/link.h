@@ -63,6 +63,10 @@ struct link {
     uint64_t free_rem;
     ps_t busy_ps;          /* exact serialisation time so far, same representation */
     uint64_t busy_rem;
+    ps_t busy_part;        /* busy_ps - st.busy_cycles * period: busy_cycles is kept by
+                              carrying, not by dividing on every message */
+    unsigned den_shift;    /* log2(ps_den) when it is a power of two, else 64 */
+    unsigned flit_shift;   /* log2(flit_b) when it is a power of two, else 64 */
     struct link_stats st;
 };
 

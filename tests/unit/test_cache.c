@@ -384,6 +384,232 @@ Test(cache, random_replacement_follows_the_seeded_stream)
     tb_free(t);
 }
 
+/* ---- replacement against a reference model ------------------------------- */
+
+/* The tag array, victim choice and dirty tracking are built for speed
+ * (fingerprints, way bitmaps, 32-bit stamps renumbered before they wrap);
+ * this is the plain definition they must match: a line is in at most one
+ * way; a miss takes the lowest invalid way, else (random) the seeded
+ * stream's pick, else the way with the smallest stamp (lowest way among
+ * equals); LRU stamps every touch, both LRU and FIFO every install. */
+struct model {
+    uint32_t ways, sets, banks;
+    uint64_t *tag; /* sets x ways, UINT64_MAX = invalid */
+    uint64_t *stamp;
+    bool *dirty;
+    uint64_t tick;
+    struct rng rng;
+    enum cache_repl repl;
+    uint64_t wb[4096];
+    int nwb;
+};
+
+static size_t model_set(const struct model *m, addr_t a)
+{
+    uint64_t li = a / 64, spb = m->sets / m->banks;
+    return (size_t)(li % m->banks) * spb + (li / m->banks) % spb;
+}
+
+/* One access run to completion: a read, or a whole-word write (write-back,
+ * fetch on a write miss, so a write dirties the line). */
+static void model_access(struct model *m, addr_t a, bool write)
+{
+    size_t base = model_set(m, a) * m->ways;
+    uint64_t li = a / 64;
+    uint32_t w;
+    for (w = 0; w < m->ways && m->tag[base + w] != li; w++)
+        ;
+    if (w == m->ways) {
+        for (w = 0; w < m->ways && m->tag[base + w] != UINT64_MAX; w++)
+            ;
+        if (w == m->ways && m->repl == CACHE_RANDOM) {
+            w = (uint32_t)rng_below(&m->rng, m->ways);
+        } else if (w == m->ways) {
+            w = 0;
+            for (uint32_t v = 1; v < m->ways; v++)
+                if (m->stamp[base + v] < m->stamp[base + w])
+                    w = v;
+        }
+        if (m->tag[base + w] != UINT64_MAX && m->dirty[base + w])
+            m->wb[m->nwb++] = m->tag[base + w] * 64;
+        m->tag[base + w] = li;
+        m->dirty[base + w] = false;
+        m->stamp[base + w] = ++m->tick;
+    } else if (m->repl == CACHE_LRU) {
+        m->stamp[base + w] = ++m->tick;
+    }
+    m->dirty[base + w] |= write;
+}
+
+static void check_model(struct cache_params p, int steps, uint64_t tags_per_set, bool wrap)
+{
+    struct tb *t = tb_new(&p);
+    struct model m = {.ways = p.ways, .sets = (uint32_t)(p.size_b / 64 / p.ways),
+                      .banks = p.banks, .repl = p.repl};
+    size_t lines = (size_t)m.sets * m.ways;
+    m.tag = malloc(lines * sizeof *m.tag);
+    m.stamp = calloc(lines, sizeof *m.stamp);
+    m.dirty = calloc(lines, sizeof *m.dirty);
+    for (size_t i = 0; i < lines; i++)
+        m.tag[i] = UINT64_MAX;
+    rng_seed(&m.rng, p.seed);
+    struct rng r;
+    rng_seed(&r, 1234 + p.ways);
+    int nwb = 0;
+    for (int k = 0; k < steps; k++) {
+        if (wrap && k == steps / 2)
+            t->c.tick = UINT32_MAX - 3; /* stamps must be renumbered, order kept */
+        addr_t a = (rng_below(&r, tags_per_set) * m.sets + rng_below(&r, m.sets)) * 64 +
+                   4 * rng_below(&r, 16);
+        bool write = rng_below(&r, 3) == 0;
+        issue(t, t->s.now, write ? REQ_WRITE : REQ_READ, a, 4, (uint64_t)k);
+        run(t);
+        model_access(&m, a, write);
+        for (int i = 0; i < t->low.n; i++)
+            if (t->low.rec[i].kind == REQ_WRITEBACK) {
+                cr_assert_lt(nwb, m.nwb, "step %d: write-back the model did not make", k);
+                cr_assert_eq(t->low.rec[i].addr, m.wb[nwb], "write-back %d", nwb);
+                nwb++;
+            }
+        t->low.n = t->ndone = 0; /* the recorders hold a few hundred entries */
+        size_t base = model_set(&m, a) * m.ways;
+        for (uint32_t w = 0; w < m.ways; w++) {
+            int64_t want = m.tag[base + w] == UINT64_MAX ? -1 : (int64_t)(base + w);
+            if (want >= 0)
+                cr_assert_eq(cache_find(&t->c, m.tag[base + w] * 64), want,
+                             "step %d: line %llx not in way %u", k,
+                             (unsigned long long)m.tag[base + w] * 64, w);
+        }
+    }
+    cr_expect_eq(nwb, m.nwb);
+    free(m.tag);
+    free(m.stamp);
+    free(m.dirty);
+    tb_free(t);
+}
+
+static struct cache_params model_params(uint32_t ways, uint32_t sets, uint32_t banks,
+                                        enum cache_repl repl)
+{
+    struct cache_params p = base_params();
+    p.ways = ways;
+    p.size_b = (uint64_t)ways * sets * 64;
+    p.banks = banks;
+    p.repl = repl;
+    p.seed = 77;
+    p.mshrs = 1;
+    return p;
+}
+
+Test(cache, lru_matches_the_reference_model)
+{
+    /* many tags per set: fingerprints collide, lookups must check tags */
+    check_model(model_params(2, 8, 1, CACHE_LRU), 1500, 6, false);
+    check_model(model_params(16, 4, 2, CACHE_LRU), 1500, 40, false);
+    check_model(model_params(24, 2, 1, CACHE_LRU), 1500, 60, false);
+    check_model(model_params(96, 2, 2, CACHE_LRU), 1500, 300, false);
+}
+
+Test(cache, fifo_and_random_match_the_reference_model)
+{
+    check_model(model_params(16, 4, 1, CACHE_FIFO), 1500, 40, false);
+    check_model(model_params(96, 2, 1, CACHE_FIFO), 1500, 300, false);
+    check_model(model_params(8, 4, 2, CACHE_RANDOM), 1500, 30, false);
+    check_model(model_params(70, 2, 1, CACHE_RANDOM), 1500, 200, false);
+}
+
+Test(cache, stamps_renumbered_before_they_wrap_keep_the_order)
+{
+    check_model(model_params(16, 4, 1, CACHE_LRU), 2000, 40, true);
+    check_model(model_params(96, 2, 1, CACHE_FIFO), 2000, 300, true);
+}
+
+/* Flush and invalidate walks read the way bitmaps: with more than 64 ways
+ * they span several words per set. */
+Test(cache, walks_over_more_than_64_ways)
+{
+    struct cache_params p = model_params(96, 2, 1, CACHE_LRU);
+    struct tb *t = tb_new(&p);
+    /* 150 lines, 75 in each set, every third one written */
+    for (uint64_t k = 0; k < 150; k++) {
+        issue(t, t->s.now, k % 3 ? REQ_READ : REQ_WRITE, k * 64, 4, k);
+        run(t);
+        t->low.n = t->ndone = 0;
+    }
+    int dirty = 0, valid = 0;
+    for (uint64_t k = 0; k < 150; k++) {
+        int64_t l = cache_find(&t->c, k * 64);
+        if (l < 0)
+            continue;
+        valid++;
+        dirty += cache_line_dirty(&t->c, l)[0] != 0;
+    }
+    cr_assert_eq(valid, 150);
+    cr_assert_eq(dirty, 50);
+    sim_at(&t->s, t->s.now, flush_ev, t, 0);
+    run(t);
+    int wb = 0;
+    for (int i = 0; i < t->low.n; i++)
+        wb += t->low.rec[i].kind == REQ_WRITEBACK;
+    cr_expect_eq(wb, dirty);
+    for (uint64_t k = 0; k < 150; k++) {
+        int64_t l = cache_find(&t->c, k * 64);
+        if (l >= 0)
+            cr_expect_eq(cache_line_dirty(&t->c, l)[0], 0);
+    }
+    /* write one line again, then drop every clean line: only it stays */
+    t->low.n = t->ndone = 0;
+    issue(t, t->s.now, REQ_WRITE, 149 * 64, 4, 999);
+    run(t);
+    sim_at(&t->s, t->s.now, inval_ev, t, 1);
+    run(t);
+    for (uint64_t k = 0; k < 150; k++)
+        cr_expect_eq(cache_find(&t->c, k * 64) >= 0, k == 149, "line %llu",
+                     (unsigned long long)k);
+    tb_free(t);
+}
+
+/* The FIFO of requests waiting for an MSHR remembers which lines it holds
+ * in a table indexed by line number (4096 slots) with a map for lines
+ * whose slot is taken. A burst that queues deeply must behave the same
+ * whether its lines share slots or not: the second run maps every line to
+ * the same cache set as the first but all to one of 8 slots. */
+static void wait_burst(struct tb *t, bool collide, uint64_t seed)
+{
+    struct rng r;
+    rng_seed(&r, seed);
+    for (uint64_t k = 0; k < 200; k++) {
+        uint64_t line = rng_below(&r, 24);
+        uint64_t li = collide ? line * 4096 * 8 + (line & 7) : line;
+        bool write = rng_below(&r, 4) == 0;
+        issue(t, rng_below(&r, 60) * CY, write ? REQ_WRITE : REQ_READ, li * 64 + 4 * (k % 16),
+              4, k);
+    }
+    run(t);
+}
+
+Test(cache, deep_waiting_fifo_is_the_same_whatever_lines_share_slots)
+{
+    struct cache_params p = base_params();
+    p.mshrs = 2;
+    p.mshr_targets = 2;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        struct tb *a = tb_new(&p), *b = tb_new(&p);
+        wait_burst(a, false, seed);
+        wait_burst(b, true, seed);
+        cr_assert_eq(a->ndone, 200);
+        cr_assert_eq(b->ndone, 200);
+        for (uint64_t k = 0; k < 200; k++)
+            cr_expect_eq(done_at(a, k), done_at(b, k), "seed %llu request %llu",
+                         (unsigned long long)seed, (unsigned long long)k);
+        cr_expect_gt(a->c.st.mshr_stalls, 100);
+        cr_expect_eq(a->c.st.mshr_stalls, b->c.st.mshr_stalls);
+        a->low.n = b->low.n = 0;
+        tb_free(a);
+        tb_free(b);
+    }
+}
+
 /* ---- writes ---------------------------------------------------------------- */
 
 Test(cache, dirty_eviction_writes_back_its_mask_once)

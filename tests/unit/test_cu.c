@@ -263,3 +263,91 @@ Test(cu, admission_by_warp_slots_and_lds)
     cr_assert_eq(sim_run(&r->s, 0), SIM_DONE);
     rig_free(r);
 }
+
+/* ---- the coherence checker the CU reports its accesses to -------------------- */
+
+/* The checker's plain definition: per word the version of the last store,
+ * the version before the first store of the last store's kernel, and that
+ * kernel. The checker keeps only the two versions (the kernel follows from
+ * when the version was handed out); both must agree on every load, also
+ * when kernel numbers repeat. */
+struct ref_word {
+    uint32_t cur, prev, kernel;
+};
+
+struct ref_chk {
+    uint32_t seq, kernel;
+    struct ref_word w[4 * 16];
+    uint64_t stale_reads, stale_words;
+};
+
+static void ref_store(struct ref_chk *c, unsigned line, uint64_t mask, uint32_t *ver)
+{
+    uint32_t v = ++c->seq;
+    for (unsigned i = 0; i < 16; i++) {
+        struct ref_word *w = &c->w[line * 16 + i];
+        if (!((mask >> (4 * i)) & 0xf))
+            continue;
+        if (w->kernel != c->kernel) {
+            w->prev = w->cur;
+            w->kernel = c->kernel;
+        }
+        w->cur = v;
+        ver[i] = v;
+    }
+}
+
+static void ref_load(struct ref_chk *c, unsigned line, uint64_t mask, const uint32_t *ver)
+{
+    unsigned bad = 0;
+    for (unsigned i = 0; i < 16; i++) {
+        const struct ref_word *w = &c->w[line * 16 + i];
+        uint32_t want = w->kernel == c->kernel ? w->prev : w->cur;
+        bad += ((mask >> (4 * i)) & 0xf) && ver[i] < want;
+    }
+    c->stale_reads += bad != 0;
+    c->stale_words += bad;
+}
+
+Test(cu, checker_matches_its_definition_with_repeated_kernel_numbers)
+{
+    struct chk c;
+    chk_init(&c, true, 64);
+    static struct ref_chk ref;
+    ref = (struct ref_chk){0};
+    uint32_t held[4][16] = {{0}}; /* versions a cache might still hold per line */
+    struct rng r;
+    rng_seed(&r, 5);
+    for (int step = 0; step < 20000; step++) {
+        unsigned line = (unsigned)rng_below(&r, 4);
+        uint64_t mask = rng_next(&r) & rng_next(&r);
+        uint32_t ver[REQ_WORDS] = {0}, ref_ver[16] = {0};
+        switch (rng_below(&r, 8)) {
+        case 0: { /* a new kernel; numbers repeat now and then */
+            unsigned k = (unsigned)rng_below(&r, 6);
+            chk_kernel_begin(&c, k);
+            ref.kernel = k + 1;
+            break;
+        }
+        case 1:
+        case 2:
+            chk_store(&c, 0x10000 + line * 64, (uint64_t[2]){mask, 0}, ver);
+            ref_store(&ref, line, mask, ref_ver);
+            for (unsigned i = 0; i < 16; i++) {
+                cr_assert_eq(ver[i], ref_ver[i]);
+                if ((mask >> (4 * i)) & 0xf)
+                    held[line][i] = ver[i];
+            }
+            break;
+        default: /* a load returning what was held, or something older */
+            for (unsigned i = 0; i < 16; i++)
+                ver[i] = rng_below(&r, 4) ? held[line][i] : (uint32_t)rng_below(&r, held[line][i] + 1);
+            chk_load(&c, 0x10000 + line * 64, (uint64_t[2]){mask, 0}, ver, 0);
+            ref_load(&ref, line, mask, ver);
+            cr_assert_eq(c.st.stale_reads, ref.stale_reads, "step %d", step);
+            cr_assert_eq(c.st.stale_words, ref.stale_words, "step %d", step);
+        }
+    }
+    cr_expect_gt(ref.stale_reads, 100, "the test should see stale reads");
+    chk_free(&c);
+}

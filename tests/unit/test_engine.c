@@ -1,10 +1,13 @@
 /*
- * Engine: event ordering by (time, insertion sequence), clock edges,
- * pools, and the deadlock watchdog.
+ * Engine: event ordering by (time, insertion sequence), also under a storm
+ * of events and stopped runs, clock edges, pools, the deadlock watchdog, and
+ * the base containers the engine relies on (u64map, big blocks).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/u64map.h"
 #include "engine/sim.h"
 
 struct log {
@@ -213,4 +216,153 @@ Test(engine, rng_is_reproducible)
         cr_expect_eq(rng_next(&a), rng_next(&b));
     for (int i = 0; i < 1000; i++)
         cr_expect_lt(rng_below(&a, 13), 13);
+}
+
+/* ---- the event store under load ------------------------------------------ */
+
+/* Events that schedule further events at random delays (0 included, so the
+ * running time's list grows while it runs, across chunk boundaries), mixed
+ * with runs stopped at arbitrary times: the execution order must be exactly
+ * (time, scheduling order). Every event carries its scheduling number. */
+struct storm {
+    struct rng r;
+    uint64_t next_id, left;
+    uint64_t n;
+    ps_t last_t;
+    uint64_t last_id;
+    bool bad;
+};
+
+static void storm_ev(struct sim *s, void *obj, uint64_t id)
+{
+    struct storm *st = obj;
+    if (st->n && (s->now < st->last_t || (s->now == st->last_t && id <= st->last_id)))
+        st->bad = true;
+    st->last_t = s->now;
+    st->last_id = id;
+    st->n++;
+    unsigned kids = (unsigned)rng_below(&st->r, 3);
+    for (unsigned k = 0; k < kids && st->left; k++, st->left--) {
+        uint64_t pick = rng_below(&st->r, 8);
+        ps_t dt = pick < 3 ? 0 : pick < 6 ? rng_below(&st->r, 4) * 555 : rng_below(&st->r, 100000);
+        sim_after(s, dt, storm_ev, st, st->next_id++);
+    }
+}
+
+Test(engine, storm_of_events_runs_in_time_then_scheduling_order)
+{
+    struct sim s;
+    sim_init(&s, 1);
+    static struct storm st;
+    st = (struct storm){.left = 200000};
+    rng_seed(&st.r, 3);
+    for (int i = 0; i < 64; i++)
+        sim_at(&s, rng_below(&st.r, 2000), storm_ev, &st, st.next_id++);
+    ps_t until = 0;
+    enum sim_status rc;
+    do {
+        until += 1 + rng_below(&st.r, 50000);
+        rc = sim_run(&s, until);
+    } while (rc == SIM_STOPPED);
+    cr_assert_eq(rc, SIM_DONE);
+    cr_expect(!st.bad, "an event ran out of (time, scheduling) order");
+    cr_expect_eq(st.n, st.next_id);
+    cr_expect_eq(s.events, st.next_id);
+    sim_destroy(&s);
+}
+
+static void stopper(struct sim *s, void *obj, uint64_t arg)
+{
+    record(s, obj, arg);
+    if (arg == 3)
+        sim_stop(s);
+}
+
+Test(engine, stop_in_the_middle_of_a_time_resumes_there)
+{
+    struct sim s;
+    sim_init(&s, 1);
+    struct log l = {0};
+    for (uint64_t i = 0; i < 12; i++) /* more than one chunk of events at t = 7 */
+        sim_at(&s, 7, stopper, &l, i);
+    sim_at(&s, 9, record, &l, 100);
+    cr_expect_eq(sim_run(&s, 0), SIM_STOPPED);
+    cr_expect_eq(l.n, 4);
+    sim_at(&s, 7, record, &l, 50); /* joins the time still running */
+    cr_expect_eq(sim_run(&s, 0), SIM_DONE);
+    int want[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 50, 100};
+    cr_assert_eq(l.n, 14);
+    for (int i = 0; i < 14; i++)
+        cr_expect_eq(l.order[i], want[i], "event %d", i);
+    sim_destroy(&s);
+}
+
+/* ---- u64map and big blocks ------------------------------------------------- */
+
+/* Random puts, gets and deletions (both forms) against a plain array, with
+ * keys in the patterns the simulator produces: clock edges, consecutive
+ * pages, and scattered values. */
+Test(engine, u64map_matches_a_plain_table)
+{
+    enum { N = 4096 };
+    static uint64_t key[N], val[N];
+    static bool in[N];
+    struct rng r;
+    rng_seed(&r, 11);
+    for (int i = 0; i < N; i++)
+        key[i] = i < N / 3 ? (uint64_t)i * 555 : i < 2 * N / 3 ? 0x100000 + (uint64_t)i : rng_next(&r) >> 1;
+    struct u64map m;
+    u64map_init(&m, 4);
+    size_t n = 0;
+    for (int step = 0; step < 200000; step++) {
+        int i = (int)rng_below(&r, N);
+        switch (rng_below(&r, 4)) {
+        case 0:
+        case 1:
+            *u64map_put(&m, key[i]) += 1;
+            n += !in[i];
+            in[i] = true;
+            val[i]++;
+            break;
+        case 2: {
+            uint64_t *v = u64map_get(&m, key[i]);
+            if (v && rng_below(&r, 2))
+                u64map_del_at(&m, v);
+            else
+                u64map_del(&m, key[i]);
+            n -= in[i];
+            in[i] = false;
+            val[i] = 0;
+            break;
+        }
+        default: {
+            uint64_t *v = u64map_get(&m, key[i]);
+            cr_assert_eq(v != NULL, in[i], "step %d key %llx", step, (unsigned long long)key[i]);
+            if (v)
+                cr_assert_eq(*v, val[i]);
+        }
+        }
+        cr_assert_eq(m.n, n);
+    }
+    for (int i = 0; i < N; i++) {
+        uint64_t *v = u64map_get(&m, key[i]);
+        cr_assert_eq(v != NULL, in[i]);
+        if (v)
+            cr_expect_eq(*v, val[i]);
+    }
+    u64map_free(&m);
+}
+
+Test(engine, big_blocks_are_zeroed_and_aligned)
+{
+    size_t sizes[] = {1, 100, 4096, (size_t)1 << 20, ((size_t)5 << 20) + 3};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        unsigned char *p = xcalloc_big(sizes[i], 1);
+        cr_expect_eq((uintptr_t)p % 64, 0);
+        for (size_t j = 0; j < sizes[i]; j += 997)
+            cr_expect_eq(p[j], 0);
+        cr_expect_eq(p[sizes[i] - 1], 0);
+        memset(p, 0xab, sizes[i]);
+        xfree_big(p);
+    }
 }

@@ -1,0 +1,246 @@
+/*
+ * cache_array.h -- the storage of struct cache (mem/cache.h), private to the
+ * cache: byte masks, per-word versions, and the tag array -- set indexing,
+ * per-set fingerprint rows and way bitmaps, LRU/FIFO stamps, line records.
+ *
+ * Everything here runs on every cache access, so it is inline, and laid out
+ * for the host's caches rather than for brevity: a lookup reads one row of
+ * byte fingerprints (16 compared at once) and checks full tags only where a
+ * fingerprint matches; victims, walks and evictions of clean lines read the
+ * way bitmaps instead of the line records. None of it changes what is
+ * modelled: lookups, victims and walks pick exactly the ways a plain scan of
+ * every tag and stamp would (tests/unit/test_cache.c checks this against a
+ * reference model).
+ */
+#ifndef CHIPSIM_CACHE_ARRAY_H
+#define CHIPSIM_CACHE_ARRAY_H
+
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "mem/cache.h"
+
+/* Renumber the stamps before tick wraps (rare; in cache_array.c). */
+void cache_array_restamp(struct cache *c);
+
+/* ---- byte masks ------------------------------------------------------------ */
+
+static inline bool mask_any(const uint64_t m[2]) { return (m[0] | m[1]) != 0; }
+static inline bool mask_covers(const uint64_t have[2], const uint64_t need[2])
+{
+    return !(need[0] & ~have[0]) && !(need[1] & ~have[1]);
+}
+static inline void mask_or(uint64_t d[2], const uint64_t m[2])
+{
+    d[0] |= m[0];
+    d[1] |= m[1];
+}
+static inline void mask_copy(uint64_t d[2], const uint64_t m[2])
+{
+    d[0] = m[0];
+    d[1] = m[1];
+}
+
+/* ---- per-word versions ----------------------------------------------------- */
+
+/* Bit w set for each 4-byte word w with a byte in mask m (lines of up to 32
+ * words): gather one bit per nibble. */
+static inline uint32_t word_mask(const uint64_t m[2])
+{
+    uint32_t out = 0;
+    for (unsigned h = 0; h < 2; h++) {
+        uint64_t x = m[h] | m[h] >> 1;
+        x = (x | x >> 2) & 0x1111111111111111ull;
+        x = (x | x >> 3) & 0x0303030303030303ull;
+        x = (x | x >> 6) & 0x000f000f000f000full;
+        x = (x | x >> 12) & 0x000000ff000000ffull;
+        x = (x | x >> 24) & 0xffffull;
+        out |= (uint32_t)x << (16 * h);
+    }
+    return out;
+}
+
+/* Copy all the versions of a line (constant sizes, so the copy is inline). */
+static inline void copy_all_versions(const struct cache *c, uint32_t *dst, const uint32_t *src)
+{
+    if (c->words == 16)
+        memcpy(dst, src, 16 * sizeof *dst);
+    else
+        memcpy(dst, src, 32 * sizeof *dst);
+}
+
+/* Copy the versions of the words in word mask wm from src to dst. */
+static inline void copy_word_versions(const struct cache *c, uint32_t *dst, const uint32_t *src,
+                                      uint32_t wm)
+{
+    if (wm == c->all_words) {
+        copy_all_versions(c, dst, src);
+        return;
+    }
+    for (; wm; wm &= wm - 1) {
+        unsigned w = (unsigned)__builtin_ctz(wm);
+        dst[w] = src[w];
+    }
+}
+
+/* ---- tag array ------------------------------------------------------------- */
+
+static inline uint64_t line_index(const struct cache *c, addr_t a) { return a >> c->line_shift; }
+
+static inline uint32_t bank_of(const struct cache *c, uint64_t li)
+{
+    return (uint32_t)(li & (c->p.banks - 1));
+}
+
+/* Sets are numbered bank-major: set = bank * sets_per_bank + set in bank. */
+static inline size_t set_of(const struct cache *c, uint64_t li)
+{
+    uint64_t set = (li >> c->bank_shift) & (c->sets_per_bank - 1);
+    return (size_t)bank_of(c, li) * c->sets_per_bank + set;
+}
+
+static inline uint8_t fingerprint(const struct cache *c, uint64_t li)
+{
+    return (uint8_t)(((li >> c->index_bits) * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
+/* Bit i set where row[i] == f, for the 16 bytes of row. */
+static inline uint32_t fp_match16(const uint8_t *row, uint8_t f)
+{
+#ifdef __SSE2__
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)row);
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)f)));
+#else
+    uint32_t m = 0;
+    for (unsigned i = 0; i < 16; i++)
+        m |= (uint32_t)(row[i] == f) << i;
+    return m;
+#endif
+}
+
+/* Valid bits of the ways of a set, followed by their dirty bits. */
+static inline uint64_t *set_bits(const struct cache *c, size_t set)
+{
+    return c->waybits + set * 2 * c->bits_row;
+}
+
+static inline size_t line_set(const struct cache *c, size_t l)
+{
+    return c->way_shift ? l >> c->way_shift : l / c->p.ways;
+}
+
+/* Turn bit `way` of a set's valid (dirty = false) or dirty bitmap on or off. */
+static inline void way_bit(const struct cache *c, size_t set, uint32_t way, bool dirty, bool on)
+{
+    uint64_t *w = set_bits(c, set) + (dirty ? c->bits_row : 0) + way / 64;
+    uint64_t bit = 1ull << (way % 64);
+    *w = on ? *w | bit : *w & ~bit;
+}
+
+static inline bool way_dirty(const struct cache *c, size_t set, uint32_t way)
+{
+    return (set_bits(c, set)[c->bits_row + way / 64] >> (way % 64)) & 1;
+}
+
+/* Keep line l's dirty bit equal to "the line has dirty bytes". */
+static inline void sync_dirty(struct cache *c, int64_t l)
+{
+    size_t set = line_set(c, (size_t)l);
+    way_bit(c, set, (uint32_t)((size_t)l - set * c->p.ways), true, mask_any(c->line[l].dirty));
+}
+
+/* Ask the host for the rows a lookup of li will read (issued early, so the
+ * misses overlap with other work). */
+static inline void prefetch_set(const struct cache *c, uint64_t li)
+{
+    size_t set = set_of(c, li);
+    __builtin_prefetch(c->fp + set * c->fp_row);
+    __builtin_prefetch(set_bits(c, set));
+}
+
+/* The way holding li: only valid ways with a matching fingerprint are
+ * compared in full, lowest way first (as a scan of every tag would). */
+static inline int64_t lookup(const struct cache *c, uint64_t li)
+{
+    size_t set = set_of(c, li), base = set * c->p.ways;
+    const uint8_t *row = c->fp + set * c->fp_row;
+    const uint64_t *valid = set_bits(c, set);
+    uint8_t f = fingerprint(c, li);
+    for (uint32_t k = 0; k < c->fp_row / 16; k++) {
+        uint32_t m = fp_match16(row + 16 * k, f) & (uint32_t)(valid[k / 4] >> (16 * (k % 4)));
+        for (m &= 0xffff; m; m &= m - 1) {
+            size_t l = base + 16 * k + (unsigned)__builtin_ctz(m);
+            if (c->line[l].tag == li)
+                return (int64_t)l;
+        }
+    }
+    return -1;
+}
+
+static inline uint32_t next_stamp(struct cache *c)
+{
+    if (__builtin_expect(c->tick == UINT32_MAX, 0))
+        cache_array_restamp(c);
+    return ++c->tick;
+}
+
+static inline void touch(struct cache *c, int64_t l)
+{
+    if (c->p.repl == CACHE_LRU)
+        c->stamp[l] = next_stamp(c);
+}
+
+static inline bool way_valid(const struct cache *c, size_t set, uint32_t way)
+{
+    return (set_bits(c, set)[way / 64] >> (way % 64)) & 1;
+}
+
+/* Whether line l is valid and holds line index li. */
+static inline bool line_holds(const struct cache *c, int64_t l, uint64_t li)
+{
+    size_t set = line_set(c, (size_t)l);
+    return c->line[l].tag == li && way_valid(c, set, (uint32_t)((size_t)l - set * c->p.ways));
+}
+
+/* Only the way bits change: nothing reads the record of an invalid way (an
+ * install rewrites it whole), so a walk that drops lines never touches them. */
+static inline void drop_way(struct cache *c, size_t set, uint32_t way)
+{
+    way_bit(c, set, way, false, false);
+    way_bit(c, set, way, true, false);
+}
+
+static inline void drop_line(struct cache *c, int64_t l)
+{
+    size_t set = line_set(c, (size_t)l);
+    drop_way(c, set, (uint32_t)((size_t)l - set * c->p.ways));
+}
+
+/* Invalid ways first (lowest index), then the policy: LRU and FIFO both take
+ * the smallest stamp (the lowest way among equals), they differ in when
+ * stamps move (touch()). */
+static inline uint32_t victim_way(struct cache *c, size_t set)
+{
+    const uint64_t *valid = set_bits(c, set);
+    uint32_t ways = c->p.ways;
+    for (uint32_t k = 0; k < c->bits_row; k++) {
+        uint32_t left = ways - 64 * k;
+        uint64_t inv = ~valid[k] & (left >= 64 ? ~0ull : (1ull << left) - 1);
+        if (inv)
+            return 64 * k + (uint32_t)__builtin_ctzll(inv);
+    }
+    if (c->p.repl == CACHE_RANDOM)
+        return (uint32_t)rng_below(&c->rng, ways);
+    const uint32_t *st = c->stamp + set * ways;
+    uint32_t lo = st[0];
+    for (uint32_t w = 1; w < ways; w++)
+        lo = st[w] < lo ? st[w] : lo;
+    uint32_t best = 0;
+    while (st[best] != lo)
+        best++;
+    return best;
+}
+
+#endif
