@@ -57,9 +57,10 @@ void chk_kernel_begin(struct chk *c, unsigned kernel)
 
 /* Kernel (+1) of the store that handed out version v: that of the last
  * period started before it (0 for v = 0, never written). */
-static uint32_t kernel_of(const struct chk *c, uint32_t v)
+/* Index of the period whose stores include version v (the last i with first < v). */
+static size_t period_of(const struct chk *c, uint32_t v)
 {
-    size_t lo = 0, hi = c->nperiod; /* the answer is the last i with first < v */
+    size_t lo = 0, hi = c->nperiod;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
         if (c->period[mid].first < v)
@@ -67,7 +68,22 @@ static uint32_t kernel_of(const struct chk *c, uint32_t v)
         else
             hi = mid;
     }
-    return v && c->period[lo].first < v ? c->period[lo].kernel : 0;
+    return lo;
+}
+
+static uint32_t kernel_of(const struct chk *c, uint32_t v)
+{
+    size_t i = period_of(c, v);
+    return v && c->period[i].first < v ? c->period[i].kernel : 0;
+}
+
+/* The oldest version a reader may see when v was the last version stored
+ * before its kernel: any store of v's kernel. Several threads storing to one
+ * word in one kernel (a benign race, or different bytes of the word) may
+ * leave any of their versions in memory. */
+static uint32_t floor_of(const struct chk *c, uint32_t v)
+{
+    return v ? c->period[period_of(c, v)].first + 1 : 0;
 }
 
 /* Was the last store of a word with version cur made in the current kernel? */
@@ -140,7 +156,7 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
     for (unsigned i = 0; i < c->words; i++) {
         if (!touched(mask, i))
             continue;
-        uint32_t want = stored_this_kernel(c, w[i].cur) ? w[i].prev : w[i].cur;
+        uint32_t want = floor_of(c, stored_this_kernel(c, w[i].cur) ? w[i].prev : w[i].cur);
         if (ver[i] >= want)
             continue;
         if (!bad && c->st.stale_reads < CHK_REPORTS)

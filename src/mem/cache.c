@@ -243,11 +243,33 @@ static void evict(struct sim *s, struct cache *c, size_t set, uint32_t way)
 /* Install line li (absent) with nothing valid yet, evicting a victim. The
  * versions start at 0 unless the caller overwrites them all at once (a fill:
  * fresh_versions = false). */
+static int64_t mshr_find(const struct cache *c, uint64_t li);
+
+/* A dirty line with a fill in flight (a write-validated line fetching its
+ * other bytes) must stay: its fill merges under the dirty bytes, and if it
+ * were written back now the fill, already read below, would bring back old
+ * data. Take the least recently used other way; if every way is pinned, the
+ * policy's choice. */
+static uint32_t unpinned_victim(const struct cache *c, size_t set, uint32_t way)
+{
+    size_t base = set * c->p.ways;
+    if (!way_valid(c, set, way) || !way_dirty(c, set, way) ||
+        mshr_find(c, c->line[base + way].tag) < 0)
+        return way;
+    uint32_t best = way;
+    for (uint32_t w = 0; w < c->p.ways; w++) {
+        bool pinned = way_dirty(c, set, w) && mshr_find(c, c->line[base + w].tag) >= 0;
+        if (!pinned && (best == way || c->stamp[base + w] < c->stamp[base + best]))
+            best = w;
+    }
+    return best;
+}
+
 static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t home,
                           bool fresh_versions)
 {
     size_t set = set_of(c, li);
-    uint32_t way = victim_way(c, set);
+    uint32_t way = unpinned_victim(c, set, victim_way(c, set));
     int64_t l = (int64_t)(set * c->p.ways + way);
     if (way_valid(c, set, way))
         evict(s, c, set, way);
@@ -268,6 +290,14 @@ static void fwd_done(struct sim *s, struct req *ch, void *obj)
     struct req *parent = (struct req *)(uintptr_t)ch->tag;
     if (c->wver)
         copy_all_versions(c, parent->ver, ch->ver);
+    if (c->wver && parent->kind == REQ_READ) {
+        /* a read relayed past a line holding some dirty bytes (write-validate)
+         * returns those bytes from here, newer than what the level below has */
+        int64_t l = lookup(c, line_index(c, parent->addr));
+        if (l >= 0)
+            copy_word_versions(c, parent->ver, cache_line_versions(c, l),
+                               word_mask(c->line[l].dirty));
+    }
     req_free(s, ch);
     c->nfwd--;
     respond(s, parent, s->now + clock_cycles(c->clk, c->p.resp_lat));
@@ -624,28 +654,40 @@ static void run_targets(struct sim *s, struct cache *c, struct req *t, int64_t l
 
 /* The fill fills only bytes that are not dirty: a line allocated by a
  * validate write keeps its written bytes (and their version). */
-/* A fill only NOALLOC reads wait for, of a line not present: relay it. */
+/* A fill that only non-allocating requests wait for, of a line not present:
+ * relay it. */
 static bool fill_bypasses(const struct cache_mshr *x, int64_t l)
 {
     if (!x->noalloc || l >= 0)
         return false;
     for (const struct req *t = x->head; t; t = t->next)
-        if (t->kind != REQ_READ || !(t->flags & REQ_F_NOALLOC))
+        if (!(t->flags & REQ_F_NOALLOC))
             return false;
     return true;
 }
 
+/* Reads get the relayed data; the other non-allocating requests that joined
+ * (stores, atomics to a line homed elsewhere) go their own way now, in order:
+ * the line stays absent, so they are forwarded. */
 static void relay_fill(struct sim *s, struct cache *c, struct req *t, const struct req *ch)
 {
     ps_t done = s->now + clock_cycles(c->clk, c->p.resp_lat);
+    struct req *rest = NULL, **tail = &rest;
     while (t) {
         struct req *next = t->next;
         t->next = NULL;
-        if (c->wver)
-            copy_all_versions(c, t->ver, ch->ver);
-        respond(s, t, done);
+        if (t->kind == REQ_READ) {
+            if (c->wver)
+                copy_all_versions(c, t->ver, ch->ver);
+            respond(s, t, done);
+        } else {
+            *tail = t;
+            tail = &t->next;
+        }
         t = next;
     }
+    if (rest)
+        run_targets(s, c, rest, -1);
 }
 
 /* Words with dirty bytes keep their own version (approximate for words

@@ -267,16 +267,18 @@ Test(cu, admission_by_warp_slots_and_lds)
 /* ---- the coherence checker the CU reports its accesses to -------------------- */
 
 /* The checker's plain definition: per word the version of the last store,
- * the version before the first store of the last store's kernel, and that
- * kernel. The checker keeps only the two versions (the kernel follows from
- * when the version was handed out); both must agree on every load, also
- * when kernel numbers repeat. */
+ * the version before the first store of the last store's kernel, that
+ * kernel, and for both versions the first version handed out in the period
+ * (kernel) that stored them: a reader may see any store of the last kernel
+ * that wrote the word. The checker keeps only the two versions (the rest
+ * follows from when a version was handed out); both must agree on every
+ * load, also when kernel numbers repeat. */
 struct ref_word {
-    uint32_t cur, prev, kernel;
+    uint32_t cur, prev, kernel, cur_floor, prev_floor;
 };
 
 struct ref_chk {
-    uint32_t seq, kernel;
+    uint32_t seq, kernel, pstart;
     struct ref_word w[4 * 16];
     uint64_t stale_reads, stale_words;
 };
@@ -290,9 +292,11 @@ static void ref_store(struct ref_chk *c, unsigned line, uint64_t mask, uint32_t 
             continue;
         if (w->kernel != c->kernel) {
             w->prev = w->cur;
+            w->prev_floor = w->cur_floor;
             w->kernel = c->kernel;
         }
         w->cur = v;
+        w->cur_floor = c->pstart + 1;
         ver[i] = v;
     }
 }
@@ -302,7 +306,7 @@ static void ref_load(struct ref_chk *c, unsigned line, uint64_t mask, const uint
     unsigned bad = 0;
     for (unsigned i = 0; i < 16; i++) {
         const struct ref_word *w = &c->w[line * 16 + i];
-        uint32_t want = w->kernel == c->kernel ? w->prev : w->cur;
+        uint32_t want = w->kernel == c->kernel ? w->prev_floor : w->cur_floor;
         bad += ((mask >> (4 * i)) & 0xf) && ver[i] < want;
     }
     c->stale_reads += bad != 0;
@@ -327,6 +331,7 @@ Test(cu, checker_matches_its_definition_with_repeated_kernel_numbers)
             unsigned k = (unsigned)rng_below(&r, 6);
             chk_kernel_begin(&c, k);
             ref.kernel = k + 1;
+            ref.pstart = ref.seq;
             break;
         }
         case 1:

@@ -1,0 +1,707 @@
+/*
+ * Workload models of the streams/HPC group (babelstream, square, hacc,
+ * lulesh, pennant): each at its small size on the tiny machine under viper
+ * and ideal with the annotation checker on (no stale read, no violation),
+ * the documented kernel count and footprint, the exact ops of chosen warps
+ * and the parameter errors.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+#include "workload/coral2/mk.h"
+
+extern const struct wl_ops wl_babelstream, wl_square, wl_hacc, wl_lulesh, wl_pennant;
+
+/* "[workload]" with the small overrides and extra lines, the scheme, checks on. */
+static void small_ini(char *buf, size_t n, const struct wl_ops *w, const char *extra,
+                      const char *scheme)
+{
+    size_t o = (size_t)snprintf(buf, n, "[workload]\n");
+    for (const char *const *s = w->small; *s; s++)
+        o += (size_t)snprintf(buf + o, n - o, "%s\n", *s);
+    o += (size_t)snprintf(buf + o, n - o,
+                          "%s[coherence]\nscheme = %s\n[check]\nannotations = true\n",
+                          extra ? extra : "", scheme);
+}
+
+static struct machine *open_wl(const struct wl_ops *w, const char *extra, const char *scheme)
+{
+    char ini[2048];
+    struct err e;
+    small_ini(ini, sizeof ini, w, extra, scheme);
+    struct machine *m = machine_new_wl(ini, w, &e);
+    cr_assert(m, "%s: %s", w->name, e.msg);
+    return m;
+}
+
+/* Run at the small size (plus extra) under viper and ideal; check the
+ * checker's counters, the kernel count and the footprint. */
+static void run_small(const struct wl_ops *w, const char *extra, uint64_t kernels,
+                      uint64_t footprint)
+{
+    static const char *const schemes[] = {"viper", "ideal"};
+    for (int i = 0; i < 2; i++) {
+        struct machine *m = open_wl(w, extra, schemes[i]);
+        cr_expect_eq(wl_footprint(&m->env), footprint, "%s footprint %llu, want %llu", w->name,
+                     (unsigned long long)wl_footprint(&m->env), (unsigned long long)footprint);
+        cr_assert_eq(machine_run(m), SIM_DONE, "%s under %s", w->name, schemes[i]);
+        cr_expect_eq(m->g.cp.st.kernels, kernels, "%s kernels %llu, want %llu", w->name,
+                     (unsigned long long)m->g.cp.st.kernels, (unsigned long long)kernels);
+        cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0, "%s %s stale reads", w->name,
+                     schemes[i]);
+        cr_expect_eq(machine_stat(m, "checker.annotation_violations"), 0,
+                     "%s %s annotation violations %llu", w->name, schemes[i],
+                     (unsigned long long)machine_stat(m, "checker.annotation_violations"));
+        cr_expect_gt(machine_stat(m, "core.warp_insts"), 1000, "%s warp insts", w->name);
+        if (machine_stat(m, "checker.stale_reads") ||
+            machine_stat(m, "checker.annotation_violations"))
+            chk_print_reports(&m->g.chk, stderr);
+        if (getenv("WL_HPC_VERBOSE"))
+            fprintf(stderr, "%s/%s: %llu kernels, %llu warp insts, %llu cycles\n", w->name,
+                    schemes[i], (unsigned long long)m->g.cp.st.kernels,
+                    (unsigned long long)machine_stat(m, "core.warp_insts"),
+                    (unsigned long long)((m->g.cp.last_end - m->g.cp.first_launch) /
+                                         m->g.ms.gpu_clk.period));
+        machine_free(m);
+    }
+}
+
+/* ---- generator helpers ---- */
+
+struct gen {
+    struct cfg cfg;
+    struct wl_env env;
+    const struct wl_ops *ops;
+    void *self;
+    struct err e;
+};
+
+static void *gen_try(struct gen *g, const struct wl_ops *w, const char *ini)
+{
+    memset(g, 0, sizeof *g);
+    g->ops = w;
+    cfg_init(&g->cfg);
+    cfg_define(&g->cfg, "workload", NULL, w->keys, NULL);
+    cr_assert_eq(cfg_load_string(&g->cfg, "t.ini", ini ? ini : "", &g->e), 0, "%s", g->e.msg);
+    cr_assert_eq(cfg_resolve(&g->cfg, &g->e), 0, "%s", g->e.msg);
+    wl_env_init(&g->env, 4096, 64, 4, 240, 1);
+    g->self = w->create(&g->env, cfg_sec(&g->cfg, "workload"), &g->e);
+    return g->self;
+}
+
+static void gen_open(struct gen *g, const struct wl_ops *w, const char *ini)
+{
+    cr_assert_not_null(gen_try(g, w, ini), "%s", g->e.msg);
+}
+
+static void gen_close(struct gen *g)
+{
+    if (g->self)
+        g->ops->destroy(g->self);
+    wl_env_free(&g->env);
+    cfg_free(&g->cfg);
+}
+
+static void expect_error(const struct wl_ops *w, const char *ini, const char *want)
+{
+    struct gen g;
+    cr_expect_null(gen_try(&g, w, ini), "accepted: %s", ini);
+    cr_expect_str_eq(g.e.msg, want);
+    gen_close(&g);
+}
+
+static void warp_at(struct kernel_warp *w, const struct kernel *k, uint32_t wg, uint32_t warp)
+{
+    *w = (struct kernel_warp){.k = k, .wg = wg, .warp = warp, .warp_size = 64};
+    w->wg_id = (struct kernel_dim){wg % k->grid.x, wg / k->grid.x, 0};
+    w->nlanes = (uint32_t)min_u64(64, kernel_wg_threads(k) - warp * 64);
+}
+
+static struct kernel_op step(const struct kernel *k, struct kernel_warp *w)
+{
+    struct kernel_op op;
+    memset(&op, 0, sizeof op);
+    k->next(k, w, &op);
+    return op;
+}
+
+/* Next op that is not compute. */
+static struct kernel_op step_mem(const struct kernel *k, struct kernel_warp *w)
+{
+    struct kernel_op op;
+    do
+        op = step(k, w);
+    while (op.kind == KOP_ALU);
+    return op;
+}
+
+static uint64_t count_kernels(const struct wl_ops *w, const char *ini)
+{
+    struct gen g;
+    gen_open(&g, w, ini);
+    struct kernel k;
+    uint64_t n = 0;
+    while (w->next_kernel(g.self, &k))
+        n++;
+    gen_close(&g);
+    return n;
+}
+
+static const struct kernel_buf *find_buf(const struct wl_env *env, const char *name)
+{
+    for (size_t i = 0; i < env->nbufs; i++)
+        if (!strcmp(env->bufs[i]->name, name))
+            return env->bufs[i];
+    cr_assert_fail("no buffer %s", name);
+    return NULL;
+}
+
+/* ==== square ==== */
+
+Test(wl_hpc, square_small_runs)
+{
+    /* 8192 floats x 2 arrays; one kernel per iteration */
+    run_small(&wl_square, NULL, 2, 2 * 8192 * 4);
+}
+
+/* ==== babelstream ==== */
+
+Test(wl_hpc, babelstream_small_runs)
+{
+    /* 1 + 5 x iterations kernels; a, b, c of n doubles and dot_blocks sums */
+    run_small(&wl_babelstream, NULL, 1 + 5 * 2, 3 * 16384 * 8 + 8 * 8);
+}
+
+/* ==== lulesh ==== */
+
+Test(wl_hpc, lulesh_small_runs)
+{
+    /* size 4, block 64: 125 nodes, 64 elements, 25 nodes per symmetry
+     * plane, 1 work-group; 112 B per node, 1004 B per element, 12 B per
+     * symmetry node, 16 B per element work-group */
+    run_small(&wl_lulesh, NULL, 29 * 2, 112 * 125 + 1004 * 64 + 12 * 25 + 16 * 1);
+}
+
+/* ==== pennant ==== */
+
+Test(wl_hpc, pennant_small_runs)
+{
+    /* 8 x 6 zones: 55 points, 48 zones, 184 sides, 1 zone chunk:
+     * 96 B per side, 84 per point, 96 per zone, 8 per zone chunk */
+    run_small(&wl_pennant, NULL, 1 + 5 * 3, 96 * 184 + 84 * 55 + 96 * 48 + 8 * 1);
+}
+
+/* ==== hacc ==== */
+
+Test(wl_hpc, hacc_small_runs)
+{
+    /* 256 particles in 4 leaves of 64; every leaf's list holds all 256
+     * particles: 7 arrays of 4 B per particle plus 4 x 256 list entries */
+    run_small(&wl_hacc, NULL, 4, 28 * 256 + 4 * 4 * 256);
+}
+
+/* ---- exact ops ---- */
+
+static void op_is(struct kernel_op a, struct kernel_op b, const char *what)
+{
+    cr_expect_eq(a.kind, b.kind, "%s: kind %u, want %u", what, a.kind, b.kind);
+    cr_expect_eq(a.size, b.size, "%s: size %u", what, a.size);
+    cr_expect_eq(a.dst, b.dst, "%s: dst %u", what, a.dst);
+    cr_expect_eq(a.src[0], b.src[0], "%s: src0 %u", what, a.src[0]);
+    cr_expect_eq(a.src[1], b.src[1], "%s: src1 %u", what, a.src[1]);
+    cr_expect_eq(a.n, b.n, "%s: n %u", what, a.n);
+    cr_expect_eq(a.mask, b.mask, "%s: mask %#llx, want %#llx", what, (unsigned long long)a.mask,
+                 (unsigned long long)b.mask);
+    if (!b.lanes) {
+        cr_expect_not(a.lanes, "%s: lanes", what);
+        cr_expect_eq(a.base, b.base, "%s: base %#llx, want %#llx", what, (unsigned long long)a.base,
+                     (unsigned long long)b.base);
+        cr_expect_eq(a.stride, b.stride, "%s: stride %lld", what, (long long)a.stride);
+    } else {
+        cr_expect(a.lanes, "%s: lane addresses", what);
+    }
+}
+
+#define OP(...) ((struct kernel_op){__VA_ARGS__})
+
+static void expect_lane(const struct kernel_warp *w, unsigned lane, addr_t want, const char *what)
+{
+    cr_expect_eq(w->lane_addr[lane], want, "%s lane %u: %#llx, want %#llx", what, lane,
+                 (unsigned long long)w->lane_addr[lane], (unsigned long long)want);
+}
+
+static void kernel_n(struct gen *g, struct kernel *k, unsigned n)
+{
+    for (unsigned i = 0; i <= n; i++)
+        cr_assert(g->ops->next_kernel(g->self, k), "kernel %u", i);
+}
+
+/* ==== babelstream: Table II sequence and ops ==== */
+
+Test(wl_hpc, babelstream_table2_sequence)
+{
+    cr_expect_eq(count_kernels(&wl_babelstream, NULL), 1 + 5 * 100);
+    struct gen g;
+    gen_open(&g, &wl_babelstream, NULL);
+    cr_expect_eq(wl_footprint(&g.env), 3 * 524288 * 8 + 256 * 8);
+    static const char *const names[] = {"init_kernel", "copy_kernel",  "mul_kernel",
+                                        "add_kernel",  "triad_kernel", "dot_kernel"};
+    struct kernel k;
+    for (unsigned i = 0; i < 11; i++) {
+        cr_assert(wl_babelstream.next_kernel(g.self, &k));
+        unsigned kind = i ? 1 + (i - 1) % 5 : 0;
+        cr_expect_str_eq(k.name, names[kind]);
+        cr_expect_eq(k.grid.x, kind == 5 ? 256 : 512);
+        cr_expect_eq(k.block.x, 1024);
+        cr_expect_eq(k.lds_b, kind == 5 ? 8192 : 0);
+        if (i == 1) { /* copy: a R (after init: same pattern), c RW */
+            cr_expect_str_eq(k.args[0].buf->name, "a");
+            cr_expect_eq(k.args[0].mode, KERNEL_R);
+            cr_expect(k.args[0].same_pattern);
+            cr_expect_str_eq(k.args[1].buf->name, "c");
+            cr_expect_eq(k.args[1].mode, KERNEL_RW);
+        }
+        if (i == 5) { /* dot: a, b R with grid-stride slices; sums RW */
+            cr_expect_eq(k.nargs, 3);
+            cr_expect_not(k.args[0].same_pattern);
+            cr_expect_not(k.args[2].same_pattern, "first dot");
+            cr_expect_eq(k.args[2].mode, KERNEL_RW);
+        }
+        if (i == 6) /* second copy: a's previous user was dot */
+            cr_expect_not(k.args[0].same_pattern);
+        if (i == 10)
+            cr_expect(k.args[2].same_pattern, "second dot: same sums slices");
+    }
+    gen_close(&g);
+}
+
+Test(wl_hpc, babelstream_ops)
+{
+    struct gen g;
+    gen_open(&g, &wl_babelstream, NULL);
+    struct kernel k;
+    kernel_n(&g, &k, 3); /* add_kernel */
+    const struct kernel_buf *a = find_buf(&g.env, "a"), *b = find_buf(&g.env, "b"),
+                            *c = find_buf(&g.env, "c"), *sums = find_buf(&g.env, "sums");
+    struct kernel_warp w;
+    warp_at(&w, &k, 3, 5);
+    addr_t off = (3 * 1024 + 5 * 64) * 8;
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "index");
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = a->base + off, .dst = 1), "a");
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = b->base + off, .dst = 2), "b");
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "address");
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "add");
+    op_is(step(&k, &w),
+          OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = c->base + off, .src = {1, 2}), "c");
+    op_is(step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    struct kernel_range r[4];
+    cr_assert_eq(k.ranges(&k, 3, 2, r, 4), 1);
+    cr_expect_eq(r[0].lo, c->base + 3 * 1024 * 8);
+    cr_expect_eq(r[0].hi, c->base + 4 * 1024 * 8);
+
+    kernel_n(&g, &k, 1);   /* dot_kernel */
+    warp_at(&w, &k, 1, 2); /* threads 128..191 of work-group 1 */
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "prologue");
+    for (uint64_t it = 0; it < 2; it++) {
+        addr_t e = (1 * 1024 + 128 + it * 262144) * 8;
+        op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "loop");
+        op_is(step(&k, &w),
+              OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = a->base + e, .mask = ~0ull,
+                 .dst = 1),
+              "a");
+        op_is(step(&k, &w),
+              OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = b->base + e, .mask = ~0ull,
+                 .dst = 2),
+              "b");
+        op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "fma");
+    }
+    op_is(step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8),
+          "tb_sum");
+    for (unsigned off2 = 512; off2; off2 /= 2) {
+        op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 3), "step");
+        op_is(step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+        if (off2 <= 128)
+            continue; /* no thread of this warp below the offset */
+        op_is(step(&k, &w),
+              OP(.kind = KOP_LDS_LOAD, .size = 8, .stride = 8, .base = (128 + off2) * 8,
+                 .mask = ~0ull, .dst = 3),
+              "hi");
+        op_is(step(&k, &w),
+              OP(.kind = KOP_LDS_LOAD, .size = 8, .stride = 8, .base = 128 * 8, .mask = ~0ull,
+                 .dst = 4),
+              "lo");
+        op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {3, 4}), "add");
+        op_is(step(&k, &w),
+              OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8, .mask = ~0ull,
+                 .src = {3, 4}),
+              "store");
+    }
+    op_is(step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    /* warp 0: a 32-lane step, then thread 0 writes sums[1] */
+    warp_at(&w, &k, 1, 0);
+    struct kernel_op op;
+    do
+        op = step(&k, &w);
+    while (!(op.kind == KOP_LDS_LOAD && op.mask == (1ull << 32) - 1));
+    cr_expect_eq(op.base, 32 * 8);
+    do
+        op = step(&k, &w);
+    while (op.kind != KOP_STORE);
+    op_is(op,
+          OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = sums->base + 8, .mask = 1,
+             .src = {5}),
+          "sums[1]");
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 2);
+    cr_expect_eq(r[1].lo, a->base + (1024 + 262144) * 8);
+    cr_assert_eq(k.ranges(&k, 1, 2, r, 4), 1);
+    cr_expect_eq(r[0].lo, sums->base + 8);
+    cr_expect_eq(r[0].hi, sums->base + 16);
+    gen_close(&g);
+}
+
+Test(wl_hpc, babelstream_errors)
+{
+    expect_error(&wl_babelstream, "[workload]\nn = 1000\n",
+                 "t.ini:2: [workload] n = 1000: must be a multiple of tbsize (1024), as HIPStream "
+                 "requires");
+    expect_error(&wl_babelstream, "[workload]\nn = 960\ntbsize = 96\n",
+                 "t.ini:3: [workload] tbsize = 96: must be a power of two and a multiple of the "
+                 "warp size (64)");
+    struct gen g;
+    cr_expect_null(gen_try(&g, &wl_babelstream, NULL) ? NULL : NULL);
+    gen_close(&g);
+}
+
+Test(wl_hpc, babelstream_float)
+{
+    struct gen g;
+    gen_open(&g, &wl_babelstream, "[workload]\ntype = float\nn = 2048\n");
+    cr_expect_eq(wl_footprint(&g.env), 3 * 2048 * 4 + 256 * 4);
+    gen_close(&g);
+}
+
+/* ==== lulesh ==== */
+
+Test(wl_hpc, lulesh_kernel_count)
+{
+    /* stop time 1e-2 is far beyond 10 steps of dt <= 1e-7 x 1.2^n: the cap decides */
+    cr_expect_eq(count_kernels(&wl_lulesh, "[workload]\nsize = 2\n"), 29 * 10);
+    /* dt 1e-7, then 1e-7 (2/3 of the remaining 1.5e-7), then the last 0.5e-7 */
+    cr_expect_eq(count_kernels(&wl_lulesh, "[workload]\nsize = 2\nstoptime = 2.5e-7\n"
+                                           "iterations = 100\n"),
+                 29 * 3);
+    struct gen g;
+    gen_open(&g, &wl_lulesh, NULL);
+    cr_expect_eq(wl_footprint(&g.env), 112ull * 97336 + 1004ull * 91125 + 12 * 2116 + 16 * 356);
+    gen_close(&g);
+}
+
+Test(wl_hpc, lulesh_nodelist_gather)
+{
+    struct gen g;
+    gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
+    struct kernel k;
+    kernel_n(&g, &k, 1);
+    cr_expect_str_eq(k.name, "IntegrateStressForElems");
+    cr_expect_eq(k.grid.x, 1);
+    const struct kernel_buf *nl = find_buf(&g.env, "nodelist"), *x = find_buf(&g.env, "x");
+    const struct kernel_buf *fxe = find_buf(&g.env, "fx_elem");
+    struct kernel_warp w;
+    warp_at(&w, &k, 0, 0);
+    /* element 13 = (1, 1, 1): nodes 21, 22, 26, 25, 37, 38, 42, 41 */
+    static const unsigned nodes[8] = {21, 22, 26, 25, 37, 38, 42, 41};
+    uint64_t mask = (1ull << 27) - 1;
+    for (unsigned j = 0; j < 8; j++) {
+        op_is(step(&k, &w),
+              OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = nl->base + j * 27 * 4,
+                 .mask = mask, .dst = 1),
+              "nodelist");
+        op_is(step(&k, &w),
+              OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = mask, .dst = 2, .src = {1}),
+              "x");
+        expect_lane(&w, 13, x->base + nodes[j] * 8, "x[n]");
+        expect_lane(&w, 0, x->base + (j == 0 ? 0 : nodes[j] - 21) * 8, "element 0");
+        step(&k, &w);
+        step(&k, &w);
+    }
+    struct kernel_op op = step_mem(&k, &w);
+    cr_expect_eq(op.kind, KOP_LOAD, "sigxx");
+    op = step_mem(&k, &w);
+    op = step_mem(&k, &w);
+    op = step_mem(&k, &w);
+    op_is(op,
+          OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = find_buf(&g.env, "determ")->base,
+             .mask = mask),
+          "determ");
+    op = step_mem(&k, &w);
+    op_is(op, OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = fxe->base, .mask = mask),
+          "fx_elem plane 0");
+    /* annotations: nodelist and fx_elem by the work-group's elements in 8 planes */
+    cr_expect_eq(k.args[0].buf, nl);
+    struct kernel_range r[8];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 8), 8);
+    cr_expect_eq(r[3].lo, nl->base + 3 * 27 * 4);
+    cr_expect_eq(r[3].hi, nl->base + 4 * 27 * 4);
+    cr_expect_eq(k.ranges(&k, 0, 1, r, 8), 0, "x: reached through nodelist");
+    gen_close(&g);
+}
+
+Test(wl_hpc, lulesh_corner_gather_and_neighbours)
+{
+    struct gen g;
+    gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
+    struct kernel k;
+    kernel_n(&g, &k, 2);
+    cr_expect_str_eq(k.name, "AddNodeForcesFromElems");
+    const struct kernel_buf *fxe = find_buf(&g.env, "fx_elem"),
+                            *cl = find_buf(&g.env, "nodeElemCornerList");
+    struct kernel_warp w;
+    warp_at(&w, &k, 0, 0); /* nodes 0..63 */
+    step(&k, &w);
+    step(&k, &w);
+    /* node 21 = (1, 1, 1) is interior: 8 corners, the first of element 0 (corner 6) */
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3, .src = {2}),
+          "corner id");
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = ~0ull, .dst = 4, .src = {3}),
+          "fx_elem");
+    expect_lane(&w, 21, fxe->base + (6 * 27 + 0) * 8, "node 21 corner 0");
+    expect_lane(&w, 0, fxe->base + (0 * 27 + 0) * 8, "node 0: element 0 corner 0");
+    /* second corner: node 0 has only one, node 21 has element 1's corner 7 */
+    step(&k, &w);
+    step(&k, &w);
+    step(&k, &w);
+    struct kernel_op op = step(&k, &w);
+    cr_expect_eq(op.kind, KOP_LOAD);
+    cr_expect_eq(op.mask & 1, 0, "node 0 is done after one corner");
+    /* nodes 0..20 have 36 + 12 + 4 corners before node 21's */
+    expect_lane(&w, 21, cl->base + 53 * 4, "node 21's second corner id");
+    op = step(&k, &w);
+    expect_lane(&w, 21, fxe->base + (7 * 27 + 1) * 8, "node 21 corner 1");
+    gen_close(&g);
+
+    gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
+    kernel_n(&g, &k, 13);
+    cr_expect_str_eq(k.name, "CalcMonotonicQRegionForElems");
+    const struct kernel_buf *dxi = find_buf(&g.env, "delv_xi");
+    warp_at(&w, &k, 0, 0);
+    for (unsigned i = 0; i < 4; i++)
+        step(&k, &w);
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 4, .stride = 4,
+             .base = find_buf(&g.env, "lxim..lzetap")->base, .mask = (1ull << 27) - 1, .dst = 3),
+          "lxim");
+    step(&k, &w);
+    expect_lane(&w, 13, dxi->base + 12 * 8, "delv_xi[lxim[13]]");
+    expect_lane(&w, 0, dxi->base + 0, "boundary: lxim[0] = 0");
+    step(&k, &w);
+    step(&k, &w);
+    expect_lane(&w, 13, dxi->base + 14 * 8, "delv_xi[lxip[13]]");
+    expect_lane(&w, 2, dxi->base + 2 * 8, "boundary: lxip[2] = 2");
+    gen_close(&g);
+}
+
+Test(wl_hpc, lulesh_same_pattern_and_errors)
+{
+    struct gen g;
+    gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
+    struct kernel k;
+    kernel_n(&g, &k, 0);
+    cr_expect_str_eq(k.args[0].buf->name, "p");
+    cr_expect_not(k.args[0].same_pattern, "first use of p");
+    kernel_n(&g, &k, 28);
+    cr_expect_str_eq(k.name, "InitStressTermsForElems");
+    cr_expect(k.args[0].same_pattern,
+              "p: last written by EvalEOSForElemsPart2 over the same elements");
+    kernel_n(&g, &k, 0);
+    cr_expect_str_eq(k.args[1].buf->name, "x");
+    cr_expect_not(k.args[1].same_pattern, "x: no ranges");
+    gen_close(&g);
+    expect_error(
+        &wl_lulesh, "[workload]\nblock = 96\n",
+        "t.ini:2: [workload] block = 96: must be a power of two and a multiple of the warp "
+        "size (64)");
+}
+
+/* ==== pennant ==== */
+
+Test(wl_hpc, pennant_kernel_count)
+{
+    cr_expect_eq(count_kernels(&wl_pennant, NULL), 1 + 5 * 479);
+    /* no hydro limit (no flow, no sound speed): dtinit every cycle */
+    cr_expect_eq(count_kernels(&wl_pennant, "[workload]\nnzx = 4\nnzy = 4\nuinitradial = 0\n"
+                                            "ssmin = 0\ndtinit = 0.1\ndtfac = 1\n"),
+                 1 + 5 * 6);
+    cr_expect_eq(count_kernels(&wl_pennant, "[workload]\nnzx = 4\nnzy = 4\ncstop = 4\n"),
+                 1 + 5 * 4);
+    struct gen g;
+    gen_open(&g, &wl_pennant, NULL);
+    /* 40 x 40: 1641 points, 1600 zones, 6360 sides, 25 zone chunks */
+    cr_expect_eq(wl_footprint(&g.env), 96 * 6360 + 84 * 1641 + 96 * 1600 + 8 * 25);
+    gen_close(&g);
+    expect_error(&wl_pennant, "[workload]\nchunk = 96\n",
+                 "t.ini:2: [workload] chunk = 96: must be a power of two (the dt reduction halves "
+                 "it)");
+}
+
+Test(wl_hpc, pennant_mesh_and_ops)
+{
+    struct gen g;
+    gen_open(&g, &wl_pennant, "[workload]\nnzx = 8\nnzy = 6\n");
+    struct kernel k;
+    kernel_n(&g, &k, 0);
+    cr_expect_str_eq(k.name, "gpuInvMap");
+    kernel_n(&g, &k, 1);
+    cr_expect_str_eq(k.name, "gpuMain2");
+    cr_expect_eq(k.grid.x, 3, "side chunks [0, 64), [64, 128), [128, 184)");
+    const struct kernel_buf *maps = find_buf(&g.env, "mapsp1..mapss4"),
+                            *pxp = find_buf(&g.env, "pxp");
+    struct kernel_warp w;
+    warp_at(&w, &k, 0, 0);
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = maps->base, .mask = ~0ull, .dst = 1),
+          "mapsp1");
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = maps->base + 184 * 4, .mask = ~0ull,
+             .dst = 2),
+          "mapsp2");
+    for (int i = 0; i < 3; i++)
+        step(&k, &w);
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 4, .src = {4}), "dss4, dss3");
+    op_is(step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 4, .stride = 4, .base = 0, .mask = ~0ull),
+          "dss4[s0]");
+    step(&k, &w);
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = ~0ull, .dst = 5, .src = {1}),
+          "pxp[p1]");
+    /* zone 0 = triangle (0, 1, 2); zone 8 = quad (1, 10, 11, 2) from side 24 */
+    expect_lane(&w, 0, pxp->base + 0, "side 0");
+    expect_lane(&w, 1, pxp->base + 1 * 16, "side 1");
+    expect_lane(&w, 24, pxp->base + 1 * 16, "side 24");
+    expect_lane(&w, 25, pxp->base + 10 * 16, "side 25");
+    step(&k, &w);
+    expect_lane(&w, 2, pxp->base + 0, "side 2: p2 = the centre");
+    expect_lane(&w, 27, pxp->base + 1 * 16, "side 27: p2 = 1");
+    step(&k, &w);
+    step(&k, &w);
+    step(&k, &w);
+    op_is(step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+    op_is(step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 7),
+          "dss4[sn]");
+    expect_lane(&w, 24, 25 * 4, "zone 8: next side");
+    expect_lane(&w, 2, 0 * 4, "zone 0: side 2's next is side 0");
+    /* zone ranges: chunk 1 holds zones [18, 34) */
+    const struct kernel_buf *zm = find_buf(&g.env, "zm");
+    struct kernel_range r[8];
+    cr_expect_str_eq(k.args[4].buf->name, "zm");
+    cr_assert_eq(k.ranges(&k, 1, 4, r, 4), 1);
+    cr_expect_eq(r[0].lo, zm->base + 18 * 8);
+    cr_expect_eq(r[0].hi, zm->base + 34 * 8);
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 8), 5, "five side-map planes");
+    cr_expect_eq(r[4].lo, maps->base + (4 * 184 + 64) * 4);
+
+    kernel_n(&g, &k, 0);
+    cr_expect_str_eq(k.name, "gpuMain3");
+    const struct kernel_buf *cm = find_buf(&g.env, "cmaswt"), *nx = find_buf(&g.env, "mapssnext");
+    warp_at(&w, &k, 0, 0);
+    step(&k, &w);
+    /* point 1's sides (mapsp1 = 1): 1 and 24, in side order */
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = (1ull << 55) - 1, .dst = 2,
+             .src = {1}),
+          "cmaswt");
+    expect_lane(&w, 1, cm->base + 1 * 8, "point 1 side 1");
+    expect_lane(&w, 0, cm->base + 0, "centre: side 0");
+    step(&k, &w);
+    step(&k, &w);
+    expect_lane(&w, 1, nx->base + 1 * 4, "mapssnext[1]");
+    step(&k, &w);
+    struct kernel_op op = step(&k, &w);
+    expect_lane(&w, 1, cm->base + 24 * 8, "point 1 side 24");
+    cr_expect(op.mask & 1, "the centre has 8 sides");
+    gen_close(&g);
+}
+
+/* ==== hacc ==== */
+
+Test(wl_hpc, hacc_kernel_count)
+{
+    /* 512 particles halved at the median down to 8 per leaf: 64 leaves, 2 steps */
+    cr_expect_eq(count_kernels(&wl_hacc, NULL), 2 * 64);
+    cr_expect_eq(count_kernels(&wl_hacc, "[workload]\nnp = 1000\nsteps = 3\nleaf = 100\n"), 3 * 16);
+    struct gen g;
+    gen_open(&g, &wl_hacc, NULL);
+    /* 7 arrays of 512 floats and 5792 list entries (seed 1) */
+    cr_expect_eq(wl_footprint(&g.env), 28 * 512 + 4 * 5792);
+    gen_close(&g);
+}
+
+Test(wl_hpc, hacc_ops)
+{
+    struct gen g;
+    gen_open(&g, &wl_hacc, "[workload]\nnp = 8\nleaf = 4\nrmax = 1\n");
+    cr_expect_eq(wl_footprint(&g.env), 28 * 8 + 4 * 16);
+    struct kernel k;
+    kernel_n(&g, &k, 1); /* leaf 1: particles 4..7, list = all 8 */
+    cr_expect_str_eq(k.name, "Step10_kernel");
+    cr_expect_eq(k.grid.x, 1);
+    cr_expect_eq(k.block.x, 32);
+    cr_expect_eq(k.block.y, 4);
+    const struct kernel_buf *xx = find_buf(&g.env, "xx"), *il = find_buf(&g.env, "ilist");
+    const struct kernel_buf *vy = find_buf(&g.env, "vy");
+    struct kernel_warp w;
+    warp_at(&w, &k, 0, 1); /* rows 2, 3: particles 6, 7 */
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "prologue");
+    op_is(step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
+          "own xx");
+    expect_lane(&w, 0, xx->base + 6 * 4, "row 2");
+    expect_lane(&w, 63, xx->base + 7 * 4, "row 3");
+    step(&k, &w);
+    step(&k, &w);
+    uint64_t m8 = 0xffull | 0xffull << 32;
+    op_is(step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 1),
+          "ilist");
+    expect_lane(&w, 3, il->base + (8 + 3) * 4, "entry 3 of list 1");
+    expect_lane(&w, 35, il->base + (8 + 3) * 4, "both rows read the list");
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 2, .src = {1}),
+          "xx[j]");
+    expect_lane(&w, 3, xx->base + 3 * 4, "particle 3");
+    for (int i = 0; i < 3; i++)
+        step(&k, &w);
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 27, .src = {2, 3}), "pair force");
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 30), "row reduction");
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .dst = 4), "vx");
+    step(&k, &w);
+    op_is(step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .dst = 4), "vz");
+    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 3, .src = {4}), "update");
+    step(&k, &w);
+    op_is(step(&k, &w),
+          OP(.kind = KOP_STORE, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .src = {4}),
+          "vy");
+    expect_lane(&w, 32, vy->base + 7 * 4, "row 3 lane 0");
+    step(&k, &w);
+    op_is(step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    struct kernel_range r[2];
+    cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 1);
+    cr_expect_eq(r[0].lo, il->base + 8 * 4);
+    cr_expect_eq(r[0].hi, il->base + 16 * 4);
+    cr_assert_eq(k.ranges(&k, 0, 6, r, 2), 1);
+    cr_expect_eq(r[0].lo, vy->base + 4 * 4);
+    cr_expect_eq(r[0].hi, vy->base + 8 * 4);
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "gathers: no ranges");
+    gen_close(&g);
+    expect_error(&wl_hacc, "[workload]\nblockx = 48\n",
+                 "t.ini:2: [workload] blockx = 48: must divide the warp size (64): a row stays in "
+                 "one warp");
+    expect_error(&wl_hacc, "[workload]\nblockx = 64\nblocky = 32\n",
+                 "t.ini:3: [workload] blocky = 32: blockx x blocky = 2048 threads, more than 1024");
+}
