@@ -102,18 +102,8 @@ static void inval_arrive(struct sim *s, void *obj, uint64_t arg)
     unsigned c = (unsigned)(arg & 0xff);
     addr_t base = (arg >> 8) * (addr_t)h->dir_lines * h->line_b;
     struct cache *l2 = &h->m->l2[c];
-    for (unsigned i = 0; i < h->dir_lines; i++) {
-        int64_t l = cache_find(l2, base + (addr_t)i * h->line_b);
-        if (l < 0)
-            continue;
-        const uint64_t *d = cache_line_dirty(l2, l);
-        if (d[0] | d[1]) {
-            cache_line_set_masks(l2, l, d, d);
-        } else {
-            cache_drop(l2, base + (addr_t)i * h->line_b);
-            h->st.lines_invalidated++;
-        }
-    }
+    for (unsigned i = 0; i < h->dir_lines; i++)
+        h->st.lines_invalidated += cache_inval_line(l2, base + (addr_t)i * h->line_b);
     h->inv_in_flight--;
     sim_progress(s);
     release_check(s, h);
@@ -214,6 +204,8 @@ static void hmg_remote_in(void *self, unsigned home, struct req *r)
         store_at_home(h, home, r->addr, (int)s);
     dir_get(h, home, region_of(h, r->addr))->sharers |= 1ull << s;
     r->flags |= REQ_F_REMOTE;
+    if (r->kind == REQ_READ)
+        r->flags |= REQ_F_NOALLOC; /* see docs/hmg.md: the home serves or relays */
     if ((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !h->write_back)
         r->flags |= REQ_F_WT; /* the home writes stores through to the L3 */
     cache_access(h->m->s, &h->m->l2[home], r);

@@ -4,11 +4,12 @@
  */
 #include "coh.h"
 
-extern const struct coh_ops coh_viper, coh_ideal, coh_cpelide;
+extern const struct coh_ops coh_viper, coh_ideal, coh_cpelide, coh_hmg;
 
 const struct coh_ops *const coh_registry[] = {
     &coh_viper,
     &coh_ideal,
     &coh_cpelide,
+    &coh_hmg,
     NULL,
 };

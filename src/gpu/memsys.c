@@ -246,11 +246,28 @@ static void build_networks(struct memsys *ms, const struct build_params *bp)
             ms->gsw_paths[ch * g + i] = xbar_path_port(&ms->gsw, topo_chiplet_gpu(&ms->t, ch), i);
 }
 
+/* A coherence control message between chiplets: over the GPU's crossbar, or
+ * between GPUs over the inter-GPU switch (the crossbars at either end are not
+ * modelled for these). */
+static void send_msg(void *net, unsigned from, unsigned to, uint32_t bytes, enum traffic_class tc,
+                     ev_fn fn, void *obj, uint64_t arg)
+{
+    struct memsys *ms = net;
+    const struct topo *t = &ms->t;
+    if (topo_same_gpu(t, from, to))
+        xbar_send(ms->s, &ms->xbar[topo_chiplet_gpu(t, from)], topo_chiplet_local(t, from),
+                  topo_chiplet_local(t, to), bytes, tc, fn, obj, arg);
+    else
+        xbar_send(ms->s, &ms->gsw, topo_chiplet_gpu(t, from), topo_chiplet_gpu(t, to), bytes, tc,
+                  fn, obj, arg);
+}
+
 static void machine_view(struct memsys *ms)
 {
     ms->cm = (struct coh_machine){.s = ms->s, .t = &ms->t, .nch = ms->nch, .ncu = ms->ncu,
                                   .cu_per_ch = ms->t.cus, .l1 = ms->l1, .l2 = ms->l2,
-                                  .to_l3 = ms->to_l3, .to_net = ms->to_net};
+                                  .to_l3 = ms->to_l3, .to_net = ms->to_net, .send = send_msg,
+                                  .net = ms};
 }
 
 void memsys_set_coherence(struct memsys *ms, const struct coh_ops *ops, void *self)

@@ -733,6 +733,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
             touch(c, l);
         install_fill(c, l, ch);
     }
+    bool stale = x->stale;
     mshr_unhash(c, m);
     *x = (struct cache_mshr){0};
     c->mshr_free[c->nfree++] = m;
@@ -740,8 +741,28 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
         relay_fill(s, c, targets, ch);
     else
         run_targets(s, c, targets, l);
+    if (stale)
+        cache_inval_line(c, (addr_t)li << c->line_shift);
     req_free(s, ch);
     retry_waiting(s, c);
+}
+
+bool cache_inval_line(struct cache *c, addr_t addr)
+{
+    uint64_t li = line_index(c, addr);
+    int64_t m = mshr_find(c, li);
+    if (m >= 0)
+        c->mshr[m].stale = true;
+    int64_t l = lookup(c, li);
+    if (l < 0)
+        return false;
+    const uint64_t *d = c->line[l].dirty;
+    if (d[0] | d[1]) {
+        cache_line_set_masks(c, l, d, d);
+        return false;
+    }
+    drop_line(c, l);
+    return true;
 }
 
 static void accept_ev(struct sim *s, void *obj, uint64_t arg)

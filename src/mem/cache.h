@@ -102,6 +102,7 @@ struct cache_mshr {
     uint16_t home;           /* of the first target (installs the line): saves a miss on it */
     bool busy;
     bool noalloc;            /* allocated by a REQ_F_NOALLOC read: fill bypasses the array */
+    bool stale;              /* invalidated while in flight: serve the targets, keep no copy */
 };
 
 
@@ -211,6 +212,11 @@ static inline addr_t cache_line_addr(const struct cache *c, addr_t addr)
 }
 int64_t cache_find(const struct cache *c, addr_t addr); /* -1 if absent */
 bool cache_drop(struct cache *c, addr_t addr);          /* false if absent; dirty data is lost */
+/* A coherence invalidation of one line: its clean copy is dropped (dirty
+ * bytes stay, only they valid), and a fill in flight for it, which may carry
+ * data older than the write that caused the invalidation, serves its
+ * requests but leaves no clean copy behind. Returns true if a copy was dropped. */
+bool cache_inval_line(struct cache *c, addr_t addr);
 
 static inline addr_t cache_line_tag_addr(const struct cache *c, int64_t l)
 {

@@ -1318,3 +1318,24 @@ Test(cache_cfg, geometry_errors_name_origin_and_key)
     cr_expect(strstr(e.msg, "t.ini:2: [l2] replacement = plru: not one of lru|fifo|random"),
               "got: %s", e.msg);
 }
+
+static void inval_line_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)s;
+    cache_inval_line(obj, (addr_t)arg);
+}
+
+Test(cache, invalidation_of_a_line_with_a_fill_in_flight_leaves_no_copy)
+{
+    struct cache_params p = base_params();
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x1000, 1);
+    sim_at(&t->s, 5 * CY, inval_line_ev, &t->c, 0x1000); /* before the fill at 12 */
+    rd(t, 50 * CY, 0x2000, 2);
+    cache_inval_line(&t->c, 0x2000);                 /* nothing there: no effect */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY, "the request is still served");
+    cr_expect_eq(cache_find(&t->c, 0x1000), -1, "but no clean copy stays");
+    cr_expect_geq(cache_find(&t->c, 0x2000), 0);
+    tb_free(t);
+}
