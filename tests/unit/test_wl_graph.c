@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "wl_harness.h"
 #include "test_util.h"
 #include "workload/pannotia/graph.h"
 
@@ -378,21 +379,6 @@ static void gw_error(const struct wl_ops *ops, const char *ini, const char *want
     gw_close(&m);
 }
 
-static void warp_at(struct kernel_warp *w, const struct kernel *k, uint32_t wg, uint32_t warp)
-{
-    *w = (struct kernel_warp){.k = k, .wg = wg, .warp = warp, .warp_size = 64};
-    w->wg_id = (struct kernel_dim){wg % k->grid.x, wg / k->grid.x % k->grid.y, 0};
-    w->nlanes = (uint32_t)min_u64(64, kernel_wg_threads(k) - warp * 64);
-}
-
-static struct kernel_op step(const struct kernel *k, struct kernel_warp *w)
-{
-    struct kernel_op op;
-    memset(&op, 0, sizeof op);
-    k->next(k, w, &op);
-    return op;
-}
-
 static void expect_op(struct kernel_op a, uint8_t kind, uint8_t size, uint64_t mask, addr_t base,
                       int64_t stride, const char *what)
 {
@@ -437,43 +423,43 @@ Test(wl_graph, bfs_ops_level0)
     cr_expect_eq(nodes->size, 8000);
     cr_expect_eq(edges->size, 4ull * c.m);
     struct kernel_warp w;
-    warp_at(&w, &k, 0, 0); /* node 0, the source, is lane 0 */
-    expect_alu(step(&k, &w), "prologue");
-    expect_op(step(&k, &w), KOP_LOAD, 1, ~0ull, mask->base, 1, "mask[tid]");
-    expect_alu(step(&k, &w), "test");
-    expect_op(step(&k, &w), KOP_STORE, 1, 1, mask->base, 1, "mask[0] = false");
-    expect_op(step(&k, &w), KOP_LOAD, 8, 1, nodes->base, 8, "nodes[0]");
-    expect_alu(step(&k, &w), "end");
+    wlh_warp_at(&w, &k, 0, 0); /* node 0, the source, is lane 0 */
+    expect_alu(wlh_step(&k, &w), "prologue");
+    expect_op(wlh_step(&k, &w), KOP_LOAD, 1, ~0ull, mask->base, 1, "mask[tid]");
+    expect_alu(wlh_step(&k, &w), "test");
+    expect_op(wlh_step(&k, &w), KOP_STORE, 1, 1, mask->base, 1, "mask[0] = false");
+    expect_op(wlh_step(&k, &w), KOP_LOAD, 8, 1, nodes->base, 8, "nodes[0]");
+    expect_alu(wlh_step(&k, &w), "end");
     uint32_t deg = c.row[1] - c.row[0];
     for (uint32_t j = 0; j < deg; j++) {
         uint32_t id = c.col[c.row[0] + j];
-        expect_alu(step(&k, &w), "edge address");
-        struct kernel_op op = step(&k, &w);
+        expect_alu(wlh_step(&k, &w), "edge address");
+        struct kernel_op op = wlh_step(&k, &w);
         expect_op(op, KOP_LOAD, 4, 1, 0, 0, "edges[i]");
         cr_expect(op.lanes && w.lane_addr[0] == edges->base + (c.row[0] + j) * 4ull);
-        expect_alu(step(&k, &w), "visited address");
-        op = step(&k, &w);
+        expect_alu(wlh_step(&k, &w), "visited address");
+        op = wlh_step(&k, &w);
         expect_op(op, KOP_LOAD, 1, 1, 0, 0, "visited[id]");
         cr_expect_eq(w.lane_addr[0], vis->base + id);
-        expect_alu(step(&k, &w), "visited test");
+        expect_alu(wlh_step(&k, &w), "visited test");
         if (id != 0) { /* every neighbour but the source itself is unvisited */
-            expect_op(step(&k, &w), KOP_LOAD, 4, 1, cost->base, 4, "cost[tid]");
-            expect_alu(step(&k, &w), "+1");
-            op = step(&k, &w);
+            expect_op(wlh_step(&k, &w), KOP_LOAD, 4, 1, cost->base, 4, "cost[tid]");
+            expect_alu(wlh_step(&k, &w), "+1");
+            op = wlh_step(&k, &w);
             expect_op(op, KOP_STORE, 4, 1, 0, 0, "cost[id]");
             cr_expect_eq(w.lane_addr[0], cost->base + 4ull * id);
-            op = step(&k, &w);
+            op = wlh_step(&k, &w);
             expect_op(op, KOP_STORE, 1, 1, 0, 0, "updating[id]");
             cr_expect_eq(w.lane_addr[0], upd->base + id);
         }
-        expect_alu(step(&k, &w), "loop");
+        expect_alu(wlh_step(&k, &w), "loop");
     }
-    cr_expect_eq(step(&k, &w).kind, KOP_EXIT);
-    warp_at(&w, &k, 1, 7); /* nodes 960..999: a partial warp, not in the frontier */
-    expect_alu(step(&k, &w), "prologue");
-    expect_op(step(&k, &w), KOP_LOAD, 1, (1ull << 40) - 1, mask->base + 960, 1, "mask[tid]");
-    expect_alu(step(&k, &w), "test");
-    cr_expect_eq(step(&k, &w).kind, KOP_EXIT);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
+    wlh_warp_at(&w, &k, 1, 7); /* nodes 960..999: a partial warp, not in the frontier */
+    expect_alu(wlh_step(&k, &w), "prologue");
+    expect_op(wlh_step(&k, &w), KOP_LOAD, 1, (1ull << 40) - 1, mask->base + 960, 1, "mask[tid]");
+    expect_alu(wlh_step(&k, &w), "test");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
     struct kernel_range r[64];
     cr_expect_eq(k.ranges(&k, 1, 0, r, 64), 1);
     cr_expect(r[0].lo == nodes->base + 4096 && r[0].hi == nodes->base + 8000);
@@ -487,17 +473,17 @@ Test(wl_graph, bfs_ops_level0)
     for (uint32_t i = c.row[0]; i < c.row[1]; i++)
         if (c.col[i] && c.col[i] < 64)
             lvl1 |= 1ull << c.col[i];
-    warp_at(&w, &k, 0, 0);
-    expect_alu(step(&k, &w), "prologue");
-    expect_op(step(&k, &w), KOP_LOAD, 1, ~0ull, upd->base, 1, "updating[tid]");
-    expect_alu(step(&k, &w), "test");
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(wlh_step(&k, &w), "prologue");
+    expect_op(wlh_step(&k, &w), KOP_LOAD, 1, ~0ull, upd->base, 1, "updating[tid]");
+    expect_alu(wlh_step(&k, &w), "test");
     if (lvl1) {
-        expect_op(step(&k, &w), KOP_STORE, 1, lvl1, mask->base, 1, "mask");
-        expect_op(step(&k, &w), KOP_STORE, 1, lvl1, vis->base, 1, "visited");
-        expect_op(step(&k, &w), KOP_STORE, 1, lvl1, k.args[3].buf->base, 0, "over");
-        expect_op(step(&k, &w), KOP_STORE, 1, lvl1, upd->base, 1, "updating");
+        expect_op(wlh_step(&k, &w), KOP_STORE, 1, lvl1, mask->base, 1, "mask");
+        expect_op(wlh_step(&k, &w), KOP_STORE, 1, lvl1, vis->base, 1, "visited");
+        expect_op(wlh_step(&k, &w), KOP_STORE, 1, lvl1, k.args[3].buf->base, 0, "over");
+        expect_op(wlh_step(&k, &w), KOP_STORE, 1, lvl1, upd->base, 1, "updating");
     }
-    cr_expect_eq(step(&k, &w).kind, KOP_EXIT);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
     cr_assert(m.ops->next_kernel(m.self, &k));
     cr_expect(k.args[0].same_pattern && k.args[1].same_pattern && !k.args[2].same_pattern);
     graph_free(&c);
@@ -518,25 +504,25 @@ Test(wl_graph, fw_ops)
     cr_expect(d->size == 40000 && nx->size == 40000 && k.args[1].same_pattern &&
               !k.args[0].same_pattern && k.args[0].mode == KERNEL_RW);
     struct kernel_warp w;
-    warp_at(&w, &k, 2 + 1 * 7, 1); /* tile (x 2, y 1): rows 20..23, columns 32..47 */
-    expect_alu(step(&k, &w), "index");
-    struct kernel_op op = step(&k, &w);
+    wlh_warp_at(&w, &k, 2 + 1 * 7, 1); /* tile (x 2, y 1): rows 20..23, columns 32..47 */
+    expect_alu(wlh_step(&k, &w), "index");
+    struct kernel_op op = wlh_step(&k, &w);
     expect_op(op, KOP_LOAD, 4, ~0ull, 0, 0, "dist[ij]");
     cr_expect(op.lanes && w.lane_addr[17] == d->base + (21 * 100 + 33) * 4);
-    expect_alu(step(&k, &w), "address");
-    step(&k, &w);
+    expect_alu(wlh_step(&k, &w), "address");
+    wlh_step(&k, &w);
     cr_expect_eq(w.lane_addr[17], d->base + (21 * 100 + 2) * 4, "dist[ik]");
-    step(&k, &w);
+    wlh_step(&k, &w);
     cr_expect_eq(w.lane_addr[17], d->base + (2 * 100 + 33) * 4, "dist[kj]");
-    expect_alu(step(&k, &w), "add");
-    expect_alu(step(&k, &w), "compare");
-    op = step(&k, &w);
+    expect_alu(wlh_step(&k, &w), "add");
+    expect_alu(wlh_step(&k, &w), "compare");
+    op = wlh_step(&k, &w);
     if (op.kind == KOP_STORE) { /* improved elements store dist, then next */
         unsigned l = (unsigned)__builtin_ctzll(op.mask);
         cr_expect_eq((w.lane_addr[l] - d->base) / 4, (20 + l / 16) * 100 + 32 + l % 16);
-        op = step(&k, &w);
+        op = wlh_step(&k, &w);
         cr_expect(op.kind == KOP_STORE && w.lane_addr[l] >= nx->base);
-        op = step(&k, &w);
+        op = wlh_step(&k, &w);
     }
     cr_expect_eq(op.kind, KOP_EXIT);
     struct kernel_range r[64];
@@ -565,25 +551,25 @@ Test(wl_graph, sssp_ops)
                                     *y = k.args[4].buf;
             cr_expect_eq(row->size, 301 * 4);
             struct kernel_warp w;
-            warp_at(&w, &k, 2, 0); /* vertices 256..299 */
+            wlh_warp_at(&w, &k, 2, 0); /* vertices 256..299 */
             uint64_t in = (1ull << 44) - 1;
-            expect_alu(step(&k, &w), "prologue");
-            expect_op(step(&k, &w), KOP_LOAD, 4, in, row->base + 256 * 4, 4, "row[tid]");
-            expect_op(step(&k, &w), KOP_LOAD, 4, in, row->base + 257 * 4, 4, "row[tid+1]");
-            expect_op(step(&k, &w), KOP_LOAD, 4, in, x->base + 256 * 4, 4, "x[tid]");
-            expect_alu(step(&k, &w), "bounds");
-            expect_alu(step(&k, &w), "address");
-            struct kernel_op op = step(&k, &w);
+            expect_alu(wlh_step(&k, &w), "prologue");
+            expect_op(wlh_step(&k, &w), KOP_LOAD, 4, in, row->base + 256 * 4, 4, "row[tid]");
+            expect_op(wlh_step(&k, &w), KOP_LOAD, 4, in, row->base + 257 * 4, 4, "row[tid+1]");
+            expect_op(wlh_step(&k, &w), KOP_LOAD, 4, in, x->base + 256 * 4, 4, "x[tid]");
+            expect_alu(wlh_step(&k, &w), "bounds");
+            expect_alu(wlh_step(&k, &w), "address");
+            struct kernel_op op = wlh_step(&k, &w);
             cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask);
             unsigned l = (unsigned)__builtin_ctzll(op.mask);
             addr_t e = w.lane_addr[l];
             cr_expect(e >= col->base && e < col->base + col->size);
-            step(&k, &w);
+            wlh_step(&k, &w);
             cr_expect_eq(w.lane_addr[l], data->base + (e - col->base), "data[i]");
-            expect_alu(step(&k, &w), "address");
-            step(&k, &w);
+            expect_alu(wlh_step(&k, &w), "address");
+            wlh_step(&k, &w);
             cr_expect(w.lane_addr[l] >= x->base && w.lane_addr[l] < x->base + x->size);
-            while ((op = step(&k, &w)).kind != KOP_STORE)
+            while ((op = wlh_step(&k, &w)).kind != KOP_STORE)
                 cr_assert_neq(op.kind, KOP_EXIT);
             expect_op(op, KOP_STORE, 4, in, y->base + 256 * 4, 4, "y[tid]");
             cr_expect(!k.args[0].same_pattern && k.args[3].mode == KERNEL_R &&
@@ -603,13 +589,13 @@ Test(wl_graph, color_ops_round1)
     const struct kernel_buf *row = k.args[0].buf, *colors = k.args[3].buf;
     cr_expect_eq(row->size, 300 * 4);
     struct kernel_warp w;
-    warp_at(&w, &k, 2, 0); /* vertices 256..299: all uncoloured in round 1 */
+    wlh_warp_at(&w, &k, 2, 0); /* vertices 256..299: all uncoloured in round 1 */
     uint64_t in = (1ull << 44) - 1;
-    expect_alu(step(&k, &w), "prologue");
-    expect_op(step(&k, &w), KOP_LOAD, 4, in, colors->base + 256 * 4, 4, "col_array[tid]");
-    expect_alu(step(&k, &w), "test");
-    expect_op(step(&k, &w), KOP_LOAD, 4, in, row->base + 256 * 4, 4, "row[tid]");
-    expect_op(step(&k, &w), KOP_LOAD, 4, in >> 1, row->base + 257 * 4, 4, "row[tid+1]");
+    expect_alu(wlh_step(&k, &w), "prologue");
+    expect_op(wlh_step(&k, &w), KOP_LOAD, 4, in, colors->base + 256 * 4, 4, "col_array[tid]");
+    expect_alu(wlh_step(&k, &w), "test");
+    expect_op(wlh_step(&k, &w), KOP_LOAD, 4, in, row->base + 256 * 4, 4, "row[tid]");
+    expect_op(wlh_step(&k, &w), KOP_LOAD, 4, in >> 1, row->base + 257 * 4, 4, "row[tid+1]");
     struct kernel_range r[64];
     cr_expect_eq(k.ranges(&k, 2, 0, r, 64), 1);
     cr_expect(r[0].lo == row->base + 256 * 4 && r[0].hi == row->base + 300 * 4);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "machine.h"
+#include "wl_harness.h"
 #include "workload/coral2/mk.h"
 
 extern const struct wl_ops wl_babelstream, wl_square, wl_hacc, wl_lulesh, wl_pennant;
@@ -113,27 +114,12 @@ static void expect_error(const struct wl_ops *w, const char *ini, const char *wa
     gen_close(&g);
 }
 
-static void warp_at(struct kernel_warp *w, const struct kernel *k, uint32_t wg, uint32_t warp)
-{
-    *w = (struct kernel_warp){.k = k, .wg = wg, .warp = warp, .warp_size = 64};
-    w->wg_id = (struct kernel_dim){wg % k->grid.x, wg / k->grid.x, 0};
-    w->nlanes = (uint32_t)min_u64(64, kernel_wg_threads(k) - warp * 64);
-}
-
-static struct kernel_op step(const struct kernel *k, struct kernel_warp *w)
-{
-    struct kernel_op op;
-    memset(&op, 0, sizeof op);
-    k->next(k, w, &op);
-    return op;
-}
-
 /* Next op that is not compute. */
 static struct kernel_op step_mem(const struct kernel *k, struct kernel_warp *w)
 {
     struct kernel_op op;
     do
-        op = step(k, w);
+        op = wlh_step(k, w);
     while (op.kind == KOP_ALU);
     return op;
 }
@@ -287,70 +273,70 @@ Test(wl_hpc, babelstream_ops)
     const struct kernel_buf *a = find_buf(&g.env, "a"), *b = find_buf(&g.env, "b"),
                             *c = find_buf(&g.env, "c"), *sums = find_buf(&g.env, "sums");
     struct kernel_warp w;
-    warp_at(&w, &k, 3, 5);
+    wlh_warp_at(&w, &k, 3, 5);
     addr_t off = (3 * 1024 + 5 * 64) * 8;
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "index");
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "index");
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = a->base + off, .dst = 1), "a");
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = b->base + off, .dst = 2), "b");
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "address");
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "add");
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "address");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "add");
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = c->base + off, .src = {1, 2}), "c");
-    op_is(step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     struct kernel_range r[4];
     cr_assert_eq(k.ranges(&k, 3, 2, r, 4), 1);
     cr_expect_eq(r[0].lo, c->base + 3 * 1024 * 8);
     cr_expect_eq(r[0].hi, c->base + 4 * 1024 * 8);
 
     kernel_n(&g, &k, 1);   /* dot_kernel */
-    warp_at(&w, &k, 1, 2); /* threads 128..191 of work-group 1 */
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "prologue");
+    wlh_warp_at(&w, &k, 1, 2); /* threads 128..191 of work-group 1 */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "prologue");
     for (uint64_t it = 0; it < 2; it++) {
         addr_t e = (1 * 1024 + 128 + it * 262144) * 8;
-        op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "loop");
-        op_is(step(&k, &w),
+        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "loop");
+        op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = a->base + e, .mask = ~0ull,
                  .dst = 1),
               "a");
-        op_is(step(&k, &w),
+        op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = b->base + e, .mask = ~0ull,
                  .dst = 2),
               "b");
-        op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "fma");
+        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "fma");
     }
-    op_is(step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8),
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8),
           "tb_sum");
     for (unsigned off2 = 512; off2; off2 /= 2) {
-        op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 3), "step");
-        op_is(step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3), "step");
+        op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
         if (off2 <= 128)
             continue; /* no thread of this warp below the offset */
-        op_is(step(&k, &w),
+        op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LDS_LOAD, .size = 8, .stride = 8, .base = (128 + off2) * 8,
                  .mask = ~0ull, .dst = 3),
               "hi");
-        op_is(step(&k, &w),
+        op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LDS_LOAD, .size = 8, .stride = 8, .base = 128 * 8, .mask = ~0ull,
                  .dst = 4),
               "lo");
-        op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {3, 4}), "add");
-        op_is(step(&k, &w),
+        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {3, 4}), "add");
+        op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8, .mask = ~0ull,
                  .src = {3, 4}),
               "store");
     }
-    op_is(step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     /* warp 0: a 32-lane step, then thread 0 writes sums[1] */
-    warp_at(&w, &k, 1, 0);
+    wlh_warp_at(&w, &k, 1, 0);
     struct kernel_op op;
     do
-        op = step(&k, &w);
+        op = wlh_step(&k, &w);
     while (!(op.kind == KOP_LDS_LOAD && op.mask == (1ull << 32) - 1));
     cr_expect_eq(op.base, 32 * 8);
     do
-        op = step(&k, &w);
+        op = wlh_step(&k, &w);
     while (op.kind != KOP_STORE);
     op_is(op,
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = sums->base + 8, .mask = 1,
@@ -412,22 +398,22 @@ Test(wl_hpc, lulesh_nodelist_gather)
     const struct kernel_buf *nl = find_buf(&g.env, "nodelist"), *x = find_buf(&g.env, "x");
     const struct kernel_buf *fxe = find_buf(&g.env, "fx_elem");
     struct kernel_warp w;
-    warp_at(&w, &k, 0, 0);
+    wlh_warp_at(&w, &k, 0, 0);
     /* element 13 = (1, 1, 1): nodes 21, 22, 26, 25, 37, 38, 42, 41 */
     static const unsigned nodes[8] = {21, 22, 26, 25, 37, 38, 42, 41};
     uint64_t mask = (1ull << 27) - 1;
     for (unsigned j = 0; j < 8; j++) {
-        op_is(step(&k, &w),
+        op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = nl->base + j * 27 * 4,
                  .mask = mask, .dst = 1),
               "nodelist");
-        op_is(step(&k, &w),
+        op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = mask, .dst = 2, .src = {1}),
               "x");
         expect_lane(&w, 13, x->base + nodes[j] * 8, "x[n]");
         expect_lane(&w, 0, x->base + (j == 0 ? 0 : nodes[j] - 21) * 8, "element 0");
-        step(&k, &w);
-        step(&k, &w);
+        wlh_step(&k, &w);
+        wlh_step(&k, &w);
     }
     struct kernel_op op = step_mem(&k, &w);
     cr_expect_eq(op.kind, KOP_LOAD, "sigxx");
@@ -461,28 +447,28 @@ Test(wl_hpc, lulesh_corner_gather_and_neighbours)
     const struct kernel_buf *fxe = find_buf(&g.env, "fx_elem"),
                             *cl = find_buf(&g.env, "nodeElemCornerList");
     struct kernel_warp w;
-    warp_at(&w, &k, 0, 0); /* nodes 0..63 */
-    step(&k, &w);
-    step(&k, &w);
+    wlh_warp_at(&w, &k, 0, 0); /* nodes 0..63 */
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
     /* node 21 = (1, 1, 1) is interior: 8 corners, the first of element 0 (corner 6) */
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3, .src = {2}),
           "corner id");
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = ~0ull, .dst = 4, .src = {3}),
           "fx_elem");
     expect_lane(&w, 21, fxe->base + (6 * 27 + 0) * 8, "node 21 corner 0");
     expect_lane(&w, 0, fxe->base + (0 * 27 + 0) * 8, "node 0: element 0 corner 0");
     /* second corner: node 0 has only one, node 21 has element 1's corner 7 */
-    step(&k, &w);
-    step(&k, &w);
-    step(&k, &w);
-    struct kernel_op op = step(&k, &w);
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
+    struct kernel_op op = wlh_step(&k, &w);
     cr_expect_eq(op.kind, KOP_LOAD);
     cr_expect_eq(op.mask & 1, 0, "node 0 is done after one corner");
     /* nodes 0..20 have 36 + 12 + 4 corners before node 21's */
     expect_lane(&w, 21, cl->base + 53 * 4, "node 21's second corner id");
-    op = step(&k, &w);
+    op = wlh_step(&k, &w);
     expect_lane(&w, 21, fxe->base + (7 * 27 + 1) * 8, "node 21 corner 1");
     gen_close(&g);
 
@@ -490,18 +476,18 @@ Test(wl_hpc, lulesh_corner_gather_and_neighbours)
     kernel_n(&g, &k, 13);
     cr_expect_str_eq(k.name, "CalcMonotonicQRegionForElems");
     const struct kernel_buf *dxi = find_buf(&g.env, "delv_xi");
-    warp_at(&w, &k, 0, 0);
+    wlh_warp_at(&w, &k, 0, 0);
     for (unsigned i = 0; i < 4; i++)
-        step(&k, &w);
-    op_is(step(&k, &w),
+        wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .stride = 4,
              .base = find_buf(&g.env, "lxim..lzetap")->base, .mask = (1ull << 27) - 1, .dst = 3),
           "lxim");
-    step(&k, &w);
+    wlh_step(&k, &w);
     expect_lane(&w, 13, dxi->base + 12 * 8, "delv_xi[lxim[13]]");
     expect_lane(&w, 0, dxi->base + 0, "boundary: lxim[0] = 0");
-    step(&k, &w);
-    step(&k, &w);
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
     expect_lane(&w, 13, dxi->base + 14 * 8, "delv_xi[lxip[13]]");
     expect_lane(&w, 2, dxi->base + 2 * 8, "boundary: lxip[2] = 2");
     gen_close(&g);
@@ -563,21 +549,21 @@ Test(wl_hpc, pennant_mesh_and_ops)
     const struct kernel_buf *maps = find_buf(&g.env, "mapsp1..mapss4"),
                             *pxp = find_buf(&g.env, "pxp");
     struct kernel_warp w;
-    warp_at(&w, &k, 0, 0);
-    op_is(step(&k, &w),
+    wlh_warp_at(&w, &k, 0, 0);
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = maps->base, .mask = ~0ull, .dst = 1),
           "mapsp1");
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = maps->base + 184 * 4, .mask = ~0ull,
              .dst = 2),
           "mapsp2");
     for (int i = 0; i < 3; i++)
-        step(&k, &w);
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 4, .src = {4}), "dss4, dss3");
-    op_is(step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 4, .stride = 4, .base = 0, .mask = ~0ull),
+        wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4, .src = {4}), "dss4, dss3");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 4, .stride = 4, .base = 0, .mask = ~0ull),
           "dss4[s0]");
-    step(&k, &w);
-    op_is(step(&k, &w),
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = ~0ull, .dst = 5, .src = {1}),
           "pxp[p1]");
     /* zone 0 = triangle (0, 1, 2); zone 8 = quad (1, 10, 11, 2) from side 24 */
@@ -585,14 +571,14 @@ Test(wl_hpc, pennant_mesh_and_ops)
     expect_lane(&w, 1, pxp->base + 1 * 16, "side 1");
     expect_lane(&w, 24, pxp->base + 1 * 16, "side 24");
     expect_lane(&w, 25, pxp->base + 10 * 16, "side 25");
-    step(&k, &w);
+    wlh_step(&k, &w);
     expect_lane(&w, 2, pxp->base + 0, "side 2: p2 = the centre");
     expect_lane(&w, 27, pxp->base + 1 * 16, "side 27: p2 = 1");
-    step(&k, &w);
-    step(&k, &w);
-    step(&k, &w);
-    op_is(step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
-    op_is(step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 7),
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 7),
           "dss4[sn]");
     expect_lane(&w, 24, 25 * 4, "zone 8: next side");
     expect_lane(&w, 2, 0 * 4, "zone 0: side 2's next is side 0");
@@ -609,20 +595,20 @@ Test(wl_hpc, pennant_mesh_and_ops)
     kernel_n(&g, &k, 0);
     cr_expect_str_eq(k.name, "gpuMain3");
     const struct kernel_buf *cm = find_buf(&g.env, "cmaswt"), *nx = find_buf(&g.env, "mapssnext");
-    warp_at(&w, &k, 0, 0);
-    step(&k, &w);
+    wlh_warp_at(&w, &k, 0, 0);
+    wlh_step(&k, &w);
     /* point 1's sides (mapsp1 = 1): 1 and 24, in side order */
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = (1ull << 55) - 1, .dst = 2,
              .src = {1}),
           "cmaswt");
     expect_lane(&w, 1, cm->base + 1 * 8, "point 1 side 1");
     expect_lane(&w, 0, cm->base + 0, "centre: side 0");
-    step(&k, &w);
-    step(&k, &w);
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
     expect_lane(&w, 1, nx->base + 1 * 4, "mapssnext[1]");
-    step(&k, &w);
-    struct kernel_op op = step(&k, &w);
+    wlh_step(&k, &w);
+    struct kernel_op op = wlh_step(&k, &w);
     expect_lane(&w, 1, cm->base + 24 * 8, "point 1 side 24");
     cr_expect(op.mask & 1, "the centre has 8 sides");
     gen_close(&g);
@@ -656,40 +642,40 @@ Test(wl_hpc, hacc_ops)
     const struct kernel_buf *xx = find_buf(&g.env, "xx"), *il = find_buf(&g.env, "ilist");
     const struct kernel_buf *vy = find_buf(&g.env, "vy");
     struct kernel_warp w;
-    warp_at(&w, &k, 0, 1); /* rows 2, 3: particles 6, 7 */
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "prologue");
-    op_is(step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
+    wlh_warp_at(&w, &k, 0, 1); /* rows 2, 3: particles 6, 7 */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "prologue");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
           "own xx");
     expect_lane(&w, 0, xx->base + 6 * 4, "row 2");
     expect_lane(&w, 63, xx->base + 7 * 4, "row 3");
-    step(&k, &w);
-    step(&k, &w);
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
     uint64_t m8 = 0xffull | 0xffull << 32;
-    op_is(step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 1),
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 1),
           "ilist");
     expect_lane(&w, 3, il->base + (8 + 3) * 4, "entry 3 of list 1");
     expect_lane(&w, 35, il->base + (8 + 3) * 4, "both rows read the list");
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 2, .src = {1}),
           "xx[j]");
     expect_lane(&w, 3, xx->base + 3 * 4, "particle 3");
     for (int i = 0; i < 3; i++)
-        step(&k, &w);
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 27, .src = {2, 3}), "pair force");
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 30), "row reduction");
-    op_is(step(&k, &w),
+        wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 27, .src = {2, 3}), "pair force");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 30), "row reduction");
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .dst = 4), "vx");
-    step(&k, &w);
-    op_is(step(&k, &w),
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .dst = 4), "vz");
-    op_is(step(&k, &w), OP(.kind = KOP_ALU, .n = 3, .src = {4}), "update");
-    step(&k, &w);
-    op_is(step(&k, &w),
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3, .src = {4}), "update");
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_STORE, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .src = {4}),
           "vy");
     expect_lane(&w, 32, vy->base + 7 * 4, "row 3 lane 0");
-    step(&k, &w);
-    op_is(step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     struct kernel_range r[2];
     cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 1);
     cr_expect_eq(r[0].lo, il->base + 8 * 4);

@@ -14,6 +14,7 @@
 
 #include "coherence/coh.h"
 #include "machine.h"
+#include "wl_harness.h"
 #include "test_util.h"
 #include "workload/wl.h"
 
@@ -101,27 +102,11 @@ static void run_small_all(const struct wl_ops *ops, unsigned kernels, uint64_t f
         run_small(ops, (*c)->name, kernels, footprint);
 }
 
-static void warp_at(struct kernel_warp *w, const struct kernel *k, uint32_t wg, uint32_t warp)
-{
-    *w = (struct kernel_warp){.k = k, .wg = wg, .warp = warp, .warp_size = 64};
-    w->wg_id = (struct kernel_dim){wg % k->grid.x, wg / k->grid.x % k->grid.y,
-                                   wg / (k->grid.x * k->grid.y)};
-    w->nlanes = (uint32_t)min_u64(64, kernel_wg_threads(k) - warp * 64);
-}
-
-static struct kernel_op step(const struct kernel *k, struct kernel_warp *w)
-{
-    struct kernel_op op;
-    memset(&op, 0, sizeof op);
-    k->next(k, w, &op);
-    return op;
-}
-
 /* Step to the next op of `kind` (at most 100000 ops), returning it. */
 static struct kernel_op next_of(const struct kernel *k, struct kernel_warp *w, uint8_t kind)
 {
     for (int i = 0; i < 100000; i++) {
-        struct kernel_op op = step(k, w);
+        struct kernel_op op = wlh_step(k, w);
         if (op.kind == kind)
             return op;
         cr_assert_neq(op.kind, KOP_EXIT, "exit before op kind %u", kind);
@@ -191,24 +176,24 @@ Test(pathfinder, first_warp_ops_follow_the_index_arithmetic)
     cr_expect_str_eq(src->name, "gpuResult1");
     struct kernel_warp w;
     /* WG 0, warp 0: blkX = 248 * 0 - 4 = -4; lanes 4..63 have xidx >= 0 */
-    warp_at(&w, &k, 0, 0);
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-    expect_mem(step(&k, &w), KOP_LOAD, src->base - 16, 4, 4, lanes(4, 63), "src");
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 0, 4, 4, lanes(4, 63), "prev");
-    cr_expect_eq(step(&k, &w).kind, KOP_BARRIER);
+    wlh_warp_at(&w, &k, 0, 0);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+    expect_mem(wlh_step(&k, &w), KOP_LOAD, src->base - 16, 4, 4, lanes(4, 63), "src");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 0, 4, 4, lanes(4, 63), "prev");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
     /* iteration 0: tx in [1, 254] and valid: lanes 4..63 */
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-    struct kernel_op op = step(&k, &w); /* prev[W], W clamped to validXmin = 4 */
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+    struct kernel_op op = wlh_step(&k, &w); /* prev[W], W clamped to validXmin = 4 */
     cr_expect(op.kind == KOP_LDS_LOAD && op.lanes && op.mask == lanes(4, 63));
     cr_expect_eq(w.lane_addr[4], 4 * 4);
     cr_expect_eq(w.lane_addr[5], 4 * 4);
     cr_expect_eq(w.lane_addr[63], 62 * 4);
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 0, 4, 4, lanes(4, 63), "prev[tx]");
-    op = step(&k, &w);
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 0, 4, 4, lanes(4, 63), "prev[tx]");
+    op = wlh_step(&k, &w);
     cr_expect_eq(w.lane_addr[63], 64 * 4);
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
     /* gpuWall[cols * (startStep + 0) + xidx] */
-    expect_mem(step(&k, &w), KOP_LOAD, wall->base + (4096ull * 4 - 4) * 4, 4, 4, lanes(4, 63),
+    expect_mem(wlh_step(&k, &w), KOP_LOAD, wall->base + (4096ull * 4 - 4) * 4, 4, 4, lanes(4, 63),
                "wall");
     /* iteration 3 (the last): tx in [4, 251] */
     for (int i = 0; i < 6; i++) /* two barriers per earlier iteration */
@@ -217,9 +202,9 @@ Test(pathfinder, first_warp_ops_follow_the_index_arithmetic)
     expect_mem(op, KOP_LOAD, wall->base + (4096ull * 7 - 4) * 4, 4, 4, lanes(4, 63), "wall 3");
     op = next_of(&k, &w, KOP_STORE); /* gpuResults[xidx] for tx in [4, 251] */
     expect_mem(op, KOP_STORE, dst->base - 16, 4, 4, lanes(4, 63), "result");
-    cr_expect_eq(step(&k, &w).kind, KOP_EXIT);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
     /* WG 1, warp 3: blkX = 244, tx 192..255: the last iteration computes tx <= 251 */
-    warp_at(&w, &k, 1, 3);
+    wlh_warp_at(&w, &k, 1, 3);
     op = next_of(&k, &w, KOP_STORE);
     expect_mem(op, KOP_STORE, dst->base + (244ull + 192) * 4, 4, 4, lanes(0, 59), "wg1 result");
     mw_close(&m);
@@ -292,20 +277,20 @@ Test(srad_v2, srad1_first_block_row_loads)
     cr_assert(m.ops->next_kernel(m.self, &k));
     const struct kernel_buf *j = k.args[4].buf;
     struct kernel_warp w;
-    warp_at(&w, &k, 1, 0); /* bx 1, by 0, rows ty 0..3 */
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
+    wlh_warp_at(&w, &k, 1, 0); /* bx 1, by 0, rows ty 0..3 */
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
     /* index_n = 16 + tx - 64 < 0 for every lane: the load is masked away */
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 2048, 4, 4, ~0ull, "north[ty][tx]");
-    struct kernel_op op = step(&k, &w); /* index_s = 16 + 64 * 16 + tx */
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 2048, 4, 4, ~0ull, "north[ty][tx]");
+    struct kernel_op op = wlh_step(&k, &w); /* index_s = 16 + 64 * 16 + tx */
     cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask == ~0ull && op.size == 4);
     expect_lane_index(&w, op.mask, j->base, s1_south, "index_s");
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 3072, 4, 4, ~0ull, "south[ty][tx]");
-    op = step(&k, &w); /* by == 0: north[ty][tx] = J[16 bx + tx] */
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 3072, 4, 4, ~0ull, "south[ty][tx]");
+    op = wlh_step(&k, &w); /* by == 0: north[ty][tx] = J[16 bx + tx] */
     expect_lane_index(&w, op.mask, j->base, s1_n0, "north edge");
     cr_expect_eq(op.mask, ~0ull);
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 2048, 4, 4, ~0ull, "north edge store");
-    cr_expect_eq(step(&k, &w).kind, KOP_BARRIER);
-    op = step(&k, &w); /* index_w = 16 + 64 ty - 1 */
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 2048, 4, 4, ~0ull, "north edge store");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    op = wlh_step(&k, &w); /* index_w = 16 + 64 ty - 1 */
     expect_lane_index(&w, op.mask, j->base, s1_west, "index_w");
     cr_expect_eq(op.mask, ~0ull);
     /* the region loads of warp 0: nw is absent (bx 1 still has tx 0 ... every
@@ -314,18 +299,18 @@ Test(srad_v2, srad1_first_block_row_loads)
     op = next_of(&k, &w, KOP_BARRIER);
     op = next_of(&k, &w, KOP_LDS_LOAD); /* jc = temp[ty][tx] */
     expect_mem(op, KOP_LDS_LOAD, 0, 4, 4, ~0ull, "jc");
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU); /* region nw: lane 0 */
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 2048, 4, 4, 1, "nw: north");
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 16 * 4, 4, 4, 1, "nw: temp[ty+1][tx]");
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 5120, 4, 4, 1, "nw: west");
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 4, 4, 4, 1, "nw: temp[ty][tx+1]");
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU); /* region nw: lane 0 */
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 2048, 4, 4, 1, "nw: north");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 16 * 4, 4, 4, 1, "nw: temp[ty+1][tx]");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 5120, 4, 4, 1, "nw: west");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 4, 4, 4, 1, "nw: temp[ty][tx+1]");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
     /* the interior region of warp 0 is the last: temp[ty-1][tx] */
     for (int r = 0; r < 4; r++) /* ne, n, e, w regions present */
         for (int s = 0; s < 6; s++)
-            step(&k, &w);
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-    op = step(&k, &w);
+            wlh_step(&k, &w);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+    op = wlh_step(&k, &w);
     uint64_t interior = 0;
     for (unsigned l = 16; l < 64; l++)
         if (l % 16 != 0 && l % 16 != 15)
@@ -384,31 +369,31 @@ Test(nw, block_ops_follow_the_index_arithmetic)
         cr_assert(m.ops->next_kernel(m.self, &k));
     addr_t mat = k.args[1].buf->base, ref = k.args[0].buf->base;
     struct kernel_warp w;
-    warp_at(&w, &k, 1, 0); /* b_index_x = 1, b_index_y = 3 - 1 - 1 = 1: blk = 65 * 16 + 16 */
+    wlh_warp_at(&w, &k, 1, 0); /* b_index_x = 1, b_index_y = 3 - 1 - 1 = 1: blk = 65 * 16 + 16 */
     const addr_t blk = 1056;
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-    expect_mem(step(&k, &w), KOP_LOAD, mat + blk * 4, 4, 4, 1, "index_nw");
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 0, 4, 4, 1, "temp[0][0]");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+    expect_mem(wlh_step(&k, &w), KOP_LOAD, mat + blk * 4, 4, 4, 1, "index_nw");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 0, 4, 4, 1, "temp[0][0]");
     for (int ty = 0; ty < 16; ty++)
-        expect_mem(step(&k, &w), KOP_LOAD, ref + (blk + 66 + 65 * ty) * 4, 4, 4, 0xffff, "ref");
+        expect_mem(wlh_step(&k, &w), KOP_LOAD, ref + (blk + 66 + 65 * ty) * 4, 4, 4, 0xffff, "ref");
     for (int ty = 0; ty < 16; ty++)
-        expect_mem(step(&k, &w), KOP_LDS_STORE, 1156 + 64 * ty, 4, 4, 0xffff, "ref[ty][tx]");
-    cr_expect_eq(step(&k, &w).kind, KOP_BARRIER);
-    expect_mem(step(&k, &w), KOP_LOAD, mat + (blk + 65) * 4, 65 * 4, 4, 0xffff, "west");
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 68, 68, 4, 0xffff, "temp[tx+1][0]");
-    cr_expect_eq(step(&k, &w).kind, KOP_BARRIER);
-    expect_mem(step(&k, &w), KOP_LOAD, mat + (blk + 1) * 4, 4, 4, 0xffff, "north");
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 4, 4, 4, 0xffff, "temp[0][tx+1]");
-    cr_expect_eq(step(&k, &w).kind, KOP_BARRIER);
+        expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 1156 + 64 * ty, 4, 4, 0xffff, "ref[ty][tx]");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    expect_mem(wlh_step(&k, &w), KOP_LOAD, mat + (blk + 65) * 4, 65 * 4, 4, 0xffff, "west");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 68, 68, 4, 0xffff, "temp[tx+1][0]");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    expect_mem(wlh_step(&k, &w), KOP_LOAD, mat + (blk + 1) * 4, 4, 4, 0xffff, "north");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 4, 4, 4, 0xffff, "temp[0][tx+1]");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
     /* m = 0: lane 0 computes temp[1][1] */
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 0, -64, 4, 1, "temp[0][0]");
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 1156, -60, 4, 1, "ref[0][0]");
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 68, -64, 4, 1, "temp[1][0]");
-    expect_mem(step(&k, &w), KOP_LDS_LOAD, 4, -64, 4, 1, "temp[0][1]");
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 72, -64, 4, 1, "temp[1][1]");
-    cr_expect_eq(step(&k, &w).kind, KOP_BARRIER);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 0, -64, 4, 1, "temp[0][0]");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 1156, -60, 4, 1, "ref[0][0]");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 68, -64, 4, 1, "temp[1][0]");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 4, -64, 4, 1, "temp[0][1]");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 72, -64, 4, 1, "temp[1][1]");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
     for (int s = 1; s < 15; s++)
         next_of(&k, &w, KOP_BARRIER);
     /* m = 15: temp[16 - tx][1 + tx] for all 16 lanes */
@@ -421,16 +406,16 @@ Test(nw, block_ops_follow_the_index_arithmetic)
     for (int s = 16; s < 31; s++)
         next_of(&k, &w, KOP_BARRIER);
     for (int ty = 0; ty < 16; ty++)
-        expect_mem(step(&k, &w), KOP_LDS_LOAD, ((ty + 1) * 17 + 1) * 4, 4, 4, 0xffff, "out");
+        expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, ((ty + 1) * 17 + 1) * 4, 4, 4, 0xffff, "out");
     for (int ty = 0; ty < 16; ty++)
-        expect_mem(step(&k, &w), KOP_STORE, mat + (blk + 66 + 65 * ty) * 4, 4, 4, 0xffff, "out");
-    cr_expect_eq(step(&k, &w).kind, KOP_EXIT);
+        expect_mem(wlh_step(&k, &w), KOP_STORE, mat + (blk + 66 + 65 * ty) * 4, 4, 4, 0xffff, "out");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
     /* needle_cuda_shared_2 with i = 3 (the first): b_index_x = bx + 1, b_index_y = 3 - bx */
     cr_assert(m.ops->next_kernel(m.self, &k));
     cr_assert(m.ops->next_kernel(m.self, &k));
     cr_expect_str_eq(k.name, "needle_cuda_shared_2");
     cr_expect_eq(k.grid.x, 3);
-    warp_at(&w, &k, 2, 0); /* block (3, 1) */
+    wlh_warp_at(&w, &k, 2, 0); /* block (3, 1) */
     expect_mem(next_of(&k, &w, KOP_LOAD), KOP_LOAD, mat + (65 * 16 + 48) * 4, 4, 4, 1, "nw");
     mw_close(&m);
 }
@@ -493,9 +478,9 @@ Test(btree, table2_tree_and_kernels)
     for (uint32_t q = 0; q < 10000; q += 997) {
         addr_t prev = 0;
         int levels = 0;
-        warp_at(&w, &k, q, 0);
+        wlh_warp_at(&w, &k, q, 0);
         for (int n = 0; n < 1000; n++) {
-            struct kernel_op op = step(&k, &w);
+            struct kernel_op op = wlh_step(&k, &w);
             if (op.kind == KOP_EXIT)
                 break;
             if (op.kind != KOP_LOAD || op.base < kn->base || op.base >= kn->base + kn->size ||
@@ -532,17 +517,17 @@ Test(btree, single_leaf_search_ops)
     for (uint32_t q = 0; q < 8; q++)
         for (uint32_t wi = 0; wi < 8; wi++) {
             struct kernel_warp w;
-            warp_at(&w, &k, q, wi);
+            wlh_warp_at(&w, &k, q, wi);
             /* no loop: currKnode, key, keys[thid] of knode 0, compare */
-            expect_mem(step(&k, &w), KOP_LOAD, cur->base + q * 8, 0, 8, w.nlanes == 64 ? ~0ull :
+            expect_mem(wlh_step(&k, &w), KOP_LOAD, cur->base + q * 8, 0, 8, w.nlanes == 64 ? ~0ull :
                        lanes(0, w.nlanes - 1), "currKnodeD[bid]");
-            expect_mem(step(&k, &w), KOP_LOAD, keys->base + q * 4, 0, 4,
+            expect_mem(wlh_step(&k, &w), KOP_LOAD, keys->base + q * 4, 0, 4,
                        w.nlanes == 64 ? ~0ull : lanes(0, w.nlanes - 1), "keysD[bid]");
-            cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-            struct kernel_op op = step(&k, &w);
+            cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+            struct kernel_op op = wlh_step(&k, &w);
             cr_expect_eq(op.base, kn->base + 2040 + wi * 64 * 4, "keys[thid]");
-            cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-            op = step(&k, &w);
+            cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+            op = wlh_step(&k, &w);
             if (op.kind == KOP_EXIT)
                 continue;
             /* the matching thread t: indices[t], then recordsD[t - 1], then ansD[bid] */
@@ -550,11 +535,11 @@ Test(btree, single_leaf_search_ops)
             unsigned t = wi * 64 + (unsigned)__builtin_ctzll(op.mask);
             cr_expect(t >= 1 && t <= 300, "thread %u", t);
             cr_expect_eq(op.base + (addr_t)(t % 64) * 4, kn->base + 4 + t * 4, "indices[t] %#llx %#llx t %u", (unsigned long long)op.base, (unsigned long long)kn->base, t);
-            op = step(&k, &w);
+            op = wlh_step(&k, &w);
             cr_expect_eq(op.base + (addr_t)(t % 64) * 4, rec->base + (t - 1) * 4, "record");
-            op = step(&k, &w);
+            op = wlh_step(&k, &w);
             cr_expect(op.kind == KOP_STORE && op.base == ans->base + q * 4 && op.stride == 0);
-            cr_expect_eq(step(&k, &w).kind, KOP_EXIT);
+            cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
             found++;
         }
     cr_expect_eq(found, 8, "every key is in the tree: one match per query");
@@ -614,21 +599,21 @@ Test(dwt2d, copy_kernel_ops)
     cr_assert(m.ops->next_kernel(m.self, &k));
     const struct kernel_buf *src = k.args[0].buf;
     struct kernel_warp w;
-    warp_at(&w, &k, 1, 2); /* gX = 256, threads 128..191 */
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-    expect_mem(step(&k, &w), KOP_LOAD, src->base + (192 + 128) * 4, 4, 4, ~0ull, "s[]");
-    expect_mem(step(&k, &w), KOP_LDS_STORE, 128 * 4, 4, 4, ~0ull, "sData");
-    cr_expect_eq(step(&k, &w).kind, KOP_BARRIER);
+    wlh_warp_at(&w, &k, 1, 2); /* gX = 256, threads 128..191 */
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+    expect_mem(wlh_step(&k, &w), KOP_LOAD, src->base + (192 + 128) * 4, 4, 4, ~0ull, "s[]");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 128 * 4, 4, 4, ~0ull, "sData");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
     for (int c = 0; c < 3; c++)
-        expect_mem(step(&k, &w), KOP_LDS_LOAD, 128 * 3 + c, 3, 1, ~0ull, "sData[3x + c]");
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
+        expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 128 * 3 + c, 3, 1, ~0ull, "sData[3x + c]");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
     for (int c = 0; c < 3; c++)
-        expect_mem(step(&k, &w), KOP_STORE, k.args[1 + c].buf->base + (256 + 128) * 4, 4, 4,
+        expect_mem(wlh_step(&k, &w), KOP_STORE, k.args[1 + c].buf->base + (256 + 128) * 4, 4, 4,
                    ~0ull, "d_c[]");
-    cr_expect_eq(step(&k, &w).kind, KOP_EXIT);
-    warp_at(&w, &k, 1, 3); /* threads 192..255: x * 4 >= 768, no source load */
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
-    cr_expect_eq(step(&k, &w).kind, KOP_BARRIER);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
+    wlh_warp_at(&w, &k, 1, 3); /* threads 192..255: x * 4 >= 768, no source load */
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
     mw_close(&m);
 }
 
@@ -641,32 +626,32 @@ Test(dwt2d, fdwt53_column_and_writer_ops)
     cr_assert(m.ops->next_kernel(m.self, &k)); /* c_r, level 1: 4096 x 4096 */
     const struct kernel_buf *in = k.args[0].buf, *out = k.args[1].buf;
     struct kernel_warp w;
-    warp_at(&w, &k, 22 + 1, 0); /* block (1, 1): columns 192.., firstY = 280 */
-    cr_expect_eq(step(&k, &w).kind, KOP_ALU);
+    wlh_warp_at(&w, &k, 22 + 1, 0); /* block (1, 1): columns 192.., firstY = 280 */
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
     for (int j = 0; j < 3; j++) { /* rows 278, 279, 280 of columns 192 + tid */
-        struct kernel_op op = step(&k, &w);
+        struct kernel_op op = wlh_step(&k, &w);
         cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask == ~0ull);
         cr_expect_eq(w.lane_addr[0], in->base + ((278ull + j) * 4096 + 192) * 4);
         cr_expect_eq(w.lane_addr[63], in->base + ((278ull + j) * 4096 + 255) * 4);
     }
-    struct kernel_op op = step(&k, &w); /* boundary columns 384, 190, 191 */
+    struct kernel_op op = wlh_step(&k, &w); /* boundary columns 384, 190, 191 */
     cr_expect(op.kind == KOP_LOAD && op.mask == 7);
     cr_expect_eq(w.lane_addr[0], in->base + (278ull * 4096 + 384) * 4);
     cr_expect_eq(w.lane_addr[1], in->base + (278ull * 4096 + 190) * 4);
     cr_expect_eq(w.lane_addr[2], in->base + (278ull * 4096 + 191) * 4);
-    step(&k, &w);
-    step(&k, &w);
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
     /* window 0: the kept pixels into buffer rows 0..2 (column offset (tid + 2) / 2
      * + odd x 1104, vertical stride 98), then rows 281..288 */
-    op = step(&k, &w);
+    op = wlh_step(&k, &w);
     cr_expect(op.kind == KOP_LDS_STORE && op.lanes && op.mask == ~0ull);
     cr_expect_eq(w.lane_addr[0], 1 * 4);
     cr_expect_eq(w.lane_addr[1], (1 + 1104) * 4);
-    step(&k, &w);
-    op = step(&k, &w);
+    wlh_step(&k, &w);
+    op = wlh_step(&k, &w);
     cr_expect_eq(w.lane_addr[2], (2 + 2 * 98) * 4);
     for (int j = 0; j < 8; j++) {
-        op = step(&k, &w);
+        op = wlh_step(&k, &w);
         cr_expect(op.kind == KOP_LOAD && op.mask == ~0ull);
         cr_expect_eq(w.lane_addr[5], in->base + ((281ull + j) * 4096 + 197) * 4);
     }
@@ -679,15 +664,15 @@ Test(dwt2d, fdwt53_column_and_writer_ops)
     op = next_of(&k, &w, KOP_STORE); /* row 281: LH band */
     cr_expect_eq(w.lane_addr[0], out->base + (2ull * 2048 * 2048 + 140 * 2048 + 96) * 4);
     /* warp 1: threads 64..95 write low columns, 96..127 high (HL) columns 0..31 */
-    warp_at(&w, &k, 22 + 1, 1);
+    wlh_warp_at(&w, &k, 22 + 1, 1);
     op = next_of(&k, &w, KOP_STORE);
     cr_expect_eq(w.lane_addr[0], out->base + (140ull * 2048 + 96 + 64) * 4);
     cr_expect_eq(w.lane_addr[32], out->base + (2048ull * 2048 + 140 * 2048 + 96) * 4);
     /* the last block column (21: columns 4032..4223) writes only x < 4096 */
-    warp_at(&w, &k, 21, 0);
+    wlh_warp_at(&w, &k, 21, 0);
     op = next_of(&k, &w, KOP_STORE);
     cr_expect_eq(op.mask, lanes(0, 31)); /* even columns 4032 + 2 tid: only tid < 32 */
-    warp_at(&w, &k, 21, 1);
+    wlh_warp_at(&w, &k, 21, 1);
     op = next_of(&k, &w, KOP_STORE); /* tid 64..95: x = 4160.. > 4096: none; 96..: odd 4033.. */
     cr_expect_eq(op.mask, lanes(32, 63));
     mw_close(&m);

@@ -1,0 +1,22 @@
+/*
+ * wl_harness.c -- see wl_harness.h.
+ */
+#include "wl_harness.h"
+
+#include <string.h>
+
+void wlh_warp_at(struct kernel_warp *w, const struct kernel *k, uint32_t wg, uint32_t warp)
+{
+    *w = (struct kernel_warp){.k = k, .wg = wg, .warp = warp, .warp_size = 64};
+    w->wg_id = (struct kernel_dim){wg % k->grid.x, wg / k->grid.x % k->grid.y,
+                                   wg / (k->grid.x * k->grid.y)};
+    w->nlanes = (uint32_t)min_u64(64, kernel_wg_threads(k) - warp * 64);
+}
+
+struct kernel_op wlh_step(const struct kernel *k, struct kernel_warp *w)
+{
+    struct kernel_op op;
+    memset(&op, 0, sizeof op);
+    k->next(k, w, &op);
+    return op;
+}
