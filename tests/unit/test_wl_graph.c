@@ -340,40 +340,21 @@ Test(wl_graph, gen_uniform)
 
 /* ---- generators driven directly ----------------------------------------------- */
 
-struct gw {
-    struct cfg cfg;
-    struct wl_env env;
-    const struct wl_ops *ops;
-    void *self;
-    struct err e;
-};
-
-static void *gw_try(struct gw *m, const struct wl_ops *ops, const char *ini)
+static void *gw_try(struct wlh *m, const struct wl_ops *ops, const char *ini)
 {
-    memset(m, 0, sizeof *m);
-    m->ops = ops;
-    wl_env_init(&m->env, 4096, 64, 2, 4, 1);
-    cr_assert_eq(tcfg_load(&m->cfg, "workload", ops->keys, NULL, ini, &m->e), 0, "%s", m->e.msg);
-    m->self = ops->create(&m->env, cfg_sec(&m->cfg, "workload"), &m->e);
-    return m->self;
+    return wlh_try(m, ops, ini, 2, 4);
 }
 
-static void gw_open(struct gw *m, const struct wl_ops *ops, const char *ini)
+static void gw_open(struct wlh *m, const struct wl_ops *ops, const char *ini)
 {
     cr_assert_not_null(gw_try(m, ops, ini), "%s", m->e.msg);
 }
 
-static void gw_close(struct gw *m)
-{
-    if (m->self)
-        m->ops->destroy(m->self);
-    wl_env_free(&m->env);
-    cfg_free(&m->cfg);
-}
+static void gw_close(struct wlh *m) { wlh_close(m); }
 
 static void gw_error(const struct wl_ops *ops, const char *ini, const char *want)
 {
-    struct gw m;
+    struct wlh m;
     cr_expect_null(gw_try(&m, ops, ini), "accepted %s", ini);
     cr_expect_str_eq(m.e.msg, want);
     gw_close(&m);
@@ -410,7 +391,7 @@ static void rodinia_csr(struct graph *c, uint32_t n)
 
 Test(wl_graph, bfs_ops_level0)
 {
-    struct gw m;
+    struct wlh m;
     gw_open(&m, &wl_bfs, "[workload]\nnodes = 1000\n");
     struct graph c;
     rodinia_csr(&c, 1000);
@@ -492,7 +473,7 @@ Test(wl_graph, bfs_ops_level0)
 
 Test(wl_graph, fw_ops)
 {
-    struct gw m;
+    struct wlh m;
     gw_open(&m, &wl_fw, "[workload]\nnodes = 100\narcs = 3000\n");
     struct kernel k;
     for (int i = 0; i < 3; i++) /* pivot k = 2 */
@@ -536,7 +517,7 @@ Test(wl_graph, fw_ops)
 
 Test(wl_graph, sssp_ops)
 {
-    struct gw m;
+    struct wlh m;
     gw_open(&m, &wl_sssp, "[workload]\nnodes = 300\n");
     struct kernel k;
     const char *names[] = {"vector_init", "vector_assign", "spmv_min_dot_plus_kernel",
@@ -581,7 +562,7 @@ Test(wl_graph, sssp_ops)
 
 Test(wl_graph, color_ops_round1)
 {
-    struct gw m;
+    struct wlh m;
     gw_open(&m, &wl_color, "[workload]\nnodes = 300\n");
     struct kernel k;
     cr_assert(m.ops->next_kernel(m.self, &k));

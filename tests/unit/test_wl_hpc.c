@@ -72,43 +72,21 @@ static void run_small(const struct wl_ops *w, const char *extra, uint64_t kernel
 
 /* ---- generator helpers ---- */
 
-struct gen {
-    struct cfg cfg;
-    struct wl_env env;
-    const struct wl_ops *ops;
-    void *self;
-    struct err e;
-};
-
-static void *gen_try(struct gen *g, const struct wl_ops *w, const char *ini)
+static void *gen_try(struct wlh *g, const struct wl_ops *w, const char *ini)
 {
-    memset(g, 0, sizeof *g);
-    g->ops = w;
-    cfg_init(&g->cfg);
-    cfg_define(&g->cfg, "workload", NULL, w->keys, NULL);
-    cr_assert_eq(cfg_load_string(&g->cfg, "t.ini", ini ? ini : "", &g->e), 0, "%s", g->e.msg);
-    cr_assert_eq(cfg_resolve(&g->cfg, &g->e), 0, "%s", g->e.msg);
-    wl_env_init(&g->env, 4096, 64, 4, 240, 1);
-    g->self = w->create(&g->env, cfg_sec(&g->cfg, "workload"), &g->e);
-    return g->self;
+    return wlh_try(g, w, ini, 4, 240);
 }
 
-static void gen_open(struct gen *g, const struct wl_ops *w, const char *ini)
+static void gen_open(struct wlh *g, const struct wl_ops *w, const char *ini)
 {
     cr_assert_not_null(gen_try(g, w, ini), "%s", g->e.msg);
 }
 
-static void gen_close(struct gen *g)
-{
-    if (g->self)
-        g->ops->destroy(g->self);
-    wl_env_free(&g->env);
-    cfg_free(&g->cfg);
-}
+static void gen_close(struct wlh *g) { wlh_close(g); }
 
 static void expect_error(const struct wl_ops *w, const char *ini, const char *want)
 {
-    struct gen g;
+    struct wlh g;
     cr_expect_null(gen_try(&g, w, ini), "accepted: %s", ini);
     cr_expect_str_eq(g.e.msg, want);
     gen_close(&g);
@@ -126,7 +104,7 @@ static struct kernel_op step_mem(const struct kernel *k, struct kernel_warp *w)
 
 static uint64_t count_kernels(const struct wl_ops *w, const char *ini)
 {
-    struct gen g;
+    struct wlh g;
     gen_open(&g, w, ini);
     struct kernel k;
     uint64_t n = 0;
@@ -219,7 +197,7 @@ static void expect_lane(const struct kernel_warp *w, unsigned lane, addr_t want,
                  (unsigned long long)w->lane_addr[lane], (unsigned long long)want);
 }
 
-static void kernel_n(struct gen *g, struct kernel *k, unsigned n)
+static void kernel_n(struct wlh *g, struct kernel *k, unsigned n)
 {
     for (unsigned i = 0; i <= n; i++)
         cr_assert(g->ops->next_kernel(g->self, k), "kernel %u", i);
@@ -230,7 +208,7 @@ static void kernel_n(struct gen *g, struct kernel *k, unsigned n)
 Test(wl_hpc, babelstream_table2_sequence)
 {
     cr_expect_eq(count_kernels(&wl_babelstream, NULL), 1 + 5 * 100);
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_babelstream, NULL);
     cr_expect_eq(wl_footprint(&g.env), 3 * 524288 * 8 + 256 * 8);
     static const char *const names[] = {"init_kernel", "copy_kernel",  "mul_kernel",
@@ -266,7 +244,7 @@ Test(wl_hpc, babelstream_table2_sequence)
 
 Test(wl_hpc, babelstream_ops)
 {
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_babelstream, NULL);
     struct kernel k;
     kernel_n(&g, &k, 3); /* add_kernel */
@@ -358,14 +336,14 @@ Test(wl_hpc, babelstream_errors)
     expect_error(&wl_babelstream, "[workload]\nn = 960\ntbsize = 96\n",
                  "t.ini:3: [workload] tbsize = 96: must be a power of two and a multiple of the "
                  "warp size (64)");
-    struct gen g;
+    struct wlh g;
     cr_expect_null(gen_try(&g, &wl_babelstream, NULL) ? NULL : NULL);
     gen_close(&g);
 }
 
 Test(wl_hpc, babelstream_float)
 {
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_babelstream, "[workload]\ntype = float\nn = 2048\n");
     cr_expect_eq(wl_footprint(&g.env), 3 * 2048 * 4 + 256 * 4);
     gen_close(&g);
@@ -381,7 +359,7 @@ Test(wl_hpc, lulesh_kernel_count)
     cr_expect_eq(count_kernels(&wl_lulesh, "[workload]\nsize = 2\nstoptime = 2.5e-7\n"
                                            "iterations = 100\n"),
                  29 * 3);
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_lulesh, NULL);
     cr_expect_eq(wl_footprint(&g.env), 112ull * 97336 + 1004ull * 91125 + 12 * 2116 + 16 * 356);
     gen_close(&g);
@@ -389,7 +367,7 @@ Test(wl_hpc, lulesh_kernel_count)
 
 Test(wl_hpc, lulesh_nodelist_gather)
 {
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
     struct kernel k;
     kernel_n(&g, &k, 1);
@@ -439,7 +417,7 @@ Test(wl_hpc, lulesh_nodelist_gather)
 
 Test(wl_hpc, lulesh_corner_gather_and_neighbours)
 {
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
     struct kernel k;
     kernel_n(&g, &k, 2);
@@ -495,7 +473,7 @@ Test(wl_hpc, lulesh_corner_gather_and_neighbours)
 
 Test(wl_hpc, lulesh_same_pattern_and_errors)
 {
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
     struct kernel k;
     kernel_n(&g, &k, 0);
@@ -526,7 +504,7 @@ Test(wl_hpc, pennant_kernel_count)
                  1 + 5 * 6);
     cr_expect_eq(count_kernels(&wl_pennant, "[workload]\nnzx = 4\nnzy = 4\ncstop = 4\n"),
                  1 + 5 * 4);
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_pennant, NULL);
     /* 40 x 40: 1641 points, 1600 zones, 6360 sides, 25 zone chunks */
     cr_expect_eq(wl_footprint(&g.env), 96 * 6360 + 84 * 1641 + 96 * 1600 + 8 * 25);
@@ -538,7 +516,7 @@ Test(wl_hpc, pennant_kernel_count)
 
 Test(wl_hpc, pennant_mesh_and_ops)
 {
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_pennant, "[workload]\nnzx = 8\nnzy = 6\n");
     struct kernel k;
     kernel_n(&g, &k, 0);
@@ -621,7 +599,7 @@ Test(wl_hpc, hacc_kernel_count)
     /* 512 particles halved at the median down to 8 per leaf: 64 leaves, 2 steps */
     cr_expect_eq(count_kernels(&wl_hacc, NULL), 2 * 64);
     cr_expect_eq(count_kernels(&wl_hacc, "[workload]\nnp = 1000\nsteps = 3\nleaf = 100\n"), 3 * 16);
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_hacc, NULL);
     /* 7 arrays of 512 floats and 5792 list entries (seed 1) */
     cr_expect_eq(wl_footprint(&g.env), 28 * 512 + 4 * 5792);
@@ -630,7 +608,7 @@ Test(wl_hpc, hacc_kernel_count)
 
 Test(wl_hpc, hacc_ops)
 {
-    struct gen g;
+    struct wlh g;
     gen_open(&g, &wl_hacc, "[workload]\nnp = 8\nleaf = 4\nrmax = 1\n");
     cr_expect_eq(wl_footprint(&g.env), 28 * 8 + 4 * 16);
     struct kernel k;

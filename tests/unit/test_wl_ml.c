@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "machine.h"
+#include "wl_harness.h"
 #include "test_util.h"
 #include "workload/deepbench/mlk.h"
 
@@ -134,53 +135,34 @@ Test(wl_ml, cnn_runs)
 
 /* ---- generators driven directly --------------------------------------------- */
 
-struct mw {
-    struct cfg cfg;
-    struct wl_env env;
-    const struct wl_ops *ops;
-    void *self;
-    struct err e;
-};
-
-static void *mw_try(struct mw *m, const struct wl_ops *ops, const char *ini)
+static void *mw_try(struct wlh *m, const struct wl_ops *ops, const char *ini)
 {
-    memset(m, 0, sizeof *m);
-    m->ops = ops;
-    wl_env_init(&m->env, 4096, 64, 4, 240, 1);
-    cr_assert_eq(tcfg_load(&m->cfg, "workload", ops->keys, NULL, ini, &m->e), 0, "%s", m->e.msg);
-    m->self = ops->create(&m->env, cfg_sec(&m->cfg, "workload"), &m->e);
-    return m->self;
+    return wlh_try(m, ops, ini, 4, 240);
 }
 
-static void mw_open(struct mw *m, const struct wl_ops *ops, const char *ini)
+static void mw_open(struct wlh *m, const struct wl_ops *ops, const char *ini)
 {
     cr_assert_not_null(mw_try(m, ops, ini), "%s", m->e.msg);
 }
 
-static void mw_close(struct mw *m)
-{
-    if (m->self)
-        m->ops->destroy(m->self);
-    wl_env_free(&m->env);
-    cfg_free(&m->cfg);
-}
+static void mw_close(struct wlh *m) { wlh_close(m); }
 
 static void mw_expect_error(const struct wl_ops *ops, const char *ini, const char *want)
 {
-    struct mw m;
+    struct wlh m;
     cr_expect_null(mw_try(&m, ops, ini), "accepted: %s", ini);
     cr_expect_str_eq(m.e.msg, want);
     mw_close(&m);
 }
 
 /* Kernel number i (from 0) of the workload. */
-static void mw_kernel_at(struct mw *m, unsigned i, struct kernel *k)
+static void mw_kernel_at(struct wlh *m, unsigned i, struct kernel *k)
 {
     for (unsigned j = 0; j <= i; j++)
         cr_assert(m->ops->next_kernel(m->self, k), "no kernel %u", j);
 }
 
-static const struct kernel_buf *buf(const struct mw *m, const char *name)
+static const struct kernel_buf *buf(const struct wlh *m, const char *name)
 {
     for (size_t i = 0; i < m->env.nbufs; i++)
         if (!strcmp(m->env.bufs[i]->name, name))
@@ -249,7 +231,7 @@ static struct trace tr;
 
 Test(wl_ml, lstm_gemm_wx_ops)
 {
-    struct mw m;
+    struct wlh m;
     struct kernel k;
     mw_open(&m, &wl_rnn_lstm_small, NULL); /* Table II: BS 4, TS 2, H 256 */
     mw_kernel_at(&m, 4, &k);               /* step 1, rnn_gemm_wx */
@@ -311,7 +293,7 @@ Test(wl_ml, lstm_gemm_wx_ops)
 
 Test(wl_ml, lstm_gemm_rh_ops)
 {
-    struct mw m;
+    struct wlh m;
     struct kernel k;
     mw_open(&m, &wl_rnn_lstm_large, NULL); /* BS 16, TS 4, H 512 */
     mw_kernel_at(&m, 1, &k);               /* step 0: h_{-1} = hx */
@@ -345,7 +327,7 @@ Test(wl_ml, lstm_gemm_rh_ops)
 
 Test(wl_ml, lstm_elementwise_ops)
 {
-    struct mw m;
+    struct wlh m;
     struct kernel k;
     mw_open(&m, &wl_rnn_lstm_small, NULL);
     mw_kernel_at(&m, 6, &k); /* step 1: lstm_act */
@@ -389,7 +371,7 @@ Test(wl_ml, lstm_elementwise_ops)
 
 Test(wl_ml, gru_elementwise_ops)
 {
-    struct mw m;
+    struct wlh m;
     struct kernel k;
     /* H = 48: a warp's 64 elements straddle two rows (lane addresses) */
     mw_open(&m, &wl_rnn_gru_small, "[workload]\nhidden = 48\n");
@@ -425,7 +407,7 @@ Test(wl_ml, gru_elementwise_ops)
 
 Test(wl_ml, conv_ops)
 {
-    struct mw m;
+    struct wlh m;
     struct kernel k;
     mw_open(&m, &wl_cnn, NULL);
     mw_kernel_at(&m, 0, &k);
@@ -503,7 +485,7 @@ Test(wl_ml, conv_ops)
 
 Test(wl_ml, pool_and_fc_ops)
 {
-    struct mw m;
+    struct wlh m;
     struct kernel k;
     mw_open(&m, &wl_cnn, NULL);
     mw_kernel_at(&m, 1, &k);
@@ -577,7 +559,7 @@ Test(wl_ml, table2_sizes)
     cr_expect_eq(fp[2], 2162688);
     cr_expect_eq(fp[4], 16297248);
     for (unsigned i = 0; i < 5; i++) {
-        struct mw m;
+        struct wlh m;
         struct kernel k;
         mw_open(&m, want[i].w, NULL);
         unsigned n = 0;

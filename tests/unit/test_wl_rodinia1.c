@@ -99,41 +99,22 @@ Test(rodinia1, lud_small_runs)
 
 /* ---- driving the generators directly ------------------------------------- */
 
-struct gw {
-    struct cfg cfg;
-    struct wl_env env;
-    const struct wl_ops *ops;
-    void *self;
-    struct err e;
-};
-
 /* Create w from [workload] INI text on a 4-chiplet machine with 64-lane warps. */
-static void *gw_try(struct gw *g, const struct wl_ops *w, const char *ini)
+static void *gw_try(struct wlh *g, const struct wl_ops *w, const char *ini)
 {
-    memset(g, 0, sizeof *g);
-    g->ops = w;
-    wl_env_init(&g->env, 4096, 64, 4, 240, 1);
-    cr_assert_eq(tcfg_load(&g->cfg, "workload", w->keys, NULL, ini, &g->e), 0, "%s", g->e.msg);
-    g->self = w->create(&g->env, cfg_sec(&g->cfg, "workload"), &g->e);
-    return g->self;
+    return wlh_try(g, w, ini, 4, 240);
 }
 
-static void gw_open(struct gw *g, const struct wl_ops *w, const char *ini)
+static void gw_open(struct wlh *g, const struct wl_ops *w, const char *ini)
 {
     cr_assert_not_null(gw_try(g, w, ini), "%s", g->e.msg);
 }
 
-static void gw_close(struct gw *g)
-{
-    if (g->self)
-        g->ops->destroy(g->self);
-    wl_env_free(&g->env);
-    cfg_free(&g->cfg);
-}
+static void gw_close(struct wlh *g) { wlh_close(g); }
 
 static void expect_error(const struct wl_ops *w, const char *ini, const char *want)
 {
-    struct gw g;
+    struct wlh g;
     memset(&g, 0, sizeof g);
     g.ops = w;
     wl_env_init(&g.env, 4096, 64, 4, 240, 1);
@@ -147,13 +128,13 @@ static void expect_error(const struct wl_ops *w, const char *ini, const char *wa
 }
 
 /* Kernel number n (from 0) of the workload. */
-static void gw_kernel(struct gw *g, unsigned n, struct kernel *k)
+static void gw_kernel(struct wlh *g, unsigned n, struct kernel *k)
 {
     for (unsigned i = 0; i <= n; i++)
         cr_assert(g->ops->next_kernel(g->self, k), "no kernel %u", i);
 }
 
-static unsigned gw_count(struct gw *g)
+static unsigned gw_count(struct wlh *g)
 {
     struct kernel k;
     unsigned n = 0;
@@ -259,7 +240,7 @@ Test(rodinia1, ops_tables)
 
 Test(rodinia1, backprop_table2_kernels_and_footprint)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_backprop, NULL);
     /* in = 65536: 4(in+1) + 4 x 17 + 2 x 4 x 17(in+1) + 4 x 16 x in/16 + 4 x 17 */
     cr_expect_eq(wl_footprint(&g.env), 9437460);
@@ -269,7 +250,7 @@ Test(rodinia1, backprop_table2_kernels_and_footprint)
 
 Test(rodinia1, backprop_forward_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_backprop, "[workload]\nlayer_size = 1024\n");
     struct kernel k;
     gw_kernel(&g, 0, &k);
@@ -342,7 +323,7 @@ Test(rodinia1, backprop_forward_ops)
 
 Test(rodinia1, backprop_adjust_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_backprop, "[workload]\nlayer_size = 1024\n");
     struct kernel k;
     gw_kernel(&g, 1, &k);
@@ -415,7 +396,7 @@ Test(rodinia1, backprop_errors)
 
 Test(rodinia1, gaussian_table2_kernels_and_footprint)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_gaussian, NULL);
     cr_expect_eq(wl_footprint(&g.env), 2 * 4 * 256 * 256 + 4 * 256);
     cr_expect_eq(gw_count(&g), 2 * (256 - 1));
@@ -424,7 +405,7 @@ Test(rodinia1, gaussian_table2_kernels_and_footprint)
 
 Test(rodinia1, gaussian_fan1_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_gaussian, "[workload]\nsize = 30\n");
     struct kernel k;
     gw_kernel(&g, 6, &k); /* Fan1 of t = 3 */
@@ -462,7 +443,7 @@ Test(rodinia1, gaussian_fan1_ops)
 
 Test(rodinia1, gaussian_fan2_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_gaussian, "[workload]\nsize = 30\n");
     struct kernel k;
     gw_kernel(&g, 7, &k); /* Fan2 of t = 3 */
@@ -531,7 +512,7 @@ Test(rodinia1, gaussian_errors)
 
 Test(rodinia1, hotspot_table2_kernels_and_footprint)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_hotspot, NULL);
     cr_expect_eq(wl_footprint(&g.env), 3 * 4 * 512 * 512);
     cr_expect_eq(gw_count(&g), 10); /* ceil(20 / 2) */
@@ -553,7 +534,7 @@ static unsigned rows_of(struct kernel_range *v, addr_t base, uint64_t n, uint64_
 
 Test(rodinia1, hotspot_kernels)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_hotspot, "[workload]\ngrid = 64\niterations = 5\n");
     struct kernel k[3];
     for (int i = 0; i < 3; i++) {
@@ -579,7 +560,7 @@ Test(rodinia1, hotspot_kernels)
 
 Test(rodinia1, hotspot_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_hotspot, "[workload]\ngrid = 64\niterations = 5\n");
     struct kernel k;
     gw_kernel(&g, 0, &k);
@@ -652,7 +633,7 @@ Test(rodinia1, hotspot_errors)
 
 Test(rodinia1, hotspot3d_table2_kernels_and_footprint)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_hotspot3d, NULL);
     cr_expect_eq(wl_footprint(&g.env), 3ull * 4 * 512 * 512 * 8);
     cr_expect_eq(gw_count(&g), 20);
@@ -661,7 +642,7 @@ Test(rodinia1, hotspot3d_table2_kernels_and_footprint)
 
 Test(rodinia1, hotspot3d_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_hotspot3d, "[workload]\ngrid = 64\nlayers = 4\niterations = 2\n");
     struct kernel k, k1;
     gw_kernel(&g, 0, &k);
@@ -735,7 +716,7 @@ Test(rodinia1, hotspot3d_ops)
 
 Test(rodinia1, hotspot3d_ranges_rows_and_coarse)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_hotspot3d, "[workload]\ngrid = 128\nlayers = 2\n");
     struct kernel k;
     gw_kernel(&g, 0, &k);
@@ -781,7 +762,7 @@ Test(rodinia1, hotspot3d_errors)
 
 Test(rodinia1, lud_table2_kernels_and_footprint)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_lud, NULL);
     cr_expect_eq(wl_footprint(&g.env), 4 * 512 * 512);
     cr_expect_eq(gw_count(&g), 3 * (512 / 16 - 1) + 1);
@@ -790,7 +771,7 @@ Test(rodinia1, lud_table2_kernels_and_footprint)
 
 Test(rodinia1, lud_kernel_sequence)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_lud, "[workload]\nsize = 64\n");
     struct kernel k;
     for (unsigned s = 0; s < 3; s++) {
@@ -814,7 +795,7 @@ Test(rodinia1, lud_kernel_sequence)
 
 Test(rodinia1, lud_diagonal_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_lud, "[workload]\nsize = 64\n");
     struct kernel k;
     gw_kernel(&g, 3, &k); /* offset 16 */
@@ -884,7 +865,7 @@ Test(rodinia1, lud_diagonal_ops)
 
 Test(rodinia1, lud_perimeter_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_lud, "[workload]\nsize = 64\n");
     struct kernel k;
     gw_kernel(&g, 4, &k); /* offset 16, 2 work-groups */
@@ -968,7 +949,7 @@ Test(rodinia1, lud_perimeter_ops)
 
 Test(rodinia1, lud_internal_ops)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_lud, "[workload]\nsize = 64\n");
     struct kernel k;
     gw_kernel(&g, 2, &k); /* offset 0, 3 x 3 work-groups */
@@ -1037,7 +1018,7 @@ Test(rodinia1, small_sizes_run_with_32_lane_warps)
 /* A range list longer than the caller's maximum is reported as unknown. */
 Test(rodinia1, too_many_ranges_is_unknown)
 {
-    struct gw g;
+    struct wlh g;
     gw_open(&g, &wl_hotspot3d, "[workload]\ngrid = 128\nlayers = 100\n");
     struct kernel k;
     gw_kernel(&g, 0, &k);

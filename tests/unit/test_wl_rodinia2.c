@@ -22,43 +22,23 @@ extern const struct wl_ops wl_btree, wl_dwt2d, wl_nw, wl_pathfinder, wl_srad_v2;
 
 /* ---- harness ------------------------------------------------------------ */
 
-struct mw {
-    struct cfg cfg;
-    struct wl_env env;
-    const struct wl_ops *ops;
-    void *self;
-    struct err e;
-};
-
-static void *mw_try(struct mw *m, const struct wl_ops *ops, const char *ini)
+static void *mw_try(struct wlh *m, const struct wl_ops *ops, const char *ini)
 {
-    memset(m, 0, sizeof *m);
-    m->ops = ops;
-    wl_env_init(&m->env, 4096, 64, 4, 240, 1);
     char full[2048];
     snprintf(full, sizeof full, "[workload]\n%s", ini ? ini : "");
-    if (tcfg_load(&m->cfg, "workload", ops->keys, NULL, full, &m->e))
-        return NULL;
-    m->self = ops->create(&m->env, cfg_sec(&m->cfg, "workload"), &m->e);
-    return m->self;
+    return wlh_try(m, ops, full, 4, 240);
 }
 
-static void mw_open(struct mw *m, const struct wl_ops *ops, const char *ini)
+static void mw_open(struct wlh *m, const struct wl_ops *ops, const char *ini)
 {
     cr_assert_not_null(mw_try(m, ops, ini), "%s", m->e.msg);
 }
 
-static void mw_close(struct mw *m)
-{
-    if (m->self)
-        m->ops->destroy(m->self);
-    wl_env_free(&m->env);
-    cfg_free(&m->cfg);
-}
+static void mw_close(struct wlh *m) { wlh_close(m); }
 
 static void expect_error(const struct wl_ops *ops, const char *ini, const char *want)
 {
-    struct mw m;
+    struct wlh m;
     cr_expect_null(mw_try(&m, ops, ini), "accepted: %s", ini);
     cr_expect_str_eq(m.e.msg, want);
     mw_close(&m);
@@ -144,7 +124,7 @@ Test(pathfinder, small_runs_clean_under_every_scheme)
 
 Test(pathfinder, table2_kernels_and_footprint)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_pathfinder, NULL);
     cr_expect_eq(wl_footprint(&m.env), 101ull * 200000 * 4);
     struct kernel k;
@@ -167,7 +147,7 @@ Test(pathfinder, table2_kernels_and_footprint)
 
 Test(pathfinder, first_warp_ops_follow_the_index_arithmetic)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_pathfinder, "cols = 4096\nrows = 21\npyramid_height = 4\n");
     struct kernel k;
     cr_assert(m.ops->next_kernel(m.self, &k));
@@ -229,7 +209,7 @@ Test(srad_v2, small_runs_clean_under_every_scheme)
 
 Test(srad_v2, table2_kernels_args_and_footprint)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_srad_v2, NULL);
     cr_expect_eq(wl_footprint(&m.env), 6ull * 2048 * 2048 * 4);
     struct kernel k;
@@ -271,7 +251,7 @@ static int64_t s1_n0(unsigned tx, unsigned ty) { (void)ty; return 16 + tx; }
 
 Test(srad_v2, srad1_first_block_row_loads)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_srad_v2, "rows = 64\ncols = 64\nr2 = 15\nc2 = 15\n");
     struct kernel k;
     cr_assert(m.ops->next_kernel(m.self, &k));
@@ -340,7 +320,7 @@ Test(nw, small_runs_clean_under_every_scheme)
 
 Test(nw, table2_kernel_sequence_and_footprint)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_nw, NULL);
     cr_expect_eq(wl_footprint(&m.env), 2ull * 8193 * 8193 * 4);
     struct kernel k;
@@ -362,7 +342,7 @@ Test(nw, table2_kernel_sequence_and_footprint)
 
 Test(nw, block_ops_follow_the_index_arithmetic)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_nw, "n = 64\n");
     struct kernel k;
     for (int i = 0; i < 3; i++) /* needle_cuda_shared_1 with i = 3 */
@@ -438,7 +418,7 @@ static const struct kernel_buf *buf_named(const struct wl_env *env, const char *
 
 Test(btree, small_runs_clean_under_every_scheme)
 {
-    struct mw m; /* the same tree as the machine builds (same seed) */
+    struct wlh m; /* the same tree as the machine builds (same seed) */
     mw_open(&m, &wl_btree, "keys = 20000\norder = 64\nk_count = 48\nj_count = 24\n"
                            "j_range = 500\n");
     uint64_t nodes = buf_named(&m.env, "knodesD")->size;
@@ -451,7 +431,7 @@ Test(btree, small_runs_clean_under_every_scheme)
 
 Test(btree, table2_tree_and_kernels)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_btree, NULL);
     const struct kernel_buf *kn = buf_named(&m.env, "knodesD");
     cr_expect_eq(kn->size % 4084, 0);
@@ -503,7 +483,7 @@ Test(btree, table2_tree_and_kernels)
 /* A tree that is one leaf: key i sits at knode keys[i + 1] and is record i. */
 Test(btree, single_leaf_search_ops)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_btree, "keys = 300\nk_count = 8\nj_count = 4\nj_range = 10\n");
     const struct kernel_buf *kn = buf_named(&m.env, "knodesD");
     const struct kernel_buf *rec = buf_named(&m.env, "recordsD");
@@ -563,7 +543,7 @@ Test(dwt2d, small_runs_clean_under_every_scheme)
 
 Test(dwt2d, table2_kernel_sequence_and_footprint)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_dwt2d, NULL);
     cr_expect_eq(wl_footprint(&m.env), 7ull * 4096 * 4096 * 4 + 4096ull * 4096 * 3);
     struct kernel k;
@@ -593,7 +573,7 @@ Test(dwt2d, table2_kernel_sequence_and_footprint)
 
 Test(dwt2d, copy_kernel_ops)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_dwt2d, "width = 64\nheight = 64\nlevels = 2\n");
     struct kernel k;
     cr_assert(m.ops->next_kernel(m.self, &k));
@@ -619,7 +599,7 @@ Test(dwt2d, copy_kernel_ops)
 
 Test(dwt2d, fdwt53_column_and_writer_ops)
 {
-    struct mw m;
+    struct wlh m;
     mw_open(&m, &wl_dwt2d, NULL);
     struct kernel k;
     cr_assert(m.ops->next_kernel(m.self, &k));

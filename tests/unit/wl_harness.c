@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "test_util.h"
+
 void wlh_warp_at(struct kernel_warp *w, const struct kernel *k, uint32_t wg, uint32_t warp)
 {
     *w = (struct kernel_warp){.k = k, .wg = wg, .warp = warp, .warp_size = 64};
@@ -19,4 +21,24 @@ struct kernel_op wlh_step(const struct kernel *k, struct kernel_warp *w)
     memset(&op, 0, sizeof op);
     k->next(k, w, &op);
     return op;
+}
+
+void *wlh_try(struct wlh *h, const struct wl_ops *w, const char *ini, unsigned nch,
+              unsigned ncus)
+{
+    memset(h, 0, sizeof *h);
+    h->ops = w;
+    wl_env_init(&h->env, 4096, 64, nch, ncus, 1);
+    if (tcfg_load(&h->cfg, "workload", w->keys, NULL, ini, &h->e))
+        return NULL;
+    h->self = w->create(&h->env, cfg_sec(&h->cfg, "workload"), &h->e);
+    return h->self;
+}
+
+void wlh_close(struct wlh *h)
+{
+    if (h->self)
+        h->ops->destroy(h->self);
+    wl_env_free(&h->env);
+    cfg_free(&h->cfg);
 }
