@@ -226,11 +226,29 @@ static void evict_wb_done(struct sim *s, struct req *ch, void *obj)
     sim_progress(s);
 }
 
+static int64_t mshr_find(const struct cache *c, uint64_t li);
+
+/* A dirty line evicted while its own fill is in flight (a write-validated
+ * line fetching its other bytes): the fill was read below before this
+ * write-back arrives there, so it would bring old data for the dirty words;
+ * the MSHR keeps their versions and the fill takes them. */
+static void save_for_fill(struct cache *c, int64_t l)
+{
+    int64_t m = mshr_find(c, c->line[l].tag);
+    if (m < 0 || !c->wver)
+        return;
+    struct cache_mshr *x = &c->mshr[m];
+    uint32_t wm = word_mask(c->line[l].dirty);
+    copy_word_versions(c, x->saved_ver, cache_line_versions(c, l), wm);
+    x->saved_words |= wm;
+}
+
 static void evict(struct sim *s, struct cache *c, size_t set, uint32_t way)
 {
     int64_t l = (int64_t)(set * c->p.ways + way);
     c->st.evictions++;
     if (way_dirty(c, set, way)) {
+        save_for_fill(c, l);
         struct req *ch = wb_child(s, c, l);
         req_on_done(ch, evict_wb_done, c);
         c->st.writebacks++;
@@ -243,7 +261,6 @@ static void evict(struct sim *s, struct cache *c, size_t set, uint32_t way)
 /* Install line li (absent) with nothing valid yet, evicting a victim. The
  * versions start at 0 unless the caller overwrites them all at once (a fill:
  * fresh_versions = false). */
-static int64_t mshr_find(const struct cache *c, uint64_t li);
 
 /* A dirty line with a fill in flight (a write-validated line fetching its
  * other bytes) must stay: its fill merges under the dirty bytes, and if it
@@ -722,6 +739,8 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     uint32_t m = (uint32_t)ch->tag;
     struct cache_mshr *x = &c->mshr[m];
     fill_prefetch(c, ch, x);
+    if (x->saved_words)
+        copy_word_versions(c, ch->ver, x->saved_ver, x->saved_words);
     struct req *targets = x->head;
     uint64_t li = line_index(c, x->line);
     int64_t l = lookup(c, li);

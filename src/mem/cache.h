@@ -103,6 +103,8 @@ struct cache_mshr {
     bool busy;
     bool noalloc;            /* allocated by a REQ_F_NOALLOC read: fill bypasses the array */
     bool stale;              /* invalidated while in flight: serve the targets, keep no copy */
+    uint32_t saved_words;    /* words of the line evicted dirty while its fill was in flight */
+    uint32_t saved_ver[32];  /* their versions: newer than what the fill brings */
 };
 
 

@@ -1339,3 +1339,24 @@ Test(cache, invalidation_of_a_line_with_a_fill_in_flight_leaves_no_copy)
     cr_expect_geq(cache_find(&t->c, 0x2000), 0);
     tb_free(t);
 }
+
+Test(cache, a_dirty_line_evicted_during_its_own_fill_keeps_its_words)
+{
+    struct cache_params p = base_params();
+    p.ways = 1;
+    p.size_b = 512; /* 8 sets of one way */
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    struct req *w = issue(t, 0, REQ_WRITE, 0x1004, 4, 1); /* word 1 dirty, version 42 */
+    w->ver[1] = 42;
+    rd(t, 1 * CY, 0x1200, 2);  /* same set: its fill (at 13) evicts 0x1000 */
+    rd(t, 2 * CY, 0x1010, 3);  /* unwritten bytes of 0x1000: fetched, fill at 14 */
+    run(t);
+    /* the write-back went below after the fetch had been read there, so the
+     * fill brings version 0 for word 1; the line must still hold 42 */
+    int64_t l = cache_find(&t->c, 0x1000);
+    cr_assert_geq(l, 0);
+    cr_expect_eq(cache_line_versions(&t->c, l)[1], 42);
+    cr_expect_eq(t->c.st.writebacks, 1);
+    tb_free(t);
+}
