@@ -565,7 +565,9 @@ static enum act decide(const struct cache *c, const struct req *r, int64_t l,
      * MSHR: local misses may wait for other chiplets, remote ones never do,
      * so the two cannot deadlock over MSHRs (a request / forward split). */
     if (noalloc && !*hit && r->kind == REQ_READ && (r->flags & REQ_F_REMOTE))
-        return A_FWD;
+        /* a line holding dirty words must merge them into what comes back
+         * (and keep them if evicted meanwhile): through an MSHR */
+        return l >= 0 && (c->line[l].dirty[0] | c->line[l].dirty[1]) ? A_FETCH : A_FWD;
     if (noalloc && !*hit && (r->kind == REQ_ATOMIC || r->kind == REQ_WRITEBACK))
         return l >= 0 && !mask_any(c->line[l].dirty) ? A_DROP_FWD : A_FWD;
     enum act a = act_tab[r->kind][wp][*hit];
