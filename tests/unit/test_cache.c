@@ -47,6 +47,7 @@ struct tb {
     uint64_t done_tag[NREC];
     ps_t done_t[NREC];
     uint64_t done_version[NREC];
+    uint32_t done_word1[NREC]; /* version of word 1 in each response */
     int nops;
     ps_t op_t[8];
 };
@@ -99,6 +100,7 @@ static void on_done(struct sim *s, struct req *r, void *obj)
     struct tb *t = obj;
     t->done_tag[t->ndone] = r->tag;
     t->done_version[t->ndone] = r->ver[(r->addr & (t->c.p.line_b - 1)) / 4];
+    t->done_word1[t->ndone] = r->ver[1];
     t->done_t[t->ndone++] = s->now;
     req_free(s, r);
 }
@@ -1358,5 +1360,27 @@ Test(cache, a_dirty_line_evicted_during_its_own_fill_keeps_its_words)
     cr_assert_geq(l, 0);
     cr_expect_eq(cache_line_versions(&t->c, l)[1], 42);
     cr_expect_eq(t->c.st.writebacks, 1);
+    tb_free(t);
+}
+
+Test(cache, a_remote_read_of_a_line_with_dirty_words_merges_them)
+{
+    struct cache_params p = base_params();
+    p.ways = 1;
+    p.size_b = 512; /* 8 sets of one way */
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    t->low.version = 3;
+    struct req *w = issue(t, 0, REQ_WRITE, 0x1004, 4, 1); /* word 1 dirty, version 42 */
+    w->ver[1] = 42;
+    rd(t, 9 * CY, 0x1200, 2); /* same set: its fill (at 21) evicts 0x1000 */
+    flagged(t, 10 * CY, REQ_READ, 0x1000, 64, 3, REQ_F_NOALLOC | REQ_F_REMOTE);
+    run(t);
+    /* the remote read of the whole line (from another chiplet, not allocating)
+     * goes through an MSHR, which keeps the dirty word when the line is evicted
+     * before its data is back: the reply carries 42 for word 1, not the 3 the
+     * level below still had when it was read */
+    cr_expect_eq(t->done_word1[2], 42);
+    cr_expect_eq(t->done_version[2], 3, "word 0 from below");
     tb_free(t);
 }
