@@ -107,10 +107,10 @@ static void begin(struct viper *v, unsigned parts, coh_done_fn done, void *arg)
 
 static void finish(struct sim *s, struct viper *v) { part_done(s, v); }
 
-static void l2_flush(struct viper *v, coh_done_fn fn)
+static void l2_flush(struct viper *v)
 {
     v->st.l2_flushes += v->m->nch;
-    coh_l2s(&v->l2q, v->all, COH_FLUSH, fn, v);
+    coh_l2s(&v->l2q, v->all, COH_FLUSH, part_done, v);
 }
 
 static void l2_inv_after_flush(struct sim *s, void *obj)
@@ -158,7 +158,7 @@ static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn
     v->l2q.kernel = k->id;
     begin(v, 1, done, arg);
     if (v->sync_l2 && v->release_at == REL_KERNEL_END && v->fault != F_SKIP_L2_FLUSH)
-        l2_flush(v, part_done);
+        l2_flush(v);
     else
         part_done(s, v);
     finish(s, v);
