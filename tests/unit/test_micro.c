@@ -472,7 +472,7 @@ Test(micro, stream_dram_defaults)
 Test(micro, stream_l2_one_kernel_with_warmup)
 {
     struct mw m;
-    mw_open(&m, "stream", "[workload]\ntarget = l2\n", 64, 4);
+    mw_open(&m, "stream", "[workload]\ntarget = l2\npasses = 4\n", 64, 4);
     struct kernel k;
     mw_kernel(&m, &k);
     /* 4 MiB x 4 chiplets over 960 WGs: 4 rows = 16 KiB each */
@@ -481,13 +481,13 @@ Test(micro, stream_l2_one_kernel_with_warmup)
     addr_t base = k.args[0].buf->base;
     struct kernel_warp w;
     warp_at(&w, &k, 959, 3, 64);
-    /* pass 0 on its own chunk; pass p on the chunk 4p WGs later in chiplet 3's
+    /* pass 0 on its own chunk; pass p on the chunk p WGs later in chiplet 3's
      * block of WGs 720..959 (another CU's) */
     addr_t own = base + 959 * 16384 + 3 * 1024;
     for (unsigned t = 0; t < 4; t++)
         stream_expect_load(&k, &w, own + t * 4096, (uint8_t)(1 + t), 0, "warm-up");
     for (unsigned t = 4; t < 10; t++) {
-        uint64_t chunk = t < 8 ? 723 : 727;
+        uint64_t chunk = t < 8 ? 720 : 721;
         stream_expect_load(&k, &w, base + chunk * 16384 + 3 * 1024 + t % 4 * 4096,
                            (uint8_t)(1 + t % 8), KOP_F_MEASURE, "measured");
     }
@@ -499,11 +499,27 @@ Test(micro, stream_l2_one_kernel_with_warmup)
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 20);
     cr_expect_eq(meas, 16);
-    expect_chunks(&k, 959, 16384, (const uint64_t[]){959, 723, 727, 731, 735}, 5);
-    expect_chunks(&k, 0, 16384, (const uint64_t[]){0, 4, 8, 12, 16}, 5);
+    expect_chunks(&k, 959, 16384, (const uint64_t[]){959, 720, 721, 722, 723}, 5);
+    expect_chunks(&k, 0, 16384, (const uint64_t[]){0, 1, 2, 3, 4}, 5);
     struct kernel_range r[4];
     cr_expect_eq(k.ranges(&k, 0, 0, r, 4), 0, "more than max: unknown");
     mw_no_more(&m);
+    mw_close(&m);
+    /* by default 32 measured passes: 33 x 4 loads per warp */
+    mw_open(&m, "stream", "[workload]\ntarget = l2\n", 64, 4);
+    mw_kernel(&m, &k);
+    warp_at(&w, &k, 0, 0, 64);
+    stream_count(&k, &w, &n, &meas);
+    cr_expect_eq(n, 33 * 4);
+    cr_expect_eq(meas, 32 * 4);
+    /* CU 59 reads the chunks of WGs 59..91, 119..151, 179..211 and 239..31
+     * (wrapping in the block): 132 distinct chunks */
+    struct kernel_range big[40];
+    cr_assert_eq(k.ranges(&k, 59, 0, big, 40), 33);
+    for (unsigned i = 0; i < 33; i++)
+        cr_expect_eq(big[i].lo, base + (59 + i) * 16384ull, "range %u", i);
+    cr_assert_eq(k.ranges(&k, 239, 0, big, 40), 33);
+    cr_expect_eq(big[1].lo, base, "WG 239 wraps to the block's first chunk");
     mw_close(&m);
 }
 
@@ -529,14 +545,14 @@ Test(micro, stream_remote_reads_next_chiplets_chunk)
     mw_kernel(&m, &k);
     expect_dims(&k, "stream_remote", 960, 256);
     expect_arg(&k, 0, "stream", 960 * chunk, KERNEL_R, false);
-    expect_chunks(&k, 0, chunk, (const uint64_t[]){240, 244}, 2);
-    expect_chunks(&k, 959, chunk, (const uint64_t[]){239, 3}, 2);
+    expect_chunks(&k, 0, chunk, (const uint64_t[]){240, 241}, 2);
+    expect_chunks(&k, 959, chunk, (const uint64_t[]){239, 0}, 2);
     warp_at(&w, &k, 959, 0, 64);
     stream_expect_load(&k, &w, base + 239 * chunk, 1, KOP_F_MEASURE, "remote");
     stream_expect_load(&k, &w, base + 239 * chunk + 4096, 2, KOP_F_MEASURE, "remote");
     stream_expect_load(&k, &w, base + 239 * chunk + 8192, 3, KOP_F_MEASURE, "remote");
     stream_expect_load(&k, &w, base + 239 * chunk + 12288, 4, KOP_F_MEASURE, "remote");
-    stream_expect_load(&k, &w, base + 3 * chunk, 5, KOP_F_MEASURE, "remote, pass 1");
+    stream_expect_load(&k, &w, base + 0 * chunk, 5, KOP_F_MEASURE, "remote, pass 1");
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 3);
     cr_expect_eq(meas, 3);
@@ -563,9 +579,9 @@ Test(micro, stream_warp32_small)
     uint64_t n, meas;
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 7);
-    /* 6 WGs over 4 chiplets: blocks {0,1} {2,3} {4} {5}; pass 1 moves 2 WGs on
-     * within a block of 2, i.e. back to the own chunk */
-    expect_chunks(&k, 2, 16384, (const uint64_t[]){2}, 1);
+    /* 6 WGs over 4 chiplets: blocks {0,1} {2,3} {4} {5}; pass 1 moves 1 WG on
+     * within the block (from a block of 1, back to the own chunk) */
+    expect_chunks(&k, 2, 16384, (const uint64_t[]){2, 3}, 2);
     expect_chunks(&k, 5, 16384, (const uint64_t[]){5}, 1);
     mw_close(&m);
 }
@@ -609,6 +625,13 @@ Test(micro, stream_errors)
     mw_expect_error("stream", "[workload]\nfootprint_kib = 1000\n", 64, 4,
                     "t.ini:2: [workload] footprint_kib = 1000: 1000 KiB is less than "
                     "4096 B (whole rows and pages) for each of 960 work-groups");
+    /* with 60 CUs per chiplet a CU would meet one of its chunks again */
+    mw_expect_error("stream", "[workload]\ntarget = l2\npasses = 60\n", 64, 4,
+                    "t.ini:3: [workload] passes = 60: 60 would make a CU read a chunk twice in "
+                    "one kernel: at most 59 with 60 CUs per chiplet");
+    mw_expect_error("stream", "[workload]\ntarget = remote\npasses = 61\n", 64, 2,
+                    "t.ini:3: [workload] passes = 61: 61 would make a CU read a chunk twice in "
+                    "one kernel: at most 60 with 60 CUs per chiplet");
     /* 32 lanes: block 96 is fine; its chunks are whole 1536 B rows and 4 KiB pages */
     struct mw m;
     mw_open(&m, "stream", "[workload]\nblock = 96\ncus = 1\nwgs_per_cu = 2\nfootprint_kib = 40\n",

@@ -7,9 +7,10 @@
  * contiguous chunk of one buffer. Every warp reads its share of a chunk with
  * coalesced 16 B per lane loads, warps of a work-group interleaved row by
  * row, at most 8 loads in flight per warp (registers 1..8 in rotation), and
- * consumes its registers before exiting. Pass p reads the chunk p x
- * wgs_per_cu WGs further on in the same chiplet block, so measured passes hit
- * lines homed on that chiplet but absent from the reading CU's L1. Loads of
+ * consumes its registers before exiting. Pass p reads the chunk p WGs
+ * further on in the same chiplet block, so measured passes hit lines homed on
+ * that chiplet that the reading CU has never read (while the passes of a
+ * kernel number at most the CUs per chiplet, which is checked). Loads of
  * measured passes carry KOP_F_MEASURE (achieved GB/s in the summary).
  * Relies on static partitioning and round-robin dispatch within a chiplet.
  * Abstracted: no data values, no address arithmetic instructions; each chunk
@@ -30,7 +31,7 @@ static const struct cfg_key stream_keys[] = {
     {"footprint_kib", CFG_INT, "0", 0, 67108864,
      "buffer size in KiB (0 = per target: l2 and remote 4096 per chiplet, dram 524288)", NULL},
     {"passes", CFG_INT, "0", 0, 1000000,
-     "measured passes over the buffer (0 = per target: l2 4, remote 4, dram 1)", NULL},
+     "measured passes over the buffer (0 = per target: l2 32, remote 4, dram 1)", NULL},
     {"wgs_per_cu", CFG_INT, "4", 1, 64, "work-groups per CU", NULL},
     {"cus", CFG_INT, "0", 0, 1000000,
      "CUs to cover (work-groups = cus x wgs_per_cu; 0 = every CU of the machine)", NULL},
@@ -39,13 +40,16 @@ static const struct cfg_key stream_keys[] = {
     CFG_END,
 };
 
-static const uint64_t stream_auto_passes[] = {4, 4, 1};
+/* l2: the warm-up pass comes from DRAM at a quarter of the L2's rate and
+ * overlaps the measured window, so enough passes to make it a small part */
+static const uint64_t stream_auto_passes[] = {32, 4, 1};
 
 struct stream {
     const struct kernel_buf *buf;
     uint64_t chunk_b;      /* bytes per work-group */
     uint64_t row_b;        /* bytes one load of every warp of a work-group covers */
     uint32_t wgs, block, wgs_per_cu;
+    uint32_t cus_per_chiplet; /* of the machine when cus = 0, else 0 (unknown) */
     unsigned target, passes, nchiplets;
     unsigned kernels;
 };
@@ -69,6 +73,16 @@ static uint64_t stream_lcm(uint64_t a, uint64_t b)
     return a / x * b;
 }
 
+/* Measured passes the l2 and remote targets allow when the work-groups cover
+ * the machine: the CUs per chiplet, less the l2 target's warm-up pass
+ * (UINT32_MAX when `cus` is set and the dispatch is not known). */
+static unsigned stream_max_passes(const struct stream *s)
+{
+    if (!s->cus_per_chiplet || s->target == STREAM_DRAM)
+        return UINT32_MAX;
+    return s->target == STREAM_L2 ? s->cus_per_chiplet - 1 : s->cus_per_chiplet;
+}
+
 static int stream_check(const struct stream *s, const struct wl_env *env,
                         const struct cfg_sec *sec, struct err *e)
 {
@@ -80,6 +94,12 @@ static int stream_check(const struct stream *s, const struct wl_env *env,
     if (s->target == STREAM_REMOTE && s->wgs % s->nchiplets)
         return cfg_err(e, sec, "cus", "%u work-groups do not split evenly over %u chiplets",
                        s->wgs, s->nchiplets);
+    /* passes per kernel <= CUs per chiplet (see stream_chunk) */
+    if (s->passes > stream_max_passes(s))
+        return cfg_err(e, sec, "passes",
+                       "%u would make a CU read a chunk twice in one kernel: at most %u with %u "
+                       "CUs per chiplet",
+                       s->passes, stream_max_passes(s), s->cus_per_chiplet);
     return 0;
 }
 
@@ -89,8 +109,7 @@ static int stream_params(struct stream *s, const struct wl_env *env, const struc
     s->nchiplets = env->nchiplets ? env->nchiplets : 1;
     s->target = cfg_enum(sec, "target");
     s->passes = (unsigned)cfg_uint(sec, "passes");
-    if (!s->passes)
-        s->passes = (unsigned)stream_auto_passes[s->target];
+    unsigned auto_passes = !s->passes;
     s->block = (uint32_t)cfg_uint(sec, "block");
     s->wgs_per_cu = (uint32_t)cfg_uint(sec, "wgs_per_cu");
     uint64_t cus = cfg_uint(sec, "cus");
@@ -98,6 +117,12 @@ static int stream_params(struct stream *s, const struct wl_env *env, const struc
     if (wgs > UINT32_MAX)
         return cfg_err(e, sec, "cus", "more than %u work-groups", UINT32_MAX);
     s->wgs = (uint32_t)wgs;
+    s->cus_per_chiplet = cus || !env->ncus ? 0 : env->ncus / s->nchiplets;
+    if (auto_passes) {
+        s->passes = (unsigned)stream_auto_passes[s->target];
+        if (s->passes > stream_max_passes(s))
+            s->passes = stream_max_passes(s) ? stream_max_passes(s) : 1;
+    }
     if (stream_check(s, env, sec, e))
         return -1;
     s->row_b = (uint64_t)s->block * STREAM_LANE_B;
@@ -144,15 +169,19 @@ static void stream_block(const struct stream *s, uint32_t wg, uint32_t *start, u
 }
 
 /* The chunk work-group wg reads in pass `pass` of the kernel: that of the WG
- * k->p[0] positions later (remote: the next chiplet's), moved on by
- * pass x wgs_per_cu WGs within that WG's chiplet block, so that every pass
- * reads lines homed on the same chiplet but never read by this CU before. */
+ * k->p[0] positions later (remote: the next chiplet's), moved on by `pass`
+ * WGs within that WG's chiplet block. With round-robin dispatch, CU c of a
+ * chiplet runs the block's WGs c + i x cus (i < wgs_per_cu), so it reads
+ * chunks c + i x cus + pass: no chunk twice while passes < cus per chiplet,
+ * so every pass misses in its L1 and merges with nothing there: a CU's
+ * chunks of passes p and p' coincide only when |p - p'| is a multiple of
+ * the CUs per chiplet. */
 static addr_t stream_chunk(const struct kernel *k, uint32_t wg, uint64_t pass)
 {
     const struct stream *s = k->ctx;
     uint32_t owner = (uint32_t)((wg + k->p[0]) % s->wgs), start, size;
     stream_block(s, owner, &start, &size);
-    uint64_t idx = start + (owner - start + pass * s->wgs_per_cu) % size;
+    uint64_t idx = start + (owner - start + pass) % size;
     return s->buf->base + idx * s->chunk_b;
 }
 
