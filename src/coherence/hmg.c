@@ -45,7 +45,7 @@ enum hmg_cause { INV_STORE, INV_EVICT, INV_CAUSES };
 struct hmg {
     const struct coh_machine *m;
     unsigned nch, ways, sets, dir_lines, line_b;
-    bool write_back, no_inval;
+    bool write_back, no_inval, home_alloc;
     struct hmg_dir *dir;      /* [nch] */
     struct coh_seq l1q, l2q;
     uint64_t all;
@@ -66,6 +66,10 @@ static const struct cfg_key hmg_keys[] = {
     {"dir_ways", CFG_INT, "16", 1, 1024, "directory associativity (D13: 16, LRU)", NULL},
     {"hmg_write_back", CFG_BOOL, "false", 0, 0,
      "HMG-WB: L2s keep stores dirty and write them to the home at releases and evictions",
+     NULL},
+    {"hmg_home_alloc", CFG_BOOL, "true", 0, 0,
+     "the home allocates lines in its L2 for remote readers (D13; needs [l2] mshrs_remote > 0); "
+     "false: it serves hits and relays misses from its L3 without allocating",
      NULL},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only: no_inval drops the invalidations stores send, so the checker must fire",
@@ -204,8 +208,8 @@ static void hmg_remote_in(void *self, unsigned home, struct req *r)
         store_at_home(h, home, r->addr, (int)s);
     dir_get(h, home, region_of(h, r->addr))->sharers |= 1ull << s;
     r->flags |= REQ_F_REMOTE;
-    if (r->kind == REQ_READ)
-        r->flags |= REQ_F_NOALLOC; /* see docs/hmg.md: the home serves or relays */
+    if (r->kind == REQ_READ && !h->home_alloc)
+        r->flags |= REQ_F_NOALLOC; /* the home serves or relays */
     if ((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !h->write_back)
         r->flags |= REQ_F_WT; /* the home writes stores through to the L3 */
     cache_access(h->m->s, &h->m->l2[home], r);
@@ -254,11 +258,18 @@ static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, 
         cfg_err(e, sec, "dir_lines", "not a power of two");
         return NULL;
     }
+    bool home_alloc = cfg_bool(sec, "hmg_home_alloc");
+    if (home_alloc && !m->l2[0].p.mshrs_remote) {
+        cfg_err(e, sec, "hmg_home_alloc",
+                "needs MSHRs kept for remote requests ([l2] mshrs_remote > 0), or local and "
+                "remote misses could deadlock over the L2's MSHRs");
+        return NULL;
+    }
     struct hmg *h = xcalloc(1, sizeof *h);
     *h = (struct hmg){.m = m, .nch = m->nch, .ways = ways, .sets = entries / ways,
                       .dir_lines = lines, .line_b = m->l2[0].p.line_b,
                       .write_back = cfg_bool(sec, "hmg_write_back"),
-                      .no_inval = cfg_enum(sec, "fault") == 1};
+                      .no_inval = cfg_enum(sec, "fault") == 1, .home_alloc = home_alloc};
     h->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
     h->dir = xcalloc(m->nch, sizeof *h->dir);
     for (unsigned c = 0; c < m->nch; c++)

@@ -85,17 +85,20 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
     energy_params_from_cfg(cfg_sec(c, "energy"), &g->energy);
     struct cp_params cpp;
     if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e))
-        return -1;
+        goto fail;
     cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, g->ms.nch, g->ms.t.cus);
     g->cp.chk = &g->chk;
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
     g->coh = coh_find(cfg_str(cs, "scheme"));
     g->coh_self = g->coh->create(&g->ms.cm, cs, e);
     if (!g->coh_self)
-        return -1;
+        goto fail;
     memsys_set_coherence(&g->ms, g->coh, g->coh_self);
     cp_set_coherence(&g->cp, g->coh, g->coh_self);
     return 0;
+fail:
+    gpu_free(g);
+    return -1;
 }
 
 void gpu_free(struct gpu *g)

@@ -13,7 +13,7 @@ static const char *const l1d_defaults[] = {
 };
 static const char *const l2_defaults[] = {
     "size_kib=8192", "line_b=64", "ways=32", "banks=8", "ports=1", "mshrs=1024",
-    "mshr_targets=16", "hit_lat=119", "miss_lat=20", "resp_lat=20",
+    "mshrs_remote=256", "mshr_targets=16", "hit_lat=119", "miss_lat=20", "resp_lat=20",
     "write_policy=write_back", "write_alloc=validate", NULL,
 };
 static const char *const l3_defaults[] = {

@@ -31,6 +31,9 @@ const struct cfg_key cache_keys[] = {
      "line-interleaved banks (power of two): bank = (addr / line_b) % banks", NULL},
     {"ports", CFG_INT, "1", 1, 1024, "requests accepted per bank per cycle", NULL},
     {"mshrs", CFG_INT, "16", 1, 65536, "miss status holding registers per cache", NULL},
+    {"mshrs_remote", CFG_INT, "0", 0, 65536,
+     "more MSHRs, only for requests from other chiplets, with their own waiting queue, so that "
+     "they never wait behind local misses (0 = one pool for all)", NULL},
     {"mshr_targets", CFG_INT, "8", 1, 65536,
      "requests one MSHR holds, the one that allocated it included", NULL},
     {"hit_lat", CFG_INT, "4", 0, 1000000, "cycles from acceptance to the response of a hit",
@@ -122,6 +125,7 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
         .banks = (uint32_t)cfg_uint(sec, "banks"),
         .ports = (uint32_t)cfg_uint(sec, "ports"),
         .mshrs = (uint32_t)cfg_uint(sec, "mshrs"),
+        .mshrs_remote = (uint32_t)cfg_uint(sec, "mshrs_remote"),
         .mshr_targets = (uint32_t)cfg_uint(sec, "mshr_targets"),
         .hit_lat = (uint32_t)cfg_uint(sec, "hit_lat"),
         .miss_lat = (uint32_t)cfg_uint(sec, "miss_lat"),
@@ -384,11 +388,19 @@ static bool mshr_join(struct cache *c, int64_t m, struct req *r)
 
 static void fill_done(struct sim *s, struct req *ch, void *obj);
 
+/* The pool (and waiting FIFO) of r: 1 for a request from another chiplet
+ * when the cache keeps MSHRs for them, else 0. */
+static inline unsigned pool_of(const struct cache *c, const struct req *r)
+{
+    return c->p.mshrs_remote && (r->flags & REQ_F_REMOTE);
+}
+
 static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *r)
 {
-    if (!c->nfree)
+    unsigned k = pool_of(c, r);
+    if (!c->nfree[k])
         return false;
-    uint32_t m = c->mshr_free[--c->nfree];
+    uint32_t m = c->mshr_free[k][--c->nfree[k]];
     struct cache_mshr *x = &c->mshr[m];
     uint32_t *bucket = &c->mshr_bucket[mshr_hash(c, li)];
     c->mshr_key[m] = (struct cache_mshr_key){li, *bucket};
@@ -409,67 +421,70 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     return true;
 }
 
-/* One more (delta = 1) or one fewer (-1) request of r's line in the FIFO. */
-static void wait_count(struct cache *c, const struct req *r, int delta)
+/* One more (delta = 1) or one fewer (-1) request of r's line in q. */
+static void wait_count(struct cache *c, struct cache_waitq *q, const struct req *r, int delta)
 {
     uint64_t li = line_index(c, r->addr);
-    if (!c->wait_direct)
-        c->wait_direct = xcalloc(CACHE_WAIT_DIRECT, sizeof *c->wait_direct);
-    struct cache_wait_slot *d = &c->wait_direct[li & (CACHE_WAIT_DIRECT - 1)];
+    if (!q->direct)
+        q->direct = xcalloc(CACHE_WAIT_DIRECT, sizeof *q->direct);
+    struct cache_wait_slot *d = &q->direct[li & (CACHE_WAIT_DIRECT - 1)];
     if (delta > 0 && (!d->n || d->li == li)) {
         d->li = li;
         d->n++;
     } else if (delta > 0) {
-        ++*u64map_put(&c->wait_over, li);
+        ++*u64map_put(&q->over, li);
     } else if (d->n && d->li == li) {
         d->n--;
     } else {
-        uint64_t *n = u64map_get(&c->wait_over, li);
+        uint64_t *n = u64map_get(&q->over, li);
         SIM_ASSERT(c->s, c->name, n && *n);
         if (!--*n)
-            u64map_del_at(&c->wait_over, n);
+            u64map_del_at(&q->over, n);
     }
 }
 
 static void wait_push(struct cache *c, struct req *r)
 {
-    wait_count(c, r, 1);
+    struct cache_waitq *q = &c->wq[pool_of(c, r)];
+    wait_count(c, q, r, 1);
     r->next = NULL;
-    if (c->wait_tail)
-        c->wait_tail->next = r;
+    if (q->tail)
+        q->tail->next = r;
     else
-        c->wait_head = r;
-    c->wait_tail = r;
-    c->nwait++;
+        q->head = r;
+    q->tail = r;
+    q->n++;
     c->st.mshr_stalls++;
 }
 
-/* Put the list starting at r back in front of the FIFO, order kept. */
+/* Put the list starting at r (requests of one pool) back in front of its
+ * FIFO, order kept. */
 static void wait_push_front(struct cache *c, struct req *r, bool count)
 {
+    struct cache_waitq *q = &c->wq[pool_of(c, r)];
     struct req *last = r;
     uint32_t n = 1;
-    wait_count(c, r, 1);
+    wait_count(c, q, r, 1);
     for (; last->next; last = last->next) {
         n++;
-        wait_count(c, last->next, 1);
+        wait_count(c, q, last->next, 1);
     }
-    last->next = c->wait_head;
-    c->wait_head = r;
-    if (!c->wait_tail)
-        c->wait_tail = last;
-    c->nwait += n;
+    last->next = q->head;
+    q->head = r;
+    if (!q->tail)
+        q->tail = last;
+    q->n += n;
     if (count)
         c->st.mshr_stalls += n;
 }
 
-/* Only asked while the FIFO holds something (so the table exists). */
-static bool waiting_for_line(const struct cache *c, uint64_t li)
+/* Only asked while q holds something (so the table exists). */
+static bool waiting_for_line(const struct cache_waitq *q, uint64_t li)
 {
-    const struct cache_wait_slot *d = &c->wait_direct[li & (CACHE_WAIT_DIRECT - 1)];
+    const struct cache_wait_slot *d = &q->direct[li & (CACHE_WAIT_DIRECT - 1)];
     if (d->n && d->li == li)
         return true;
-    return c->wait_over.n && u64map_get(&c->wait_over, li);
+    return q->over.n && u64map_get(&q->over, li);
 }
 
 /* ---- request handling ------------------------------------------------------ */
@@ -621,7 +636,8 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
     enum act a = decide(c, r, l, need, &hit);
     if (mode == M_NEW) {
         count(c, r->kind, hit);
-        if (c->wait_head && waiting_for_line(c, li))
+        const struct cache_waitq *q = &c->wq[pool_of(c, r)];
+        if (q->head && waiting_for_line(q, li))
             return false; /* never overtake an older request to the same line */
     }
     if (a != A_HIT) {
@@ -636,10 +652,10 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
 /* The head is unlinked while it is tried and its line stays counted as
  * waiting until it succeeds (only new requests look at the counts), so a
  * head that has to wait again costs no map update. */
-static void retry_waiting(struct sim *s, struct cache *c)
+static void retry_queue(struct sim *s, struct cache *c, struct cache_waitq *q)
 {
-    while (c->wait_head) {
-        struct req *r = c->wait_head, *next = r->next;
+    while (q->head) {
+        struct req *r = q->head, *next = r->next;
         if (next)
             __builtin_prefetch(next);
         r->next = NULL;
@@ -647,16 +663,46 @@ static void retry_waiting(struct sim *s, struct cache *c)
             r->next = next;
             return;
         }
-        c->wait_head = next;
+        q->head = next;
         if (!next)
-            c->wait_tail = NULL;
-        c->nwait--;
-        wait_count(c, r, -1);
+            q->tail = NULL;
+        q->n--;
+        wait_count(c, q, r, -1);
     }
 }
 
+/* Requests from other chiplets first: they need only the level below. */
+static void retry_waiting(struct sim *s, struct cache *c)
+{
+    if (c->wq[1].head)
+        retry_queue(s, c, &c->wq[1]);
+    retry_queue(s, c, &c->wq[0]);
+}
+
+/* Put the list t back in front of the FIFOs, each request in its pool's,
+ * order kept within each. */
+static void wait_push_front_split(struct cache *c, struct req *t)
+{
+    if (!c->p.mshrs_remote) {
+        wait_push_front(c, t, true);
+        return;
+    }
+    struct req *list[2] = {NULL, NULL}, **tail[2] = {&list[0], &list[1]};
+    while (t) {
+        struct req *next = t->next;
+        unsigned k = pool_of(c, t);
+        t->next = NULL;
+        *tail[k] = t;
+        tail[k] = &t->next;
+        t = next;
+    }
+    for (unsigned k = 0; k < 2; k++)
+        if (list[k])
+            wait_push_front(c, list[k], true);
+}
+
 /* Replay the targets of a filled MSHR in arrival order; if one has to wait,
- * it and every later one go to the front of the FIFO, so order is kept. */
+ * it and every later one go to the front of the FIFOs, so order is kept. */
 static void run_targets(struct sim *s, struct cache *c, struct req *t, int64_t l)
 {
     while (t) {
@@ -664,7 +710,7 @@ static void run_targets(struct sim *s, struct cache *c, struct req *t, int64_t l
         t->next = NULL;
         if (!process(s, c, t, M_FILL, l)) {
             t->next = next;
-            wait_push_front(c, t, true);
+            wait_push_front_split(c, t);
             return;
         }
         t = next;
@@ -732,7 +778,7 @@ static void fill_prefetch(const struct cache *c, const struct req *ch, const str
         __builtin_prefetch(st + c->p.ways - 1);
     }
     __builtin_prefetch(x->head);
-    __builtin_prefetch(c->wait_head);
+    __builtin_prefetch(c->wq[0].head);
 }
 
 static void fill_done(struct sim *s, struct req *ch, void *obj)
@@ -757,7 +803,8 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     bool stale = x->stale;
     mshr_unhash(c, m);
     *x = (struct cache_mshr){0};
-    c->mshr_free[c->nfree++] = m;
+    unsigned k = m >= c->p.mshrs;
+    c->mshr_free[k][c->nfree[k]++] = m;
     if (bypass)
         relay_fill(s, c, targets, ch);
     else
@@ -979,7 +1026,8 @@ void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_don
 static uint64_t watch_pending(void *obj)
 {
     const struct cache *c = obj;
-    return (uint64_t)(c->p.mshrs - c->nfree) + c->nwait + c->nfwd + c->nwb +
+    return (uint64_t)(c->p.mshrs + c->p.mshrs_remote - c->nfree[0] - c->nfree[1]) +
+           c->wq[0].n + c->wq[1].n + c->nfwd + c->nwb +
            (c->op != CACHE_OP_NONE);
 }
 
@@ -988,13 +1036,15 @@ static const char *const kind_name[REQ_KIND_N] = {"READ", "WRITE", "ATOMIC", "WR
 static void watch_dump(void *obj, FILE *out)
 {
     const struct cache *c = obj;
-    for (uint32_t i = 0; i < c->p.mshrs; i++)
+    for (uint32_t i = 0; i < c->p.mshrs + c->p.mshrs_remote; i++)
         if (c->mshr[i].busy)
             fprintf(out, "    mshr %u: line 0x%" PRIx64 ", %u targets\n", i, c->mshr[i].line,
                     c->mshr[i].ntargets);
-    for (const struct req *w = c->wait_head; w; w = w->next)
-        fprintf(out, "    waiting for an mshr: %s 0x%" PRIx64 "\n",
-                w->kind < REQ_KIND_N ? kind_name[w->kind] : "?", w->addr);
+    for (unsigned k = 0; k < 2; k++)
+        for (const struct req *w = c->wq[k].head; w; w = w->next)
+            fprintf(out, "    waiting for %s mshr: %s 0x%" PRIx64 "\n",
+                    k ? "a remote" : "an", w->kind < REQ_KIND_N ? kind_name[w->kind] : "?",
+                    w->addr);
     if (c->nfwd || c->nwb)
         fprintf(out, "    %u forwarded requests and %u write-backs unacknowledged\n", c->nfwd,
                 c->nwb);
@@ -1034,18 +1084,24 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
         c->wver = xcalloc_big(lines * c->words, sizeof *c->wver);
     rng_seed(&c->rng, p->seed);
     c->bank = xcalloc(p->banks, sizeof *c->bank);
-    c->mshr = xcalloc(p->mshrs, sizeof *c->mshr);
-    c->mshr_key = xcalloc(p->mshrs, sizeof *c->mshr_key);
-    c->mshr_free = xmalloc(p->mshrs * sizeof *c->mshr_free);
+    uint32_t nm = p->mshrs + p->mshrs_remote;
+    c->mshr = xcalloc(nm, sizeof *c->mshr);
+    c->mshr_key = xcalloc(nm, sizeof *c->mshr_key);
+    c->mshr_free[0] = xmalloc(nm * sizeof *c->mshr_free[0]);
+    c->mshr_free[1] = c->mshr_free[0] + p->mshrs;
     for (uint32_t i = 0; i < p->mshrs; i++)
-        c->mshr_free[i] = p->mshrs - 1 - i; /* MSHR 0 is handed out first */
-    c->nfree = p->mshrs;
+        c->mshr_free[0][i] = p->mshrs - 1 - i; /* MSHR 0 is handed out first */
+    for (uint32_t i = 0; i < p->mshrs_remote; i++)
+        c->mshr_free[1][i] = nm - 1 - i;
+    c->nfree[0] = p->mshrs;
+    c->nfree[1] = p->mshrs_remote;
     uint32_t nb = 1;
-    while (nb < 2 * p->mshrs)
+    while (nb < 2 * nm)
         nb *= 2;
     c->mshr_bucket = xcalloc(nb, sizeof *c->mshr_bucket);
     c->mshr_bucket_mask = nb - 1;
-    u64map_init(&c->wait_over, 64);
+    u64map_init(&c->wq[0].over, 64);
+    u64map_init(&c->wq[1].over, 64);
     req_pool_init(s, 1024);
     sim_watch(s, c->name, watch_pending, watch_dump, c);
 }
@@ -1061,10 +1117,12 @@ void cache_free(struct cache *c)
     free(c->bank);
     free(c->mshr);
     free(c->mshr_key);
-    free(c->mshr_free);
+    free(c->mshr_free[0]);
     free(c->mshr_bucket);
-    free(c->wait_direct);
-    u64map_free(&c->wait_over);
+    for (unsigned k = 0; k < 2; k++) {
+        free(c->wq[k].direct);
+        u64map_free(&c->wq[k].over);
+    }
     *c = (struct cache){0};
 }
 

@@ -38,7 +38,8 @@ struct cache_params {
     uint32_t ways;
     uint32_t banks;           /* line-interleaved: bank = (addr / line_b) % banks */
     uint32_t ports;           /* requests accepted per bank per cycle */
-    uint32_t mshrs;           /* per cache */
+    uint32_t mshrs;           /* per cache, for requests from this chiplet */
+    uint32_t mshrs_remote;    /* more, only for requests from other chiplets (0 = one pool) */
     uint32_t mshr_targets;    /* requests per MSHR, the allocating one included */
     uint32_t hit_lat;         /* acceptance -> response on a hit */
     uint32_t miss_lat;        /* acceptance -> request sent to the level below */
@@ -123,6 +124,18 @@ enum cache_op { CACHE_OP_NONE, CACHE_OP_FLUSH, CACHE_OP_INVALIDATE };
 typedef void (*cache_done_fn)(struct sim *s, void *obj);
 
 /* Treat the fields as private; use the functions below. */
+/* A FIFO of requests waiting for an MSHR, with the count of each line's
+ * requests in it: a direct-mapped table by line index (neighbouring lines in
+ * neighbouring slots, so a stream of waiting lines reads memory in order),
+ * allocated on the first wait, and a hash map for lines whose slot is taken.
+ * A line may be counted in both. */
+struct cache_waitq {
+    struct req *head, *tail;
+    uint32_t n;
+    struct cache_wait_slot *direct;
+    struct u64map over;
+};
+
 struct cache {
     char *name;
     struct sim *s;
@@ -157,18 +170,17 @@ struct cache {
     struct cache_bank *bank;
     struct cache_mshr *mshr;
     struct cache_mshr_key *mshr_key; /* per MSHR, for the hash chains */
-    uint32_t *mshr_free;       /* stack of free MSHR indices */
-    uint32_t nfree;
+    /* Free MSHR indices, a stack per pool: [0] 0 .. mshrs - 1 for requests
+     * from this chiplet, [1] mshrs .. mshrs + mshrs_remote - 1 for requests
+     * from other chiplets (REQ_F_REMOTE, when mshrs_remote > 0). */
+    uint32_t *mshr_free[2];
+    uint32_t nfree[2];
     uint32_t *mshr_bucket;     /* hash of busy MSHRs by line: first index + 1 (0 = empty) */
     uint32_t mshr_bucket_mask;
-    /* Requests of each line in the FIFO: a direct-mapped table by line index
-     * (neighbouring lines in neighbouring slots, so a stream of waiting lines
-     * reads memory in order), allocated on the first wait, and a hash map
-     * for lines whose slot is taken. A line may be counted in both. */
-    struct cache_wait_slot *wait_direct;
-    struct u64map wait_over;
-    struct req *wait_head, *wait_tail; /* requests waiting for an MSHR */
-    uint32_t nwait;
+    /* Requests waiting for an MSHR, one FIFO per pool, so that requests from
+     * other chiplets never wait behind local misses (which may themselves
+     * wait for other chiplets). */
+    struct cache_waitq wq[2];
     uint32_t nfwd, nwb;        /* forwarded requests / eviction write-backs in flight */
 
     enum cache_op op;          /* whole-cache operation in progress */

@@ -24,7 +24,15 @@ static struct machine *build(const char *extra, const struct wl_ops *w, struct e
     req_pool_init(&m->s, 1024);
     stats_init(&m->st);
     m->s.watchdog_ps = 100000000;
-    cr_assert_eq(gpu_build(&m->g, &m->s, &m->cfg, &e), 0, "%s", e.msg);
+    if (gpu_build(&m->g, &m->s, &m->cfg, &e)) {
+        cr_assert(ep && !w, "%s", e.msg);
+        *ep = e;
+        stats_free(&m->st);
+        sim_destroy(&m->s);
+        cfg_free(&m->cfg);
+        free(m);
+        return NULL;
+    }
     gpu_reg_stats(&m->g, &m->st);
     wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, m->g.ms.ncu, 1);
     if (w) {
@@ -40,6 +48,8 @@ static struct machine *build(const char *extra, const struct wl_ops *w, struct e
 }
 
 struct machine *machine_new(const char *extra) { return build(extra, NULL, NULL); }
+
+struct machine *machine_try(const char *extra, struct err *e) { return build(extra, NULL, e); }
 
 struct machine *machine_new_wl(const char *extra, const struct wl_ops *w, struct err *e)
 {

@@ -23,6 +23,8 @@ struct machine {
 
 /* configs/tiny.ini + extra_ini; asserts on bad configuration. */
 struct machine *machine_new(const char *extra_ini);
+/* The same, or NULL with the message in *e when the machine cannot be built. */
+struct machine *machine_try(const char *extra_ini, struct err *e);
 /* The same, running workload w with parameters from extra_ini's [workload]
  * section (e.g. "[workload]\nn = 4096\n"); returns NULL with the message in
  * e if the workload rejects its parameters. */

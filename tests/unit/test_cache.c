@@ -1254,6 +1254,7 @@ Test(cache_cfg, reads_every_key)
     struct cache_params p;
     struct err e = {{0}};
     const char *ini = "[l2]\nsize_kib = 8192\nways = 32\nbanks = 8\nports = 2\nmshrs = 256\n"
+                      "mshrs_remote = 64\n"
                       "mshr_targets = 16\nhit_lat = 121\nmiss_lat = 10\nresp_lat = 5\n"
                       "replacement = random\nwrite_policy = write_through\n"
                       "write_alloc = validate\nwalk_sets_per_cycle = 2\nwb_inflight = 32\n"
@@ -1265,6 +1266,7 @@ Test(cache_cfg, reads_every_key)
     cr_expect_eq(p.banks, 8);
     cr_expect_eq(p.ports, 2);
     cr_expect_eq(p.mshrs, 256);
+    cr_expect_eq(p.mshrs_remote, 64);
     cr_expect_eq(p.mshr_targets, 16);
     cr_expect_eq(p.hit_lat, 121);
     cr_expect_eq(p.miss_lat, 10);
@@ -1382,5 +1384,74 @@ Test(cache, a_remote_read_of_a_line_with_dirty_words_merges_them)
      * level below still had when it was read */
     cr_expect_eq(t->done_word1[2], 42);
     cr_expect_eq(t->done_version[2], 3, "word 0 from below");
+    tb_free(t);
+}
+
+/* ---- MSHRs kept for requests from other chiplets ---------------------------- */
+
+Test(cache, a_remote_request_takes_a_kept_mshr_while_local_ones_wait)
+{
+    struct cache_params p = base_params();
+    p.ports = 4;
+    p.mshrs = 1;
+    p.mshrs_remote = 1;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x000, 1);                                /* the local MSHR */
+    rd(t, 0, 0x040, 2);                                /* waits for it */
+    flagged(t, 1 * CY, REQ_READ, 0x080, 4, 3, REQ_F_REMOTE); /* passes it */
+    flagged(t, 1 * CY, REQ_READ, 0x0c0, 4, 4, REQ_F_REMOTE); /* waits for the remote one */
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 3), 16 * CY, "fetched at once from the kept MSHR");
+    /* 2 gets the local MSHR at 1's fill (12), 4 the remote one at 3's (13) */
+    cr_expect_eq(done_at(t, 2), 27 * CY);
+    cr_expect_eq(done_at(t, 4), 28 * CY);
+    cr_assert_eq(t->low.n, 4);
+    expect_rec(t, 1, REQ_READ, 0x080, 3 * CY);
+    expect_rec(t, 2, REQ_READ, 0x040, 14 * CY);
+    expect_rec(t, 3, REQ_READ, 0x0c0, 15 * CY);
+    cr_expect_geq(cache_find(&t->c, 0x080), 0, "the remote read allocated");
+    cr_expect_eq(t->c.st.mshr_stalls, 2);
+    tb_free(t);
+}
+
+Test(cache, without_kept_mshrs_a_remote_request_waits_in_line)
+{
+    struct cache_params p = base_params();
+    p.ports = 4;
+    p.mshrs = 1;
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x000, 1);
+    rd(t, 0, 0x040, 2);
+    flagged(t, 1 * CY, REQ_READ, 0x080, 4, 3, REQ_F_REMOTE);
+    run(t);
+    cr_expect_eq(done_at(t, 2), 27 * CY);
+    cr_expect_eq(done_at(t, 3), 39 * CY, "behind 2 in the one FIFO");
+    tb_free(t);
+}
+
+Test(cache, targets_of_both_pools_that_must_wait_keep_their_order)
+{
+    struct cache_params p = base_params();
+    p.ports = 8;
+    p.mshrs = 1;
+    p.mshrs_remote = 1;
+    p.mshr_targets = 1;
+    p.ways = 1;
+    p.size_b = 512; /* 8 sets of one way: 0x000 and 0x200 share a set */
+    struct tb *t = tb_new(&p);
+    rd(t, 0, 0x000, 1);                                      /* local MSHR, line A */
+    flagged(t, 0, REQ_READ, 0x200, 4, 2, REQ_F_REMOTE);     /* remote MSHR, line B */
+    rd(t, 1 * CY, 0x004, 3);                                 /* A: target list full */
+    flagged(t, 1 * CY, REQ_READ, 0x204, 4, 4, REQ_F_REMOTE); /* B: full too */
+    run(t);
+    /* every request completes, each after the fill it waited for; A's fill
+     * (12) evicts nothing, B's (12) evicts A: 3 then misses again */
+    cr_expect_eq(t->ndone, 4);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 15 * CY);
+    cr_expect_gt(done_at(t, 3), 15 * CY);
+    cr_expect_gt(done_at(t, 4), 15 * CY);
+    cr_expect_eq(t->c.nfree[0] + t->c.nfree[1], 2);
     tb_free(t);
 }

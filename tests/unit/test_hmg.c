@@ -100,6 +100,42 @@ Test(hmg, the_home_and_the_requester_both_keep_remote_data)
     machine_free(m);
 }
 
+Test(hmg, the_home_allocates_lines_for_remote_readers)
+{
+    /* X is homed on chiplet 0 but pushed out of its L2 by Y (twice the L2);
+     * chiplet 1's remote reads then miss at the home, which allocates X for
+     * them (D13) so that chiplet 2's reads hit there; with hmg_home_alloc =
+     * false the home relays them from its L3 and chiplet 2 misses too. */
+    const char *ini[] = {HMG THREE, HMG "hmg_home_alloc = false\n" THREE};
+    for (int f = 0; f < 2; f++) {
+        struct machine *m = machine_new(ini[f]);
+        const struct kernel_buf *x = wl_alloc(&m->env, "X", LINES * 64);
+        const struct kernel_buf *y = wl_alloc(&m->env, "Y", 2048 * 64);
+        kern(m, x, LINES, READ, NONE, NONE);
+        kern(m, y, 2048, READ, NONE, NONE);
+        kern(m, x, LINES, NONE, READ, NONE);
+        kern(m, x, LINES, NONE, NONE, READ);
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_expect_eq(machine_stat(m, "gpu0.chiplet0.l2.read_hits"), f ? 0 : LINES, "%s",
+                     ini[f]);
+        cr_expect_eq(machine_stat(m, "gpu0.chiplet0.l2.read_misses"),
+                     LINES + 2048 + (f ? 2 : 1) * LINES, "%s", ini[f]);
+        cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
+        machine_free(m);
+    }
+}
+
+Test(hmg, home_allocation_needs_mshrs_kept_for_remote_requests)
+{
+    struct err e;
+    cr_expect_null(machine_try(HMG "[l2]\nmshrs_remote = 0\n", &e));
+    cr_expect_str_eq(e.msg, "default: [coherence] hmg_home_alloc = true: needs MSHRs kept for remote "
+                            "requests ([l2] mshrs_remote > 0), or local and remote misses "
+                            "could deadlock over the L2's MSHRs");
+    struct machine *m = machine_new(HMG "hmg_home_alloc = false\n[l2]\nmshrs_remote = 0\n");
+    machine_free(m);
+}
+
 Test(hmg, a_directory_eviction_invalidates_the_victims_sharers)
 {
     /* one set of 2 entries: the third region read remotely evicts the first */
