@@ -1,7 +1,7 @@
 # chipsim -- one GNU Makefile; sources are found by wildcard.
 #
 #   make         build bin/chipsim
-#   make run     build and run the main job on the bundled defaults
+#   make run     build and run the main job: the CPElide study, 4-chiplet slice
 #   make test    build and run the unit tests, then the same tests under ASan+UBSan
 #   make bench   build and run the speed benchmarks in bench/
 #
@@ -9,7 +9,7 @@
 # (sanitizers). Missing Debian packages are installed by scripts/install-deps.sh.
 
 CC      ?= gcc
-PKGS    := inih jansson
+PKGS    := inih jansson sqlite3
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
 BASE    := -std=c11 -D_GNU_SOURCE -Isrc -MMD -MP $(WARN)
@@ -23,7 +23,7 @@ TESTSRC := $(wildcard tests/unit/*.c)
 BENCHSRC:= $(wildcard bench/*.c)
 
 obj      = $(patsubst %.c,build/$(1)/%.o,$(2))
-LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson) -lm
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson -lsqlite3) -lm
 TESTLIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
 .PHONY: all run test test-rel test-san bench deps clean
@@ -58,7 +58,7 @@ build/rel/bench-core: $(call obj,rel,$(LIBSRC) $(BENCHSRC))
 
 run: deps
 	@$(MAKE) --no-print-directory bin/chipsim
-	bin/chipsim run -c configs/mcm-4chiplet.ini -w square
+	bin/chipsim study cpelide --quick
 
 test: deps
 	@$(MAKE) --no-print-directory bin/chipsim build/san/chipsim build/rel/unit-tests build/san/unit-tests

@@ -3,14 +3,17 @@
 # Idempotent: with --if-missing it does nothing when everything is present.
 set -euo pipefail
 
-PACKAGES=(gcc make pkg-config libinih-dev libjansson-dev libcriterion-dev)
-PKGCONFIG_MODULES=(inih jansson criterion)
+PACKAGES=(gcc make pkg-config libinih-dev libjansson-dev libcriterion-dev libsqlite3-dev
+          python3 python3-matplotlib)
+PKGCONFIG_MODULES=(inih jansson criterion sqlite3)
 
 missing() {
     command -v gcc >/dev/null && command -v pkg-config >/dev/null || return 0
     for m in "${PKGCONFIG_MODULES[@]}"; do
         pkg-config --exists "$m" || return 0
     done
+    # the plots of `chipsim study` use Debian's Python and matplotlib
+    /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || return 0
     return 1
 }
 

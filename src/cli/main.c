@@ -19,6 +19,13 @@ static void usage(FILE *out)
             "                      configuration keys, coherence schemes, workload models\n"
             "  classify [-c FILE] [-w a,b] [--small] [--jobs N]\n"
             "                      inter-kernel reuse of each workload (viper vs ideal)\n"
+            "  sweep FILE [--jobs N] [--db FILE] [--csv FILE] [--retry-failed] [--list]\n"
+            "                      run a matrix of simulations into a SQLite database\n"
+            "                      (resumable; see docs/sweeps.md)\n"
+            "  study cpelide [--quick] [--out DIR] [--jobs N]\n"
+            "                      the CPElide evaluation: sweep, summary table and plots\n"
+            "  compare A.json B.json\n"
+            "                      two runs' summaries side by side with ratios\n"
             "  version             print the version\n");
 }
 
@@ -35,6 +42,12 @@ int main(int argc, char **argv)
         return cli_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "classify"))
         return cli_classify(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep"))
+        return cli_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "study"))
+        return cli_study(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return cli_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("chipsim %s\n", CHIPSIM_VERSION);
         return 0;

@@ -112,13 +112,15 @@ void cfg_load_value(struct cfg *c, const char *sec, const char *key, const char 
 /* inih calls the reader once per physical line (lines fit INI_MAX_LINE or
  * are rejected), so counting reader calls gives the line of each handler call. */
 struct ini_ctx {
-    struct cfg *c;
+    cfg_ini_fn fn;
+    void *user;
     const char *name;
     const char *text;  /* for string input */
     FILE *f;           /* for file input */
     int line;
     bool too_long;
     int too_long_line;
+    bool failed;       /* fn reported an error: later lines are not passed on */
 };
 
 static char *ctx_reader(char *str, int num, void *stream)
@@ -156,7 +158,12 @@ static int ctx_handler(void *user, const char *section, const char *name, const 
     struct ini_ctx *x = user;
     if (!*section)
         return 0; /* key before any [section]: reported as a syntax error */
-    cfg_load_value(x->c, section, name, value, x->name, x->line);
+    if (x->failed)
+        return 1;
+    if (x->fn(x->user, section, name, value, x->line)) {
+        x->failed = true;
+        return 0;
+    }
     return 1;
 }
 
@@ -166,6 +173,8 @@ static int parse_ini(struct ini_ctx *x, struct err *e)
     if (x->too_long)
         return err_set(e, "%s:%d: line too long (at most %d characters)", x->name,
                        x->too_long_line, INI_MAX_LINE - 2);
+    if (rc > 0 && x->failed)
+        return -1;
     if (rc > 0)
         return err_set(e, "%s:%d: malformed line (expected [section] or key = value inside "
                        "a section)", x->name, rc);
@@ -174,20 +183,39 @@ static int parse_ini(struct ini_ctx *x, struct err *e)
     return 0;
 }
 
-int cfg_load_file(struct cfg *c, const char *path, struct err *e)
+int cfg_parse_file(const char *path, const char *what, cfg_ini_fn fn, void *user, struct err *e)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return err_set(e, "%s: cannot open config file: %s", path, strerror(errno));
-    struct ini_ctx x = {.c = c, .name = path, .f = f};
+        return err_set(e, "%s: cannot open %s: %s", path, what, strerror(errno));
+    struct ini_ctx x = {.fn = fn, .user = user, .name = path, .f = f};
     int rc = parse_ini(&x, e);
     fclose(f);
     return rc;
 }
 
+struct load_ctx {
+    struct cfg *c;
+    const char *name;
+};
+
+static int load_one(void *user, const char *section, const char *key, const char *value, int line)
+{
+    struct load_ctx *l = user;
+    cfg_load_value(l->c, section, key, value, l->name, line);
+    return 0;
+}
+
+int cfg_load_file(struct cfg *c, const char *path, struct err *e)
+{
+    struct load_ctx l = {c, path};
+    return cfg_parse_file(path, "config file", load_one, &l, e);
+}
+
 int cfg_load_string(struct cfg *c, const char *name, const char *text, struct err *e)
 {
-    struct ini_ctx x = {.c = c, .name = name, .text = text};
+    struct load_ctx l = {c, name};
+    struct ini_ctx x = {.fn = load_one, .user = &l, .name = name, .text = text};
     return parse_ini(&x, e);
 }
 

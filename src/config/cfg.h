@@ -70,6 +70,13 @@ void cfg_define(struct cfg *c, const char *section, const char *help,
                 const struct cfg_key *keys, const char *const *defaults);
 
 int cfg_load_file(struct cfg *c, const char *path, struct err *e);
+/* Parse any INI file with the same syntax checks and line numbers, calling fn
+ * for each key = value (inside a section); fn returns 0, or -1 to stop with
+ * its own message already in the err it was given through user. `what`
+ * names the file in "cannot open" errors. */
+typedef int (*cfg_ini_fn)(void *user, const char *section, const char *key, const char *value,
+                          int line);
+int cfg_parse_file(const char *path, const char *what, cfg_ini_fn fn, void *user, struct err *e);
 int cfg_load_string(struct cfg *c, const char *name, const char *text, struct err *e);
 /* One setting from elsewhere (a command-line option), with its origin. */
 void cfg_load_value(struct cfg *c, const char *section, const char *key, const char *value,

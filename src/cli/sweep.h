@@ -1,0 +1,62 @@
+/*
+ * sweep.h -- a matrix of simulations described by a sweep file, expanded into
+ * runs, executed by parallel worker processes and stored one row per run in
+ * a SQLite results database (docs/sweeps.md).
+ *
+ * A run is a config file, a workload and an ordered list of -p overrides;
+ * its key (the three as one string) identifies it in the database, so a
+ * sweep that is started again skips every run already stored, and a sweep
+ * file that grows only adds runs. The parent process is the only writer of
+ * the database: each finished run is one transaction, so a sweep killed at
+ * any moment (even with SIGKILL) loses at most the runs still in flight.
+ */
+#ifndef CHIPSIM_SWEEP_H
+#define CHIPSIM_SWEEP_H
+
+#include <stdio.h>
+
+#include "base/base.h"
+
+struct sweep_run {
+    char *key;           /* config, workload and overrides, space-separated */
+    char *config;        /* the -c file */
+    char *workload;
+    char **overrides;    /* section.key=value, in order */
+    size_t noverrides;
+};
+
+struct sweep {
+    char *path;          /* the sweep file */
+    char *db;            /* results database ([sweep] db, else FILE with .db) */
+    struct sweep_run *runs;
+    size_t nruns;
+};
+
+/* Read and expand a sweep file; -1 with "file:line: reason" in e. Every
+ * run's configuration is resolved once to check keys and values. */
+int sweep_load(struct sweep *sw, const char *path, struct err *e);
+/* Only the runs whose overrides include `override` (e.g. gpu.chiplets=4). */
+void sweep_filter(struct sweep *sw, const char *override);
+void sweep_free(struct sweep *sw);
+
+struct sweep_opts {
+    unsigned jobs;       /* worker processes */
+    bool retry_failed;   /* run again the runs stored as failed */
+    bool quiet;          /* no per-run lines on stderr */
+    const char *label;   /* progress prefix, e.g. "sweep" */
+};
+
+struct sweep_result {
+    size_t total, done_before, ran, failed;
+};
+
+/* Run every run not yet in the database; returns 0, or -1 with a message
+ * (database errors). Failed runs are stored with their error. */
+int sweep_execute(const struct sweep *sw, const struct sweep_opts *o, struct sweep_result *res,
+                  struct err *e);
+
+/* Write every stored run of the database as CSV (header row, one row per
+ * run) to out; -1 on database errors. */
+int sweep_export_csv(const char *db, FILE *out, struct err *e);
+
+#endif
