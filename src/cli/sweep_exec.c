@@ -86,7 +86,8 @@ static int load_done(sqlite3 *db, bool retry_failed, struct keyset *ks, const ch
         ks->k[ks->n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
     }
     sqlite3_finalize(st);
-    qsort(ks->k, ks->n, sizeof *ks->k, cmp_str);
+    if (ks->n)
+        qsort(ks->k, ks->n, sizeof *ks->k, cmp_str);
     return 0;
 }
 
