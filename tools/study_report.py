@@ -132,7 +132,7 @@ def split_table(out, runs, workloads, n, parts, prefix, title):
 def plot_perf(path, runs, workloads, cls, n, schemes, per):
     ws = ordered(workloads, cls)
     labels = ws + [f"geomean\n{c}" for c in ("mod-high", "low", "all")]
-    fig, ax = plt.subplots(figsize=(max(10, 0.55 * len(labels) * len(schemes)), 4.8))
+    fig, ax = plt.subplots(figsize=(max(8, 0.5 * len(labels)), 5))
     width = 0.8 / len(schemes)
     for j, s in enumerate(schemes):
         ys = [speedup(runs, w, s, n) or 0 for w in ws]
