@@ -7,17 +7,17 @@
  * from viper to ideal measures the reuse a kernel finds in the L2 from the
  * kernels before it; a reduction of at least the threshold (default 15%)
  * classifies the workload as moderate-to-high reuse, else low reuse.
- * Runs are independent processes, `--jobs` at a time.
+ * Runs are independent worker processes (sweep_pool), `--jobs` at a time.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "sweep.h"
 #include "workload/wl.h"
 
 struct cls_opts {
@@ -33,9 +33,8 @@ struct cls_opts {
 struct cls_run {
     const struct wl_ops *w;
     const char *scheme;
-    char json[64];
-    pid_t pid;
     int status;
+    double miss;             /* L2 miss rate, when status is 0 */
 };
 
 static void usage(void)
@@ -46,11 +45,9 @@ static void usage(void)
 
 static int parse(int argc, char **argv, struct cls_opts *o)
 {
-    *o = (struct cls_opts){.config = "configs/mcm-4chiplet.ini", .jobs = 2, .threshold = 15};
+    *o = (struct cls_opts){.config = "configs/mcm-4chiplet.ini", .jobs = cli_default_jobs(),
+                           .threshold = 15};
     o->extra = calloc((size_t)argc, sizeof *o->extra);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n > 0)
-        o->jobs = (unsigned)n;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
@@ -62,8 +59,10 @@ static int parse(int argc, char **argv, struct cls_opts *o)
             o->only = argv[++i];
         else if (!strcmp(a, "--small"))
             o->small = true;
-        else if (!strcmp(a, "--jobs") && more)
-            o->jobs = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(a, "--jobs") && more) {
+            if (cli_parse_jobs(argv[++i], &o->jobs))
+                return -1;
+        }
         else if (!strcmp(a, "--threshold") && more)
             o->threshold = atof(argv[++i]);
         else {
@@ -71,8 +70,8 @@ static int parse(int argc, char **argv, struct cls_opts *o)
             return -1;
         }
     }
-    if (!o->jobs || o->threshold <= 0 || o->threshold >= 100) {
-        fprintf(stderr, "chipsim classify: --jobs must be at least 1 and --threshold in (0, 100)\n");
+    if (o->threshold <= 0 || o->threshold >= 100) {
+        fprintf(stderr, "chipsim classify: --threshold must be in (0, 100)\n");
         return -1;
     }
     return 0;
@@ -92,70 +91,70 @@ static bool selected(const struct cls_opts *o, const char *name)
     return false;
 }
 
-static void child(const struct cls_opts *o, const struct cls_run *r)
+/* The overrides of one run: the scheme, the small size, the -p options. */
+static void describe(const struct cls_opts *o, const struct cls_run *r, struct sweep_run *sr)
 {
-    const char *argv[96] = {"run", "-q", "-c", o->config, "-w", r->w->name, "--json", r->json};
-    int n = 8;
-    static char scheme[64], small[16][96];
-    snprintf(scheme, sizeof scheme, "coherence.scheme=%s", r->scheme);
-    argv[n++] = "-p";
-    argv[n++] = scheme;
-    int k = 0;
-    for (const char *const *s = r->w->small; o->small && s && *s && k < 16; s++, k++) {
-        snprintf(small[k], sizeof small[k], "workload.%s", *s);
-        argv[n++] = "-p";
-        argv[n++] = small[k];
+    size_t n = 1 + 2 * o->nextra + 1;
+    for (const char *const *s = r->w->small; o->small && s && *s; s++)
+        n++;
+    *sr = (struct sweep_run){.key = xstrdup(r->w->name), .config = xstrdup(o->config),
+                             .workload = xstrdup(r->w->name),
+                             .overrides = xcalloc(n, sizeof(char *))};
+    char buf[512];
+    snprintf(buf, sizeof buf, "coherence.scheme=%s", r->scheme);
+    sr->overrides[sr->noverrides++] = xstrdup(buf);
+    for (const char *const *s = r->w->small; o->small && s && *s; s++) {
+        snprintf(buf, sizeof buf, "workload.%s", *s);
+        sr->overrides[sr->noverrides++] = xstrdup(buf);
     }
-    for (size_t i = 0; i < o->nextra && n < 94; i++) {
-        argv[n++] = "-p";
-        argv[n++] = o->extra[i];
-    }
-    argv[n] = NULL;
-    if (!freopen("/dev/null", "w", stdout))
-        _exit(EXIT_SIMFAIL);
-    _exit(cli_run(n, (char **)argv));
+    for (size_t i = 0; i < o->nextra; i++)
+        sr->overrides[sr->noverrides++] = xstrdup(o->extra[i]);
 }
 
-static void run_all(const struct cls_opts *o, struct cls_run *runs, size_t n)
+struct cls_ctx {
+    struct cls_run *runs;
+    size_t done, n;
+};
+
+static int run_done(void *p, size_t i, const struct sweep_outcome *out)
 {
-    size_t started = 0, running = 0, done = 0;
-    while (done < n) {
-        while (running < o->jobs && started < n) {
-            struct cls_run *r = &runs[started++];
-            fflush(NULL);
-            r->pid = fork();
-            if (r->pid == 0)
-                child(o, r);
-            running++;
-        }
-        int ws;
-        pid_t pid = wait(&ws);
-        for (size_t i = 0; i < started; i++)
-            if (runs[i].pid == pid) {
-                runs[i].status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-                fprintf(stderr, "\rclassify: %zu/%zu runs done", ++done, n);
-            }
-        running--;
+    struct cls_ctx *x = p;
+    struct cls_run *r = &x->runs[i];
+    r->status = out->status;
+    json_t *s = out->result ? json_object_get(out->result, "summary") : NULL;
+    if (!r->status && !s)
+        r->status = EXIT_SIMFAIL;
+    if (s) {
+        double acc = (double)json_integer_value(json_object_get(s, "l2_accesses"));
+        double hit = (double)json_integer_value(json_object_get(s, "l2_hits"));
+        r->miss = acc > 0 ? 1.0 - hit / acc : 0;
     }
+    fprintf(stderr, "\rclassify: %zu/%zu runs done", ++x->done, x->n);
+    return 0;
+}
+
+static int run_all(const struct cls_opts *o, struct cls_run *runs, size_t n)
+{
+    char dir[] = "/tmp/chipsim-classify-XXXXXX";
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "chipsim classify: cannot create a scratch directory in /tmp\n");
+        return -1;
+    }
+    struct sweep_run *sr = xcalloc(n, sizeof *sr);
+    size_t *todo = xcalloc(n, sizeof *todo);
+    for (size_t i = 0; i < n; i++) {
+        describe(o, &runs[i], &sr[i]);
+        todo[i] = i;
+    }
+    struct cls_ctx x = {runs, 0, n};
+    sweep_pool(sr, todo, n, o->jobs, dir, run_done, &x);
     fprintf(stderr, "\n");
-}
-
-/* L2 miss rate of a finished run, or -1. */
-static double miss_rate(const struct cls_run *r, json_t **sum_out)
-{
-    if (r->status)
-        return -1;
-    json_error_t je;
-    json_t *j = json_load_file(r->json, 0, &je);
-    unlink(r->json);
-    if (!j)
-        return -1;
-    json_t *s = json_object_get(j, "summary");
-    double acc = (double)json_integer_value(json_object_get(s, "l2_accesses"));
-    double hit = (double)json_integer_value(json_object_get(s, "l2_hits"));
-    *sum_out = json_incref(s);
-    json_decref(j);
-    return acc > 0 ? 1.0 - hit / acc : 0;
+    rmdir(dir);
+    for (size_t i = 0; i < n; i++)
+        sweep_run_free(&sr[i]);
+    free(sr);
+    free(todo);
+    return 0;
 }
 
 static void report(const struct cls_opts *o, struct cls_run *runs, size_t n)
@@ -163,18 +162,15 @@ static void report(const struct cls_opts *o, struct cls_run *runs, size_t n)
     printf("| workload | viper L2 miss rate | ideal L2 miss rate | reduction | class |\n");
     printf("|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i += 2) {
-        json_t *sv = NULL, *si = NULL;
-        double mv = miss_rate(&runs[i], &sv), mi = miss_rate(&runs[i + 1], &si);
-        if (mv < 0 || mi < 0) {
-            printf("| %s | failed (exit %d) | failed (exit %d) | | |\n", runs[i].w->name,
-                   runs[i].status, runs[i + 1].status);
-        } else {
-            double red = mv > 0 ? 100.0 * (mv - mi) / mv : 0;
-            printf("| %s | %.1f%% | %.1f%% | %.1f%% | %s |\n", runs[i].w->name, 100 * mv,
-                   100 * mi, red, red >= o->threshold ? "moderate-to-high" : "low");
+        const struct cls_run *v = &runs[i], *d = &runs[i + 1];
+        if (v->status || d->status) {
+            printf("| %s | failed (exit %d) | failed (exit %d) | | |\n", v->w->name, v->status,
+                   d->status);
+            continue;
         }
-        json_decref(sv);
-        json_decref(si);
+        double red = v->miss > 0 ? 100.0 * (v->miss - d->miss) / v->miss : 0;
+        printf("| %s | %.1f%% | %.1f%% | %.1f%% | %s |\n", v->w->name, 100 * v->miss,
+               100 * d->miss, red, red >= o->threshold ? "moderate-to-high" : "low");
     }
     printf("\nReuse: relative L2 miss-rate reduction from viper to ideal; threshold %.0f%% "
            "(spec cpelide D16).\n", o->threshold);
@@ -201,13 +197,14 @@ int cli_classify(int argc, char **argv)
     for (const struct wl_ops *const *w = wl_registry; *w; w++) {
         if (!selected(&o, (*w)->name))
             continue;
-        for (int s = 0; s < 2; s++, k++) {
+        for (int s = 0; s < 2; s++, k++)
             runs[k] = (struct cls_run){.w = *w, .scheme = s ? "ideal" : "viper"};
-            snprintf(runs[k].json, sizeof runs[k].json, "/tmp/chipsim-cls-%ld-%zu.json",
-                     (long)getpid(), k);
-        }
     }
-    run_all(&o, runs, n);
+    if (run_all(&o, runs, n)) {
+        free(runs);
+        free(o.extra);
+        return EXIT_SIMFAIL;
+    }
     report(&o, runs, n);
     int status = EXIT_OK;
     for (size_t i = 0; i < n; i++)

@@ -459,7 +459,7 @@ int sweep_load(struct sweep *sw, const char *path, struct err *e)
     return rc;
 }
 
-static void run_free(struct sweep_run *r)
+void sweep_run_free(struct sweep_run *r)
 {
     for (size_t j = 0; j < r->noverrides; j++)
         free(r->overrides[j]);
@@ -479,7 +479,7 @@ void sweep_filter(struct sweep *sw, const char *override)
         if (keep)
             sw->runs[k++] = sw->runs[i];
         else
-            run_free(&sw->runs[i]);
+            sweep_run_free(&sw->runs[i]);
     }
     sw->nruns = k;
 }
@@ -487,7 +487,7 @@ void sweep_filter(struct sweep *sw, const char *override)
 void sweep_free(struct sweep *sw)
 {
     for (size_t i = 0; i < sw->nruns; i++)
-        run_free(&sw->runs[i]);
+        sweep_run_free(&sw->runs[i]);
     free(sw->runs);
     free(sw->path);
     free(sw->db);

@@ -13,6 +13,7 @@
 #ifndef CHIPSIM_SWEEP_H
 #define CHIPSIM_SWEEP_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "base/base.h"
@@ -38,6 +39,7 @@ int sweep_load(struct sweep *sw, const char *path, struct err *e);
 /* Only the runs whose overrides include `override` (e.g. gpu.chiplets=4). */
 void sweep_filter(struct sweep *sw, const char *override);
 void sweep_free(struct sweep *sw);
+void sweep_run_free(struct sweep_run *r);
 
 struct sweep_opts {
     unsigned jobs;       /* worker processes */
@@ -54,6 +56,24 @@ struct sweep_result {
  * (database errors). Failed runs are stored with their error. */
 int sweep_execute(const struct sweep *sw, const struct sweep_opts *o, struct sweep_result *res,
                   struct err *e);
+
+/* The end of one run in a worker. */
+struct sweep_outcome {
+    int status;          /* the worker's exit status (128 + N: killed by signal N) */
+    double wall_s;
+    json_t *result;      /* the run's JSON (config, summary, ...), NULL unless status is 0 */
+    char error[2048];    /* why it failed: the end of its stderr */
+};
+
+/* Called in the parent as each run ends; nonzero stops new runs from
+ * starting (the running ones are still collected). */
+typedef int (*sweep_done_fn)(void *ctx, size_t run, const struct sweep_outcome *o);
+
+/* Run runs[todo[0]], ... runs[todo[n - 1]] on `jobs` worker processes (forks
+ * running `chipsim run` in-process), with their scratch files in dir (which
+ * must exist). Returns the first nonzero value of done, else 0. */
+int sweep_pool(const struct sweep_run *runs, const size_t *todo, size_t n, unsigned jobs,
+               const char *dir, sweep_done_fn done, void *ctx);
 
 /* Write every stored run of the database as CSV (header row, one row per
  * run) to out; -1 on database errors. */

@@ -157,13 +157,6 @@ static int add_columns(sqlite3 *db, const struct col *cols, size_t n)
     return 0;
 }
 
-struct outcome {
-    int status;          /* exit status of the worker */
-    double wall_s;
-    json_t *result;      /* the run's JSON, or NULL */
-    char error[2048];
-};
-
 static const char *override_of(const struct sweep_run *r, const char *prefix)
 {
     const char *v = NULL;
@@ -173,7 +166,7 @@ static const char *override_of(const struct sweep_run *r, const char *prefix)
     return v;
 }
 
-static void bind_fixed(sqlite3_stmt *st, const struct sweep_run *r, const struct outcome *o,
+static void bind_fixed(sqlite3_stmt *st, const struct sweep_run *r, const struct sweep_outcome *o,
                        const char *ovs, const char *cfg, const char *when)
 {
     json_t *c = o->result ? json_object_get(o->result, "config") : NULL;
@@ -214,7 +207,7 @@ static char *insert_sql(const struct col *cols, size_t n)
     return sqlite3_mprintf("%z)", sql);
 }
 
-static int store(sqlite3 *db, const struct sweep_run *r, const struct outcome *o)
+static int store(sqlite3 *db, const struct sweep_run *r, const struct sweep_outcome *o)
 {
     struct col cols[256];
     json_t *sum = o->result ? json_object_get(o->result, "summary") : NULL;
@@ -293,7 +286,7 @@ static void worker(const struct sweep_run *r, const struct slot *sl, pid_t paren
     _exit(status);
 }
 
-static void start(const struct sweep *sw, struct slot *sl, size_t run)
+static void start(const struct sweep_run *runs, struct slot *sl, size_t run)
 {
     unlink(sl->json);
     fflush(NULL);
@@ -302,11 +295,11 @@ static void start(const struct sweep *sw, struct slot *sl, size_t run)
     sl->t0 = now_s();
     sl->pid = fork();
     if (sl->pid == 0)
-        worker(&sw->runs[run], sl, parent);
+        worker(&runs[run], sl, parent);
 }
 
 /* The last lines of the worker's stderr, as the error of a failed run. */
-static void read_error(const struct slot *sl, struct outcome *o)
+static void read_error(const struct slot *sl, struct sweep_outcome *o)
 {
     FILE *f = fopen(sl->log, "r");
     o->error[0] = 0;
@@ -326,9 +319,9 @@ static void read_error(const struct slot *sl, struct outcome *o)
         snprintf(o->error, sizeof o->error, "exit status %d, no message", o->status);
 }
 
-static void collect(struct slot *sl, int ws, struct outcome *o)
+static void collect(struct slot *sl, int ws, struct sweep_outcome *o)
 {
-    *o = (struct outcome){.wall_s = now_s() - sl->t0};
+    *o = (struct sweep_outcome){.wall_s = now_s() - sl->t0};
     o->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
     if (!o->status) {
         json_error_t je;
@@ -348,7 +341,7 @@ static void collect(struct slot *sl, int ws, struct outcome *o)
 }
 
 static void progress(const struct sweep_opts *o, const struct sweep_run *r,
-                     const struct outcome *out, const struct sweep_result *res, double spent,
+                     const struct sweep_outcome *out, const struct sweep_result *res, double spent,
                      size_t left)
 {
     if (o->quiet)
@@ -364,51 +357,75 @@ static void progress(const struct sweep_opts *o, const struct sweep_run *r,
         fprintf(stderr, "%s:   %s\n", o->label, out->error);
 }
 
-static int run_pending(const struct sweep *sw, const struct sweep_opts *o, sqlite3 *db,
-                       const size_t *todo, size_t ntodo, struct sweep_result *res, struct err *e)
+int sweep_pool(const struct sweep_run *runs, const size_t *todo, size_t n, unsigned jobs,
+               const char *dir, sweep_done_fn done, void *ctx)
 {
-    struct slot *slots = xcalloc(o->jobs, sizeof *slots);
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s.tmp", sw->db);
-    if (mkdir(dir, 0777) && errno != EEXIST) {
-        free(slots);
-        return err_set(e, "%s: cannot create: %s", dir, strerror(errno));
-    }
-    for (unsigned i = 0; i < o->jobs; i++) {
+    struct slot *slots = xcalloc(jobs, sizeof *slots);
+    for (unsigned i = 0; i < jobs; i++) {
         snprintf(slots[i].json, sizeof slots[i].json, "%.4000s/run%u.json", dir, i);
         snprintf(slots[i].log, sizeof slots[i].log, "%.4000s/run%u.log", dir, i);
     }
     size_t next = 0, running = 0;
-    double spent = 0;
     int rc = 0;
-    while (next < ntodo || running) {
-        for (unsigned i = 0; i < o->jobs && next < ntodo && !rc; i++)
+    while (next < n || running) {
+        for (unsigned i = 0; i < jobs && next < n && !rc; i++)
             if (!slots[i].pid) {
-                start(sw, &slots[i], todo[next++]);
+                start(runs, &slots[i], todo[next++]);
                 running++;
             }
         int ws;
         pid_t pid = wait(&ws);
         if (pid < 0)
             break;
-        for (unsigned i = 0; i < o->jobs; i++) {
+        for (unsigned i = 0; i < jobs; i++) {
             if (slots[i].pid != pid)
                 continue;
-            struct outcome out;
+            struct sweep_outcome out;
             size_t run = slots[i].run;
             collect(&slots[i], ws, &out);
             running--;
-            if (!rc && store(db, &sw->runs[run], &out))
-                rc = db_err(e, db, sw->db, "cannot store a run");
-            res->ran++;
-            res->failed += out.status != 0;
-            spent += out.wall_s;
-            progress(o, &sw->runs[run], &out, res, spent, ntodo - res->ran);
+            int r = done(ctx, run, &out);
+            rc = rc ? rc : r;
             json_decref(out.result);
         }
     }
-    rmdir(dir);
     free(slots);
+    return rc;
+}
+
+struct exec_ctx {
+    const struct sweep *sw;
+    const struct sweep_opts *o;
+    sqlite3 *db;
+    struct sweep_result *res;
+    size_t ntodo;
+    double spent;
+    struct err *e;
+};
+
+static int exec_done(void *p, size_t run, const struct sweep_outcome *out)
+{
+    struct exec_ctx *x = p;
+    int rc = 0;
+    if (store(x->db, &x->sw->runs[run], out))
+        rc = db_err(x->e, x->db, x->sw->db, "cannot store a run");
+    x->res->ran++;
+    x->res->failed += out->status != 0;
+    x->spent += out->wall_s;
+    progress(x->o, &x->sw->runs[run], out, x->res, x->spent, x->ntodo - x->res->ran);
+    return rc;
+}
+
+static int run_pending(const struct sweep *sw, const struct sweep_opts *o, sqlite3 *db,
+                       const size_t *todo, size_t ntodo, struct sweep_result *res, struct err *e)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s.tmp", sw->db);
+    if (mkdir(dir, 0777) && errno != EEXIST)
+        return err_set(e, "%s: cannot create: %s", dir, strerror(errno));
+    struct exec_ctx x = {sw, o, db, res, ntodo, 0, e};
+    int rc = sweep_pool(sw->runs, todo, ntodo, o->jobs, dir, exec_done, &x);
+    rmdir(dir);
     return rc;
 }
 
