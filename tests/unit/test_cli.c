@@ -198,3 +198,62 @@ Test(cli, same_run_twice_is_identical)
     rmdir(dir);
     free(dir);
 }
+
+Test(cli, classify_reports_the_reuse_of_each_workload)
+{
+    /* square at its small size: two identical kernels over A and C; under
+     * viper every L2 access misses, under ideal the second kernel hits
+     * everything the first brought in: half the misses */
+    const char *argv[] = {"classify", "-c", "configs/tiny.ini", "--small", "-w", "square",
+                          "--jobs", "1", NULL};
+    struct cli_result r = cli_exec(argv);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "| square | 100.0% | 50.0% | 50.0% | moderate-to-high |"), "%s",
+              r.out);
+    cr_expect(strstr(r.out, "threshold 15%"), "%s", r.out);
+    cli_result_free(&r);
+    const char *low[] = {"classify", "-c", "configs/tiny.ini", "--small", "-w", "square",
+                         "--threshold", "60", "--jobs", "1", NULL};
+    r = cli_exec(low);
+    cr_expect(strstr(r.out, "| square | 100.0% | 50.0% | 50.0% | low |"), "%s", r.out);
+    cli_result_free(&r);
+    const char *bad[] = {"classify", "--jobs", "0", NULL};
+    r = cli_exec(bad);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--jobs 0: expected a number from 1 to 1024"), "%s", r.err);
+    cli_result_free(&r);
+}
+
+Test(cli, compare_prints_both_summaries_and_ratios)
+{
+    char *dir = cli_tmpdir();
+    char *a = xasprintf("%s/a.json", dir), *b = xasprintf("%s/b.json", dir);
+    const char *ra[] = {"run", "-q", "-c", "configs/tiny.ini", "-w", "square", "--json", a, NULL};
+    const char *rb[] = {"run",  "-q", "-c", "configs/tiny.ini", "-w", "square", "-p",
+                        "coherence.scheme=ideal", "--json", b, NULL};
+    struct cli_result r = cli_exec(ra);
+    cli_result_free(&r);
+    r = cli_exec(rb);
+    cli_result_free(&r);
+    const char *cmp[] = {"compare", a, b, NULL};
+    r = cli_exec(cmp);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "kernels"), "%s", r.out);
+    cr_expect(strstr(r.out, "energy_pj.total"), "%s", r.out);
+    cr_expect(strstr(r.out, "coherence.scheme: \"viper\" -> \"ideal\""), "%s", r.out);
+    /* both runs execute the same instructions: ratio 1 */
+    const char *wi = strstr(r.out, "warp_insts");
+    cr_assert(wi);
+    char line[160];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(wi, "\n"), wi);
+    cr_expect(strstr(line, " 1.0000"), "%s", line);
+    cli_result_free(&r);
+    const char *missing[] = {"compare", a, "/nonexistent.json", NULL};
+    r = cli_exec(missing);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "/nonexistent.json"), "%s", r.err);
+    cli_result_free(&r);
+    free(a);
+    free(b);
+    free(dir);
+}
