@@ -18,10 +18,14 @@ import math
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit("study_report: matplotlib is missing: install Debian's python3-matplotlib "
+             "(scripts/install-deps.sh does)")
 
 SCHEMES = ["viper", "cpelide", "hmg"]
 COMPARED = ["cpelide", "hmg"]
