@@ -48,12 +48,34 @@ struct sweep_opts {
 
 struct sweep_result {
     size_t total, done_before, ran, failed;
+    size_t lost;         /* Slurm: tasks that ended without a result (run again next time) */
+    size_t queued;       /* Slurm: runs left in the queue (--no-wait) */
 };
 
 /* Run every run not yet in the database; returns 0, or -1 with a message
  * (database errors). Failed runs are stored with their error. */
 int sweep_execute(const struct sweep *sw, const struct sweep_opts *o, struct sweep_result *res,
                   struct err *e);
+
+/* The Slurm backend (sweep_slurm.c, docs/sweeps.md): the pending runs go
+ * to one job array whose tasks run `chipsim sweep-task` and leave their
+ * outcome in DB.slurm/; this process stores them as the local backend
+ * would. Returns 0, or -1 with a message (database, sbatch, files). */
+struct sweep_slurm_opts {
+    const char *partition;       /* NULL: the cluster's default */
+    const char *time;            /* per-task limit; NULL: the partition's */
+    unsigned max_parallel;       /* tasks running at once; 0: no limit */
+    bool no_wait;                /* submit (and collect what ended), then return */
+    double poll_s;               /* seconds between two looks at the queue */
+    char *const *sbatch_args;    /* passed to sbatch verbatim */
+    size_t nsbatch_args;
+};
+int sweep_slurm_execute(const struct sweep *sw, const struct sweep_opts *o,
+                        const struct sweep_slurm_opts *so, struct sweep_result *res,
+                        struct err *e);
+/* One array task: run number `index` of the manifest and leave its
+ * outcome in the results directory; returns the run's exit status. */
+int sweep_slurm_task(const char *manifest, long index, struct err *e);
 
 /* Write every stored run of the database as CSV (header row, one row per
  * run) to out; -1 on database errors. */
