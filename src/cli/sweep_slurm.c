@@ -91,9 +91,9 @@ static int mark_task(struct ctx *c, struct job *j, size_t t, const char *result,
     char when[32];
     utc_now(when, sizeof when);
     const char *key = json_string_value(json_object_get(json_array_get(j->runs, t), "key"));
-    char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO slurm_tasks VALUES (%Q, %zu, %Q, %Q, %Q,"
+    char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO slurm_tasks VALUES (%Q, %lld, %Q, %Q, %Q,"
                                 " %Q, %Q, %Q)",
-                                j->id, t, key, result, st ? st->state : NULL,
+                                j->id, (long long)t, key, result, st ? st->state : NULL,
                                 st ? st->exit_code : NULL, log, when);
     int rc = exec_sql(c, sql, e);
     sqlite3_free(sql);
@@ -301,9 +301,9 @@ static int record_lost(struct ctx *c, struct job *j, size_t t, const struct slur
     c->ended++;
     if (c->o->quiet)
         return 0;
-    fprintf(stderr, "%s: LOST %s: Slurm task %s_%zu ended %s%s%s without a result%s\n",
-            c->o->label, key, j->id, t, st.state, *st.exit_code ? ", exit code " : "",
-            st.exit_code,
+    fprintf(stderr, "%s: LOST %s: Slurm task %s_%zu ended %s%s%s%s without a result%s\n",
+            c->o->label, key, j->id, t, st.state, *st.exit_code ? " (exit code " : "",
+            st.exit_code, *st.exit_code ? ")" : "",
             !strcmp(st.state, "COMPLETED") ? " here (is the results directory shared with the "
                                              "compute nodes?)"
             : !strcmp(st.state, "UNKNOWN") ? " (Slurm has no record of it: cancelled while "
@@ -486,8 +486,8 @@ static int record_job(struct ctx *c, const char *id, const char *manifest, json_
 {
     char when[32];
     utc_now(when, sizeof when);
-    char *sql = sqlite3_mprintf("INSERT INTO slurm_jobs VALUES (%Q, %Q, %zu, %Q, NULL)", id,
-                                manifest, json_array_size(runs), when);
+    char *sql = sqlite3_mprintf("INSERT INTO slurm_jobs VALUES (%Q, %Q, %lld, %Q, NULL)", id,
+                                manifest, (long long)json_array_size(runs), when);
     int rc = exec_sql(c, sql, e);
     sqlite3_free(sql);
     if (!rc)
@@ -596,11 +596,12 @@ static int wait_all(struct ctx *c, struct err *e)
     c->ended = 0;
     int rc = 0;
     while (!rc && in_flight(c)) {
-        report_queue(c, last, sizeof last, &last_t);
         struct timespec ts = {(time_t)c->so->poll_s,
                               (long)((c->so->poll_s - (double)(time_t)c->so->poll_s) * 1e9)};
         nanosleep(&ts, NULL);
         rc = look(c, e);
+        if (!rc && in_flight(c))
+            report_queue(c, last, sizeof last, &last_t);
     }
     return rc;
 }
