@@ -40,7 +40,8 @@ static const char schema[] =
     " key TEXT NOT NULL, result TEXT NOT NULL, slurm_state TEXT, slurm_exit TEXT, log TEXT,"
     " recorded TEXT NOT NULL, PRIMARY KEY (job, task))";
 
-enum run_state { TODO, DONE, FLIGHT, LOST };
+/* DONE: stored before this invocation; STORED: by it. */
+enum run_state { TODO, DONE, STORED, FLIGHT, LOST };
 
 struct job {
     char id[32];
@@ -137,25 +138,56 @@ static void job_load(struct ctx *c, const char *id, const char *manifest, json_t
     sqlite3_finalize(st);
 }
 
+/* A job whose manifest is gone (removed by hand) cannot be followed: it
+ * is forgotten, and its runs count as missing (a result its tasks still
+ * leave is stored all the same, see adopt_orphans). */
+static int forget_job(struct ctx *c, const char *id, const char *manifest, const char *why,
+                      struct err *e)
+{
+    char *script = sweep_script_path(manifest);
+    unlink(script);
+    free(script);
+    if (!c->o->quiet)
+        fprintf(stderr, "%s: Slurm job %s: %s; forgetting the job\n", c->o->label, id, why);
+    char *sql = sqlite3_mprintf("UPDATE slurm_jobs SET collected = 'forgotten' WHERE job = %Q",
+                                id);
+    int rc = exec_sql(c, sql, e);
+    sqlite3_free(sql);
+    return rc;
+}
+
 static int jobs_load(struct ctx *c, struct err *e)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(c->db, "SELECT job, manifest FROM slurm_jobs WHERE collected IS NULL"
                                   " ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
         return sweep_db_err(e, c->db, c->sw->db, "cannot read table slurm_jobs");
-    int rc = 0;
-    while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+    char **gone = NULL;
+    size_t ngone = 0, cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
         const char *id = (const char *)sqlite3_column_text(st, 0);
         const char *path = (const char *)sqlite3_column_text(st, 1);
-        json_t *m = sweep_manifest_load(path, e);
-        if (!m) {
-            rc = err_prefix(e, "Slurm job %s", id);
-            break;
+        struct err me;
+        json_t *m = sweep_manifest_load(path, &me);
+        if (m) {
+            job_load(c, id, path, json_object_get(m, "runs"));
+        } else {
+            gone = xgrow(gone, sizeof *gone, &cap, ngone + 3);
+            gone[ngone++] = xstrdup(id);
+            gone[ngone++] = xstrdup(path);
+            gone[ngone++] = xstrdup(me.msg);
         }
-        job_load(c, id, path, json_object_get(m, "runs"));
         json_decref(m);
     }
     sqlite3_finalize(st);
+    int rc = 0;
+    for (size_t i = 0; i < ngone; i += 3) {
+        if (!rc)
+            rc = forget_job(c, gone[i], gone[i + 1], gone[i + 2], e);
+        for (size_t k = i; k < i + 3; k++)
+            free(gone[k]);
+    }
+    free(gone);
     return rc;
 }
 
@@ -187,6 +219,15 @@ static long find_run(const struct ctx *c, const char *key)
     const struct run_key *f =
         key && c->sw->nruns ? bsearch(&k, c->by_key, c->sw->nruns, sizeof k, cmp_key) : NULL;
     return f ? (long)f->run : -1;
+}
+
+/* A run stored before this invocation that is in Slurm again (a failure
+ * submitted again with --retry-failed) no longer counts as stored before. */
+static void set_state(struct ctx *c, long idx, enum run_state s)
+{
+    if (c->state[idx] == DONE && s != DONE)
+        c->res->done_before--;
+    c->state[idx] = s;
 }
 
 /* ---- collecting ------------------------------------------------------------------------ */
@@ -242,9 +283,9 @@ static int store_result(struct ctx *c, const struct sweep_run *r, long idx, cons
     if (sweep_db_store(c->db, r, out))
         return sweep_db_err(e, c->db, c->sw->db, "cannot store a run");
     unlink(path);
-    if (idx < 0 || c->state[idx] == DONE)
+    if (idx < 0 || c->state[idx] == STORED)
         return 0;
-    c->state[idx] = DONE;
+    set_state(c, idx, STORED);
     c->res->ran++;
     c->res->failed += out->status != 0;
     sweep_print_stored(c->o, r, out, c->res, eta_s(c, in_flight(c)));
@@ -294,9 +335,9 @@ static int record_lost(struct ctx *c, struct job *j, size_t t, const struct slur
     int rc = mark_task(c, j, t, "lost", &st, log, e);
     const char *key = json_string_value(json_object_get(json_array_get(j->runs, t), "key"));
     long idx = find_run(c, key);
-    if (rc || idx < 0 || c->state[idx] == DONE)
+    if (rc || idx < 0 || c->state[idx] == DONE || c->state[idx] == STORED)
         return rc;
-    c->state[idx] = LOST;
+    set_state(c, idx, LOST);
     c->res->lost++;
     c->ended++;
     if (c->o->quiet)
@@ -350,7 +391,7 @@ static int close_job(struct ctx *c, struct job *j, struct err *e)
         }
         sqlite3_finalize(st);
     }
-    char *script = xasprintf("%.*s.sh", (int)strlen(j->manifest) - 5, j->manifest);
+    char *script = sweep_script_path(j->manifest);
     unlink(j->manifest);
     unlink(script);
     free(script);
@@ -380,7 +421,7 @@ static int look_at_job(struct ctx *c, struct job *j, struct err *e)
         else if (h > 0 && !is_active(j, t))
             lost[nlost++] = t;
         else if (h > 0 && find_run(c, key) >= 0)
-            c->state[find_run(c, key)] = FLIGHT;
+            set_state(c, find_run(c, key), FLIGHT);
         free(path);
     }
     struct slurm_task *fin = NULL;
@@ -503,7 +544,7 @@ static int submit_array(struct ctx *c, const size_t *runs, size_t n, unsigned pa
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", gmtime(&now));
     char *manifest = xasprintf("%s/batch-%s-%ld-%u.json", c->dir, stamp, (long)getpid(), part);
-    char *script = xasprintf("%.*s.sh", (int)strlen(manifest) - 5, manifest);
+    char *script = sweep_script_path(manifest);
     char *output = xasprintf("%s/logs/%%A_%%a.out", c->dir);
     json_t *arr = NULL;
     int rc = write_manifest(c, manifest, runs, n, &arr, e);
@@ -543,7 +584,7 @@ static int submit(struct ctx *c, struct err *e)
         rc = submit_array(c, todo + from, n - from < max ? n - from : max,
                           (unsigned)(from / max), e);
     for (size_t i = 0; i < n && !rc; i++)
-        c->state[todo[i]] = FLIGHT;
+        set_state(c, (long)todo[i], FLIGHT);
     free(todo);
     return rc;
 }
@@ -699,7 +740,7 @@ static int drive(struct ctx *c, struct err *e)
     if (!rc && !c->so->no_wait)
         rc = wait_all(c, e);
     c->res->queued = count(c, FLIGHT);
-    if (!rc && !in_flight(c))
+    if (!in_flight(c))
         tidy(c);
     return rc;
 }

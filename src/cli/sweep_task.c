@@ -43,6 +43,14 @@ char *sweep_task_file(const char *dir, const char *job, size_t task, const char 
     return xasprintf("%s/logs/%s_%zu.%s", dir, job, task, ext);
 }
 
+char *sweep_script_path(const char *manifest)
+{
+    size_t n = strlen(manifest);
+    if (n > 5 && !strcmp(manifest + n - 5, ".json"))
+        n -= 5;
+    return xasprintf("%.*s.sh", (int)n, manifest);
+}
+
 int sweep_make_dir(const char *path, struct err *e)
 {
     if (mkdir(path, 0777) && errno != EEXIST)

@@ -18,6 +18,8 @@
 
 char *sweep_result_path(const char *dir, const char *key);
 char *sweep_task_file(const char *dir, const char *job, size_t task, const char *ext);
+/* The job script beside a manifest: batch-STAMP.json -> batch-STAMP.sh. */
+char *sweep_script_path(const char *manifest);
 int sweep_make_dir(const char *path, struct err *e);
 
 /* A manifest entry for a run, and a run read back from one (its strings
