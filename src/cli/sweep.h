@@ -1,7 +1,7 @@
 /*
  * sweep.h -- a matrix of simulations described by a sweep file, expanded into
- * runs, executed by parallel worker processes and stored one row per run in
- * a SQLite results database (docs/sweeps.md).
+ * runs, executed by parallel worker processes (or as a Slurm job array) and
+ * stored one row per run in a SQLite results database (docs/sweeps.md).
  *
  * A run is a config file, a workload and an ordered list of -p overrides;
  * its key (the three as one string) identifies it in the database, so a

@@ -88,8 +88,10 @@ free_port() {
 
 dd if=/dev/urandom of="$T/munge-key/munge.key" bs=1024 count=1 status=none
 chmod 400 "$T/munge-key/munge.key"
+# the daemons detach; their start-up messages go to files, so that they hold no pipe of make's
 $SUDO munged --force --socket="$T/munge/munge.socket" --key-file="$T/munge-key/munge.key" \
-    --pid-file="$T/munged.pid" --log-file="$T/log/munged.log" --seed-file="$T/munge/seed"
+    --pid-file="$T/munged.pid" --log-file="$T/log/munged.log" --seed-file="$T/munge/seed" \
+    </dev/null >"$T/log/munged.start" 2>&1 || { cat "$T/log/munged.start" >&2; fail "munged"; }
 
 CPUS=$(nproc)
 MEM_MB=$(awk '/MemTotal/ { print int($2 / 1024 * 0.9) }' /proc/meminfo)
@@ -125,8 +127,11 @@ NodeName=localhost NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM_MB State=UNKNOW
 PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 EOF
 
-$SUDO env SLURM_CONF="$SLURM_CONF" slurmctld -f "$SLURM_CONF"
-$SUDO env SLURM_CONF="$SLURM_CONF" slurmd -f "$SLURM_CONF" -N localhost
+for d in slurmctld "slurmd -N localhost"; do
+    # shellcheck disable=SC2086 # $d is a command and its arguments
+    $SUDO env SLURM_CONF="$SLURM_CONF" $d -f "$SLURM_CONF" </dev/null >"$T/log/${d%% *}.start" 2>&1 ||
+        { cat "$T/log/${d%% *}.start" >&2; fail "${d%% *} did not start"; }
+done
 for i in $(seq 60); do
     [ "$(sinfo -h -n localhost -o %t 2>/dev/null)" = idle ] && break
     [ "$i" = 60 ] && { tail -n 20 "$T"/log/*.log >&2; fail "the node never became idle"; }

@@ -172,7 +172,7 @@ static json_t *only_result(const char *dir)
     return n ? json_load_file(file, 0, NULL) : NULL;
 }
 
-Test(slurm, sweep_task_leaves_the_outcome_of_its_run, .timeout = 120)
+Test(slurm, sweep_task_leaves_the_outcome_of_its_run)
 {
     char *dir = cli_tmpdir();
     char *m = manifest(dir);
@@ -194,7 +194,7 @@ Test(slurm, sweep_task_leaves_the_outcome_of_its_run, .timeout = 120)
     free(dir);
 }
 
-Test(slurm, sweep_task_of_a_failing_run_leaves_its_status_and_error, .timeout = 120)
+Test(slurm, sweep_task_of_a_failing_run_leaves_its_status_and_error)
 {
     char *dir = cli_tmpdir();
     char *m = manifest(dir);

@@ -217,7 +217,7 @@ static char *sweep_file(const char *dir)
 
 #define ROWS 13 /* 3 workloads x 4 schemes, and the run that fails */
 
-Test(sweep, a_failed_run_is_stored_with_its_error_and_the_others_complete, .timeout = 600)
+Test(sweep, a_failed_run_is_stored_with_its_error_and_the_others_complete)
 {
     char *dir = cli_tmpdir();
     char *path = sweep_file(dir), db[PATH_MAX], csv[PATH_MAX];
@@ -266,7 +266,7 @@ static pid_t spawn_sweep(const char *path, const char *db)
     return pid;
 }
 
-Test(sweep, a_sweep_killed_part_way_resumes_to_the_same_database, .timeout = 600)
+Test(sweep, a_sweep_killed_part_way_resumes_to_the_same_database)
 {
     char *dir = cli_tmpdir();
     char *path = sweep_file(dir), ref[PATH_MAX], db[PATH_MAX];
