@@ -563,8 +563,9 @@ static int submit_array(struct ctx *c, const size_t *runs, size_t n, unsigned pa
         unlink(script);
     }
     if (!rc && !c->o->quiet)
-        fprintf(stderr, "%s: submitted %zu runs as Slurm job %s (array 0-%zu%s%.0u)\n",
-                c->o->label, n, id, n - 1, c->so->max_parallel ? "%" : "", c->so->max_parallel);
+        fprintf(stderr, "%s: submitted %zu run%s as Slurm job %s (array 0-%zu%s%.0u)\n",
+                c->o->label, n, n == 1 ? "" : "s", id, n - 1, c->so->max_parallel ? "%" : "",
+                c->so->max_parallel);
     json_decref(arr);
     free(manifest);
     free(script);

@@ -71,6 +71,7 @@ stop() {
         [ -f "$f" ] || continue
         local pid
         pid=$(cat "$f")
+        [ $p = munged ] && $SUDO kill "$pid" 2>/dev/null # scontrol shutdown stopped the others
         for _ in $(seq 50); do
             $SUDO kill -0 "$pid" 2>/dev/null || break
             sleep 0.1
@@ -247,7 +248,7 @@ set +e
 check "the re-run: exit 0" [ $? = 0 ]
 set -e
 check "the re-run submits only the missing run" has b2.err "3 stored already, 0 collected now, 0 in Slurm's queue, 1 to submit"
-check "the re-run's array has one task" has b2.err "submitted 1 runs as Slurm job"
+check "the re-run's array has one task" has b2.err "submitted 1 run as Slurm job"
 check "the re-run runs exactly one run" has b2.err "4 runs: 3 stored before, 1 run now, 0 failed"
 check "the stored runs are untouched" [ "$(sql b.db "SELECT key, finished FROM runs WHERE key != '$LOST_KEY' ORDER BY key")" = "$(cat before)" ]
 check "the database equals the local one" same_db local-b.db b.db
