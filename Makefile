@@ -2,7 +2,8 @@
 #
 #   make         build bin/chipsim
 #   make run     build and run the main job: the CPElide study, 4-chiplet slice
-#   make test    build and run the unit tests, then the same tests under ASan+UBSan
+#   make test    build and run the unit tests, then the same tests under ASan+UBSan,
+#                then the Slurm backend against a one-node Slurm cluster (tests/slurm/)
 #   make bench   build and run the speed benchmarks in bench/
 #
 # Two build flavours share every source: build/rel (optimised) and build/san
@@ -26,7 +27,7 @@ obj      = $(patsubst %.c,build/$(1)/%.o,$(2))
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson -lsqlite3) -lm
 TESTLIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
-.PHONY: all run test test-rel test-san bench deps clean
+.PHONY: all run test test-rel test-san test-slurm bench deps clean
 all: bin/chipsim
 
 deps:
@@ -63,6 +64,7 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory bin/chipsim build/san/chipsim build/rel/unit-tests build/san/unit-tests
 	@$(MAKE) --no-print-directory test-rel test-san
+	@$(MAKE) --no-print-directory test-slurm
 
 test-rel:
 	@echo "== unit tests (optimised build) =="
@@ -72,6 +74,12 @@ test-san:
 	@echo "== unit tests (ASan+UBSan build) =="
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	CHIPSIM_BIN=build/san/chipsim build/san/unit-tests --jobs 2
+
+# Starts munged, slurmctld and slurmd on this machine (installing Debian's slurm-wlm and munge
+# when missing), runs sweeps through them, and shuts them down again.
+test-slurm: bin/chipsim
+	@echo "== the Slurm backend (one-node Slurm cluster on this machine) =="
+	CHIPSIM_BIN=bin/chipsim bash tests/slurm/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core

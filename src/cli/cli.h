@@ -15,6 +15,7 @@ int cli_classify(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_study(int argc, char **argv);
 int cli_compare(int argc, char **argv);
+int cli_sweep_task(int argc, char **argv);
 
 /* Shared by the commands that run many simulations. */
 unsigned cli_default_jobs(void);                /* the number of online CPUs */

@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "sweep.h"
+#include "sweep_db.h"
 #include "workload/wl.h"
 
 struct cls_opts {

@@ -22,6 +22,8 @@ static void usage(FILE *out)
             "  sweep FILE [--jobs N] [--db FILE] [--csv FILE] [--retry-failed] [--list]\n"
             "                      run a matrix of simulations into a SQLite database\n"
             "                      (resumable; see docs/sweeps.md)\n"
+            "  sweep FILE --backend slurm [--partition P] [--max-parallel N] [--no-wait] ...\n"
+            "                      the same, as a Slurm job array (docs/sweeps.md)\n"
             "  study cpelide [--quick] [--out DIR] [--jobs N]\n"
             "                      the CPElide evaluation: sweep, summary table and plots\n"
             "  compare A.json B.json\n"
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
         return cli_classify(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep"))
         return cli_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep-task")) /* run by Slurm, not listed */
+        return cli_sweep_task(argc - 1, argv + 1);
     if (!strcmp(cmd, "study"))
         return cli_study(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))

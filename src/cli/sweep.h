@@ -1,7 +1,7 @@
 /*
  * sweep.h -- a matrix of simulations described by a sweep file, expanded into
- * runs, executed by parallel worker processes and stored one row per run in
- * a SQLite results database (docs/sweeps.md).
+ * runs, executed by parallel worker processes (or as a Slurm job array) and
+ * stored one row per run in a SQLite results database (docs/sweeps.md).
  *
  * A run is a config file, a workload and an ordered list of -p overrides;
  * its key (the three as one string) identifies it in the database, so a
@@ -13,7 +13,6 @@
 #ifndef CHIPSIM_SWEEP_H
 #define CHIPSIM_SWEEP_H
 
-#include <jansson.h>
 #include <stdio.h>
 
 #include "base/base.h"
@@ -50,6 +49,8 @@ struct sweep_opts {
 
 struct sweep_result {
     size_t total, done_before, ran, failed;
+    size_t lost;         /* Slurm: tasks that ended without a result (run again next time) */
+    size_t queued;       /* Slurm: runs left in the queue (--no-wait) */
 };
 
 /* Run every run not yet in the database; returns 0, or -1 with a message
@@ -57,13 +58,8 @@ struct sweep_result {
 int sweep_execute(const struct sweep *sw, const struct sweep_opts *o, struct sweep_result *res,
                   struct err *e);
 
-/* The end of one run in a worker. */
-struct sweep_outcome {
-    int status;          /* the worker's exit status (128 + N: killed by signal N) */
-    double wall_s;
-    json_t *result;      /* the run's JSON (config, summary, ...), NULL unless status is 0 */
-    char error[2048];    /* why it failed: the end of its stderr */
-};
+/* The end of one run (defined in sweep_db.h). */
+struct sweep_outcome;
 
 /* Called in the parent as each run ends; nonzero stops new runs from
  * starting (the running ones are still collected). */
@@ -74,6 +70,26 @@ typedef int (*sweep_done_fn)(void *ctx, size_t run, const struct sweep_outcome *
  * must exist). Returns the first nonzero value of done, else 0. */
 int sweep_pool(const struct sweep_run *runs, const size_t *todo, size_t n, unsigned jobs,
                const char *dir, sweep_done_fn done, void *ctx);
+
+/* The Slurm backend (sweep_slurm.c, docs/sweeps.md): the pending runs go
+ * to one job array whose tasks run `chipsim sweep-task` and leave their
+ * outcome in DB.slurm/; this process stores them as the local backend
+ * would. Returns 0, or -1 with a message (database, sbatch, files). */
+struct sweep_slurm_opts {
+    const char *partition;       /* NULL: the cluster's default */
+    const char *time;            /* per-task limit; NULL: the partition's */
+    unsigned max_parallel;       /* tasks running at once; 0: no limit */
+    bool no_wait;                /* submit (and collect what ended), then return */
+    double poll_s;               /* seconds between two looks at the queue */
+    char *const *sbatch_args;    /* passed to sbatch verbatim */
+    size_t nsbatch_args;
+};
+int sweep_slurm_execute(const struct sweep *sw, const struct sweep_opts *o,
+                        const struct sweep_slurm_opts *so, struct sweep_result *res,
+                        struct err *e);
+/* One array task: run number `index` of the manifest and leave its
+ * outcome in the results directory; returns the run's exit status. */
+int sweep_slurm_task(const char *manifest, long index, struct err *e);
 
 /* Write every stored run of the database as CSV (header row, one row per
  * run) to out; -1 on database errors. */
