@@ -9,7 +9,7 @@
 # (sanitizers). Missing Debian packages are installed by scripts/install-deps.sh.
 
 CC      ?= gcc
-PKGS    := inih jansson
+PKGS    := inih jansson liblzma
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
 BASE    := -std=c11 -D_GNU_SOURCE -Isrc -MMD -MP $(WARN)
@@ -23,7 +23,7 @@ TESTSRC := $(wildcard tests/unit/*.c)
 BENCHSRC:= $(wildcard bench/*.c)
 
 obj      = $(patsubst %.c,build/$(1)/%.o,$(2))
-LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson) -lm
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson -llzma) -lm
 TESTLIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
 .PHONY: all run test test-rel test-san bench deps clean
