@@ -122,13 +122,13 @@ struct kernel {
     struct kernel_arg args[KERNEL_MAX_ARGS];
     kernel_next_fn next;
     kernel_ranges_fn ranges;  /* NULL: no per-work-group ranges */
-    const void *ctx;          /* workload data; must outlive the run */
-    uint64_t p[8];            /* small parameters for the generator */
     /* Host-to-device copies made before this launch (the command processor
      * places their pages and may warm the L2 with them); the array belongs
      * to the workload and must outlive the launch. */
     const struct kernel_range *copies;
     unsigned ncopies;
+    const void *ctx;          /* workload data; must outlive the run */
+    uint64_t p[8];            /* small parameters for the generator */
 };
 
 static inline uint32_t kernel_nwg(const struct kernel *k)

@@ -273,8 +273,8 @@ static int parse_inst(const struct pctx *c, char *line, struct inst *x)
     if (!(op[0] >= 'A' && op[0] <= 'Z'))
         return bad(c, "an opcode", p);
     for (size_t i = 0; i < oplen; i++)
-        if (!((op[i] >= 'A' && op[i] <= 'Z') || (op[i] >= '0' && op[i] <= '9') || op[i] == '_' ||
-              op[i] == '.'))
+        if (!((op[i] >= 'A' && op[i] <= 'Z') || (op[i] >= 'a' && op[i] <= 'z') ||
+              (op[i] >= '0' && op[i] <= '9') || op[i] == '_' || op[i] == '.'))
             return bad(c, "an opcode (letters, digits, '_' and '.')", p);
     p += oplen;
     char where[400];
@@ -824,7 +824,7 @@ static int list_line(struct trace_list *l, char *line, size_t len, uint64_t no, 
             return err_set(e, "%s:%llu: kernel file '%s' is neither .traceg nor .traceg.xz",
                            l->path, (unsigned long long)no, line);
         cmd.kind = TCMD_KERNEL;
-        cmd.path = line[0] == '/' ? xstrdup(line) : xasprintf("%s%s", dir, line);
+        cmd.path = xasprintf("%s%s", dir, line);
     } else {
         return 0; /* other commands: ignored, as the reference reader does */
     }

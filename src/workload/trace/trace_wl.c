@@ -20,9 +20,11 @@
  * have no address in the trace and take a fixed latency; asynchronous
  * copies (LDGSTS) are global loads whose completion every DEPBAR waits for.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/u64map.h"
 #include "stats/stats.h"
@@ -209,10 +211,13 @@ static int read_list(struct twl *t, const struct wl_env *env, const struct cfg_s
             copies[ncopies++] = (struct kernel_range){c->addr, c->addr + c->bytes};
             continue;
         }
-        if (add_kernel(t, c, copies, ncopies, env, sec, e)) {
-            err_prefix(e, "%s:%llu", t->list.path, (unsigned long long)c->line);
-            return -1;
+        if (access(c->path, R_OK)) {
+            free(copies);
+            return err_set(e, "%s:%llu: cannot open kernel file %s: %s", t->list.path,
+                           (unsigned long long)c->line, c->path, strerror(errno));
         }
+        if (add_kernel(t, c, copies, ncopies, env, sec, e))
+            return -1;
         copies = NULL;
         ncopies = 0;
         cap = 0;
