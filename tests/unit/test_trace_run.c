@@ -298,8 +298,8 @@ Test(trace_run, bad_traces_exit_2_with_file_and_line)
 #define NEED_SHARED(var, name)                                                                   \
     char *var = tu_shared_list(name);                                                            \
     if (!var) {                                                                                  \
-        cr_log_warn("skipped: ../shared/data/%s is absent (set CHIPSIM_SHARED to the shared "    \
-                    "directory)", name);                                                         \
+        fprintf(stderr, "skipped: ../shared/data/%s is absent (set CHIPSIM_SHARED to the "        \
+                "shared directory)\n", name);                                                     \
         cr_skip_test("../shared/data/%s is absent", name);                                       \
     }
 
