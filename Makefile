@@ -4,6 +4,7 @@
 #   make run     build and run the main job on the bundled defaults
 #   make test    build and run the unit tests, then the same tests under ASan+UBSan
 #   make bench   build and run the speed benchmarks in bench/
+#   make fuzz    build the libFuzzer harnesses (clang) and run each for FUZZ_TIME seconds
 #
 # Two build flavours share every source: build/rel (optimised) and build/san
 # (sanitizers). Missing Debian packages are installed by scripts/install-deps.sh.
@@ -21,16 +22,20 @@ MAIN    := src/cli/main.c
 LIBSRC  := $(filter-out $(MAIN),$(SRC))
 TESTSRC := $(wildcard tests/unit/*.c)
 BENCHSRC:= $(wildcard bench/*.c)
+BENCHTRACE := bench/trace/bench_trace.c
 
 obj      = $(patsubst %.c,build/$(1)/%.o,$(2))
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson -llzma) -lm
 TESTLIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
-.PHONY: all run test test-rel test-san bench deps clean
+.PHONY: all run test test-rel test-san bench deps deps-fuzz fuzz clean
 all: bin/chipsim
 
 deps:
 	@bash scripts/install-deps.sh --if-missing
+
+deps-fuzz:
+	@bash scripts/install-deps.sh --if-missing --fuzz
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -56,6 +61,13 @@ build/san/unit-tests: $(call obj,san,$(LIBSRC) $(TESTSRC))
 build/rel/bench-core: $(call obj,rel,$(LIBSRC) $(BENCHSRC))
 	$(CC) $(REL) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+build/rel/bench-trace: $(call obj,rel,$(LIBSRC) $(BENCHTRACE))
+	$(CC) $(REL) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The large generated trace of the trace benchmark (about 380 MB, and its .xz).
+build/bench/gen/kernel-1.traceg:
+	python3 tools/gen_trace.py build/bench/gen --xz
+
 run: deps
 	@$(MAKE) --no-print-directory bin/chipsim
 	bin/chipsim run -c configs/mcm-4chiplet.ini -w square
@@ -73,9 +85,35 @@ test-san:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	CHIPSIM_BIN=build/san/chipsim build/san/unit-tests --jobs 2
 
+# Fuzzing (tests/fuzz/README.md): clang's libFuzzer with ASan+UBSan; the
+# harnesses' seed corpora are read from tests/fuzz/corpus/, new inputs are
+# kept in build/fuzz/corpus-*/.
+FUZZCC    ?= clang
+FUZZ      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_TIME ?= 60
+FUZZERS   := trace ini
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZCC) $(BASE) $(FUZZ) -fsanitize=fuzzer-no-link $(CFLAGS) -c $< -o $@
+
+build/fuzz/fuzz-%: $(call obj,fuzz,$(LIBSRC)) build/fuzz/tests/fuzz/fuzz_%.o
+	$(FUZZCC) $(FUZZ) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(LIBS)
+
+fuzz: deps-fuzz
+	@$(MAKE) --no-print-directory $(addprefix build/fuzz/fuzz-,$(FUZZERS))
+	@for f in $(FUZZERS); do \
+	    mkdir -p build/fuzz/corpus-$$f; \
+	    echo "== fuzz-$$f for $(FUZZ_TIME) s =="; \
+	    build/fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -max_len=16384 \
+	        build/fuzz/corpus-$$f tests/fuzz/corpus/$$f || exit 1; \
+	done
+
 bench: deps
-	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core
+	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core build/rel/bench-trace \
+	    build/bench/gen/kernel-1.traceg
 	build/rel/bench-core
+	build/rel/bench-trace
 
 clean:
 	rm -rf build bin

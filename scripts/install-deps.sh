@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Installs the Debian packages chipsim needs to build, test and plot.
 # Idempotent: with --if-missing it does nothing when everything is present.
+# --fuzz adds clang (libFuzzer) for `make fuzz`.
 set -euo pipefail
 
-PACKAGES=(gcc make pkg-config libinih-dev libjansson-dev libcriterion-dev)
-PKGCONFIG_MODULES=(inih jansson criterion)
+PACKAGES=(gcc make pkg-config libinih-dev libjansson-dev libcriterion-dev liblzma-dev)
+PKGCONFIG_MODULES=(inih jansson criterion liblzma)
+FUZZ=false
+for a in "$@"; do
+    [ "$a" = "--fuzz" ] && FUZZ=true
+done
+if $FUZZ; then
+    PACKAGES+=(clang)
+fi
 
 missing() {
     command -v gcc >/dev/null && command -v pkg-config >/dev/null || return 0
+    if $FUZZ; then
+        command -v clang >/dev/null || return 0
+    fi
     for m in "${PKGCONFIG_MODULES[@]}"; do
         pkg-config --exists "$m" || return 0
     done

@@ -137,10 +137,10 @@ struct trace_ops {
 
 void trace_ops_init(struct trace_ops *o, FILE *warn);
 void trace_ops_free(struct trace_ops *o);
-/* Index of the opcode spelled name[0..len) in binary version binver; `where`
- * ("file:line") names the first occurrence in the warning for an unknown one. */
+/* Index of the opcode spelled name[0..len) in binary version binver; file
+ * and line name the first occurrence in the warning for an unknown one. */
 uint32_t trace_ops_get(struct trace_ops *o, const char *name, size_t len, unsigned binver,
-                       const char *where);
+                       const char *file, uint64_t line);
 /* Decode one spelling (no table); for tests. */
 void trace_opcode_decode(const char *name, unsigned binver, struct trace_opinfo *out);
 

@@ -23,17 +23,20 @@ const char *const trace_class_names[TC_N] = {
 
 /* Latencies: the QV100 configuration's values (spec accelsim.md A2: int add
  * 4, mad 5; fp add 4, mad 5; dp 8; sfu 100; tensor 64; shfl 21), used for
- * every family. Issue intervals: 32 lanes over the units of one SM
- * sub-core (NVIDIA's architecture whitepapers). See docs/trace.md. */
+ * every family; constant loads 28 (an L1 hit). Issue intervals: 128 divided
+ * by the results per clock per SM of the CUDA C++ Programming Guide's
+ * throughput table (a warp of 32 on a quarter of the SM's lanes), LD/ST from
+ * the units per SM partition of the architecture whitepapers; tensor 8,
+ * control and constant 1 are chipsim's assumptions. See docs/trace.md. */
 #define LAT {4, 5, 4, 5, 8, 100, 64, 21, 1, 28, 1}
 
 static const struct trace_isa isas[] = {
     /*                     int imad fp32 ffma fp64 sfu tensor shfl ctrl const mem */
-    {70, "Volta (sm_70/72)", LAT, {2, 2, 2, 2, 4, 8, 8, 2, 1, 1, 4}},
-    {75, "Turing (sm_75)", LAT, {2, 2, 2, 2, 64, 8, 8, 2, 1, 1, 8}},
-    {80, "Ampere A100 (sm_80)", LAT, {2, 2, 2, 2, 4, 8, 8, 2, 1, 1, 4}},
-    {86, "Ampere GA10x and Ada (sm_86/87/89)", LAT, {2, 2, 1, 1, 64, 8, 8, 2, 1, 1, 8}},
-    {90, "Hopper (sm_90)", LAT, {2, 2, 1, 1, 2, 8, 8, 2, 1, 1, 4}},
+    {70, "Volta (sm_70/72)", LAT, {2, 2, 2, 2, 4, 8, 8, 4, 1, 1, 4}},
+    {75, "Turing (sm_75)", LAT, {2, 2, 2, 2, 64, 8, 8, 4, 1, 1, 8}},
+    {80, "Ampere A100 (sm_80)", LAT, {2, 2, 2, 2, 4, 8, 8, 4, 1, 1, 4}},
+    {86, "Ampere GA10x and Ada (sm_86/87/89)", LAT, {2, 2, 1, 1, 64, 8, 8, 4, 1, 1, 8}},
+    {90, "Hopper (sm_90)", LAT, {2, 2, 1, 1, 2, 8, 8, 4, 1, 1, 4}},
 };
 
 const struct trace_isa *trace_isa_for(unsigned binver)
@@ -283,7 +286,7 @@ static void rehash(struct trace_ops *o)
 }
 
 static void note_unknown(struct trace_ops *o, const char *name, unsigned binver,
-                         const char *where)
+                         const char *file, uint64_t line)
 {
     size_t blen = strcspn(name, ".");
     for (size_t i = 0; i < o->nunknown; i++)
@@ -293,12 +296,13 @@ static void note_unknown(struct trace_ops *o, const char *name, unsigned binver,
     o->unknown[o->nunknown++] = xstrndup(name, blen);
     if (o->warn)
         fprintf(o->warn,
-                "chipsim: warning: %s: unknown opcode %.*s (binary version %u): timed as a "
-                "generic integer operation\n", where, (int)blen, name, binver);
+                "chipsim: warning: %s:%llu: unknown opcode %.*s (binary version %u): timed as "
+                "a generic integer operation\n", file, (unsigned long long)line, (int)blen, name,
+                binver);
 }
 
 uint32_t trace_ops_get(struct trace_ops *o, const char *name, size_t len, unsigned binver,
-                       const char *where)
+                       const char *file, uint64_t line)
 {
     size_t j = hash_str(name, len, binver) & (o->hcap - 1);
     for (uint32_t k; (k = o->hash[j]); j = (j + 1) & (o->hcap - 1)) {
@@ -308,14 +312,14 @@ uint32_t trace_ops_get(struct trace_ops *o, const char *name, size_t len, unsign
     }
     if (2 * (o->n + 1) > o->hcap) {
         rehash(o);
-        return trace_ops_get(o, name, len, binver, where);
+        return trace_ops_get(o, name, len, binver, file, line);
     }
     o->v = xgrow(o->v, sizeof *o->v, &o->cap, o->n + 1);
     char *s = xstrndup(name, len);
     trace_opcode_decode(s, binver, &o->v[o->n]);
     o->v[o->n].name = s;
     if (o->v[o->n].flags & TOP_UNKNOWN)
-        note_unknown(o, s, binver, where);
+        note_unknown(o, s, binver, file, line);
     o->hash[j] = (uint32_t)++o->n;
     return (uint32_t)(o->n - 1);
 }

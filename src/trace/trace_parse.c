@@ -277,9 +277,7 @@ static int parse_inst(const struct pctx *c, char *line, struct inst *x)
               (op[i] >= '0' && op[i] <= '9') || op[i] == '_' || op[i] == '.'))
             return bad(c, "an opcode (letters, digits, '_' and '.')", p);
     p += oplen;
-    char where[400];
-    snprintf(where, sizeof where, "%s:%llu", c->in->path, (unsigned long long)c->in->line);
-    x->rec.opc = trace_ops_get(c->ops, op, oplen, h->binver, where);
+    x->rec.opc = trace_ops_get(c->ops, op, oplen, h->binver, c->in->path, c->in->line);
     if (!get_udec(&p, &ns, 16))
         return bad(c, "the number of source registers", p);
     for (uint64_t i = 0; i < ns; i++) {

@@ -523,10 +523,10 @@ Test(trace_parse, unknown_opcodes_warn_once_each)
     FILE *warn = open_memstream(&out, &len);
     struct trace_ops o;
     trace_ops_init(&o, warn);
-    uint32_t a = trace_ops_get(&o, "FROB.X", 6, 80, "k.traceg:3");
-    uint32_t b = trace_ops_get(&o, "FROB.Y", 6, 80, "k.traceg:4");
-    uint32_t c = trace_ops_get(&o, "FROB.X", 6, 80, "k.traceg:9");
-    trace_ops_get(&o, "LDG.E", 5, 80, "k.traceg:10");
+    uint32_t a = trace_ops_get(&o, "FROB.X", 6, 80, "k.traceg", 3);
+    uint32_t b = trace_ops_get(&o, "FROB.Y", 6, 80, "k.traceg", 4);
+    uint32_t c = trace_ops_get(&o, "FROB.X", 6, 80, "k.traceg", 9);
+    trace_ops_get(&o, "LDG.E", 5, 80, "k.traceg", 10);
     cr_expect_neq(a, b);
     cr_expect_eq(a, c);
     cr_expect_eq(o.nunknown, 1);
@@ -538,9 +538,9 @@ Test(trace_parse, unknown_opcodes_warn_once_each)
     char name[32];
     for (int i = 0; i < 1000; i++) {
         snprintf(name, sizeof name, "IADD3.X%d", i);
-        trace_ops_get(&o, name, strlen(name), 70, "x");
+        trace_ops_get(&o, name, strlen(name), 70, "x", 1);
     }
-    cr_expect_eq(trace_ops_get(&o, "IADD3.X7", 8, 70, "x"), trace_ops_get(&o, "IADD3.X7", 8, 70, "x"));
+    cr_expect_eq(trace_ops_get(&o, "IADD3.X7", 8, 70, "x", 1), trace_ops_get(&o, "IADD3.X7", 8, 70, "x", 2));
     cr_expect_eq(o.n, 1003);
     trace_ops_free(&o);
 }
