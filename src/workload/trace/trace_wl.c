@@ -613,4 +613,5 @@ const struct wl_ops wl_trace = {
     .next_kernel = tw_next_kernel,
     .destroy = tw_destroy,
     .reg_stats = tw_reg_stats,
+    .needs_input = true,
 };
