@@ -238,6 +238,39 @@ Test(trace_run, xz_kernels_run_like_plain_ones)
     tu_rmdir(dir);
 }
 
+Test(trace_run, unknown_opcodes_run_as_integer_ops_and_warn_once)
+{
+    char *dir = tu_dir();
+    char *k = tu_kernel(5, 0, NULL,
+                        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+                        "0000 ffffffff 1 R4 FROB.X 0 0 0\n0010 ffffffff 1 R5 FROB.Y 1 R4 0 0\n"
+                        "0020 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
+    free(tu_write(dir, "kernel-1.traceg", k, 0));
+    char *list = tu_write(dir, "kernelslist.g", "kernel-1.traceg\nkernel-1.traceg\n", 0);
+    char *json = xasprintf("%s/out.json", dir);
+    const char *argv[] = {"run", "-q", "-c", "configs/tiny.ini", "--trace", list, "--json", json,
+                          "-p", "workload.kernels=1", NULL};
+    struct cli_result r = cli_exec(argv);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "kernel-1.traceg:21: unknown opcode FROB (binary version 70): timed "
+                            "as a generic integer operation"), "%s", r.err);
+    cr_expect_eq(strstr(r.err, "FROB") ? strstr(strstr(r.err, "FROB") + 1, "FROB") : NULL, NULL,
+                 "one warning for FROB, whatever its modifiers: %s", r.err);
+    json_error_t je;
+    json_t *j = json_load_file(json, 0, &je);
+    cr_assert(j, "%s", je.text);
+    cr_expect_eq(summary(j, "kernels"), 1, "workload.kernels = 1");
+    cr_expect_eq(stat(j, "trace.unknown_opcodes"), 1);
+    cr_expect_eq(stat(j, "trace.unknown_insts"), 2);
+    cr_expect_eq(summary(j, "warp_insts"), 3, "the one warp listed");
+    json_decref(j);
+    cli_result_free(&r);
+    free(json);
+    free(list);
+    free(k);
+    tu_rmdir(dir);
+}
+
 /* ---- bad traces ---------------------------------------------------------------------------- */
 
 static void expect_bad(const char *kernel_text, const char *list_text, const char *want)
