@@ -185,6 +185,8 @@ struct trace_kfile {
  * set by the caller). */
 int trace_check_kernel(struct trace_kfile *kf, struct trace_ops *ops, struct err *e);
 void trace_kfile_free(struct trace_kfile *kf);
+/* Where thread block tb (linear id) starts, or NULL if the trace skips it. */
+const struct trace_tbidx *trace_kfile_find(const struct trace_kfile *kf, uint64_t tb);
 
 /* ---- one thread block in compact form ---------------------------------------- */
 

@@ -185,6 +185,8 @@ static int parse_addrs(const struct pctx *c, const char **pp, uint32_t mask, str
         if (form == 1) {
             if (!get_sdec(pp, &d))
                 return bad(c, "a decimal stride", *pp);
+            if (d > (int64_t)1 << 48 || d < -((int64_t)1 << 48))
+                return perr(c, "stride %lld out of range (at most 2^48 bytes)", (long long)d);
             x->addr[1] = (uint64_t)d;
             return 0;
         }
@@ -745,7 +747,7 @@ void trace_tb_free(struct trace_tb *tb)
     *tb = (struct trace_tb){0};
 }
 
-static const struct trace_tbidx *index_find(const struct trace_kfile *kf, uint64_t tb)
+const struct trace_tbidx *trace_kfile_find(const struct trace_kfile *kf, uint64_t tb)
 {
     size_t lo = 0, hi = kf->nidx;
     while (lo < hi) {
@@ -765,7 +767,7 @@ int trace_read_tb(struct trace_in *in, const struct trace_kfile *kf, struct trac
     out->warp = xgrow(out->warp, sizeof *out->warp, &out->warps_cap, out->nwarps);
     memset(out->warp, 0, out->nwarps * sizeof *out->warp);
     out->len = 0;
-    const struct trace_tbidx *ix = index_find(kf, tb);
+    const struct trace_tbidx *ix = trace_kfile_find(kf, tb);
     if (!ix)
         return 0;
     struct pctx c = {.in = in, .kf = kf, .ops = ops, .e = e};

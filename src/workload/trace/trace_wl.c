@@ -315,20 +315,9 @@ static uint32_t load_tb(struct twl *t, uint64_t wg)
     struct tslot *sl = &t->slot[i];
     const struct trace_kfile *kf = &t->cur->kf;
     struct err e;
-    /* the reader's position before the block, for .xz files */
-    uint64_t off = 0;
-    size_t lo = 0, hi = kf->nidx;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (kf->idx[mid].tb < wg)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    bool present = lo < kf->nidx && kf->idx[lo].tb == wg;
-    if (present)
-        off = kf->idx[lo].off;
-    struct trace_in *in = present ? cursor_for(t, off) : NULL;
+    const struct trace_tbidx *ix = trace_kfile_find(kf, wg);
+    bool present = ix != NULL;
+    struct trace_in *in = present ? cursor_for(t, ix->off) : NULL;
     if (trace_read_tb(in, kf, &t->ops, wg, &sl->tb, &e))
         BUG("%s (the trace changed while it was simulated)", e.msg);
     sl->wg = wg;
@@ -390,7 +379,7 @@ static inline addr_t rec_lane(const struct trace_rec *r, const uint64_t *a, unsi
                               unsigned *k)
 {
     if (r->form == TRF_STRIDE)
-        return a[0] + (addr_t)((int64_t)(l - (unsigned)__builtin_ctz(r->mask)) * (int64_t)a[1]);
+        return a[0] + (addr_t)(l - (unsigned)__builtin_ctz(r->mask)) * a[1];
     return a[(*k)++];
 }
 
@@ -400,7 +389,7 @@ static void global_op(struct kernel_op *op, struct kernel_warp *w, const struct 
     if (r->form == TRF_STRIDE) {
         unsigned first = (unsigned)__builtin_ctz(r->mask);
         op->stride = (int64_t)a[1];
-        op->base = a[0] - (addr_t)((int64_t)first * op->stride);
+        op->base = a[0] - (addr_t)first * a[1];
         return;
     }
     op->lanes = true;
