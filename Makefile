@@ -64,9 +64,13 @@ build/rel/bench-core: $(call obj,rel,$(LIBSRC) $(BENCHSRC))
 build/rel/bench-trace: $(call obj,rel,$(LIBSRC) $(BENCHTRACE))
 	$(CC) $(REL) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-# The large generated trace of the trace benchmark (about 380 MB, and its .xz).
+# The generated traces of the trace benchmark: 460 MB (and its .xz) and a
+# quarter of it (same blocks, a quarter as many), to show memory does not follow size.
 build/bench/gen/kernel-1.traceg:
 	python3 tools/gen_trace.py build/bench/gen --xz
+
+build/bench/gen-quarter/kernel-1.traceg:
+	python3 tools/gen_trace.py build/bench/gen-quarter --blocks 1024
 
 run: deps
 	@$(MAKE) --no-print-directory bin/chipsim
@@ -111,7 +115,7 @@ fuzz: deps-fuzz
 
 bench: deps
 	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core build/rel/bench-trace \
-	    build/bench/gen/kernel-1.traceg
+	    build/bench/gen/kernel-1.traceg build/bench/gen-quarter/kernel-1.traceg
 	build/rel/bench-core
 	build/rel/bench-trace
 

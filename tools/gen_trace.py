@@ -8,9 +8,9 @@ with its own list (kernelslist-xz.g).
 Each of N thread blocks of 256 threads (8 warps) runs a tiled loop K times:
 two coalesced global loads (base+stride), a gather (base+delta), a shared-memory
 store, a barrier, shared-memory loads, a chain of FFMAs, and finally a store
-and EXIT. About 40 bytes per line as in real traces; the default (4096 blocks,
-K = 24) gives about 380 MB and 9.6 M instruction lines. The output is the same
-for the same arguments.
+and EXIT. About 50 bytes per line (real traces: about 40); the default (4096
+blocks, K = 24) gives 460 MB and 8.8 M instruction lines. The output is the
+same for the same arguments.
 """
 import argparse
 import lzma

@@ -10,8 +10,8 @@
  *     build/rel/bench-trace [LIST.g ...]
  *
  * Without arguments: the shared traces ($CHIPSIM_SHARED or ../shared) and
- * the generated trace in build/bench/gen (tools/gen_trace.py; `make bench`
- * writes it).
+ * the generated traces in build/bench/gen and gen-quarter (tools/gen_trace.py;
+ * `make bench` writes them).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +144,7 @@ int main(int argc, char **argv)
         bench_list(list, true);
         free(list);
     }
+    bench_list("build/bench/gen-quarter/kernelslist.g", false);
     bench_list("build/bench/gen/kernelslist.g", true);
     bench_list("build/bench/gen/kernelslist-xz.g", false);
     return 0;
