@@ -161,10 +161,11 @@ struct trace_header {
     char nvbit[24];
 };
 
-/* Where a thread block starts: its #BEGIN_TB line. */
+/* Where a thread block starts (its #BEGIN_TB line), and its size in records. */
 struct trace_tbidx {
-    uint64_t tb;             /* linear id z*gy*gx + y*gx + x */
     uint64_t off, line;
+    uint32_t tb;             /* linear id z*gy*gx + y*gx + x */
+    uint32_t bytes;          /* its records (struct trace_tb data) */
 };
 
 /* What the checking pass learns about one kernel file. */
@@ -173,7 +174,8 @@ struct trace_kfile {
     struct trace_header h;
     uint64_t ntb;            /* thread blocks of the grid */
     uint32_t warps_per_tb;   /* ceil(block threads / 32) */
-    struct trace_tbidx *idx; /* the blocks present, by id (the trace may skip empty ones) */
+    struct trace_tbidx *idx; /* the blocks present, by id (the trace may skip empty ones): 24
+                                bytes per block, the only memory that follows the trace */
     size_t nidx, idx_cap;
     /* totals over the file */
     uint64_t tbs, warps, insts, lines, bytes;

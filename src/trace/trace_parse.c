@@ -704,7 +704,8 @@ static int check_body(const struct pctx *c, struct trace_kfile *kf, char *line, 
             return perr(c, "thread block too large (over 4 GiB in memory)");
         sorted &= !kf->nidx || kf->idx[kf->nidx - 1].tb < tb;
         kf->idx = xgrow(kf->idx, sizeof *kf->idx, &kf->idx_cap, kf->nidx + 1);
-        kf->idx[kf->nidx++] = (struct trace_tbidx){tb, off, at};
+        kf->idx[kf->nidx++] = (struct trace_tbidx){off, at, (uint32_t)tb,
+                                                   (uint32_t)(s.bytes - bytes0)};
     }
     kf->warps = s.warps;
     kf->insts = s.insts;
@@ -778,6 +779,11 @@ int trace_read_tb(struct trace_in *in, const struct trace_kfile *kf, struct trac
     int rc = trace_in_line(in, &line, &len, e);
     if (rc <= 0 || !starts(line, "#BEGIN_TB"))
         return rc < 0 ? -1 : perr(&c, "expected #BEGIN_TB (the file changed after it was read)");
+    if (out->cap < ix->bytes) { /* the size the check found: no growing while reading */
+        free(out->data);
+        out->data = xmalloc(ix->bytes);
+        out->cap = ix->bytes;
+    }
     struct sink s = {.tb = out};
     uint64_t id;
     if (read_tb(&c, &s, &id))
