@@ -352,10 +352,11 @@ static json_t *run_trace(const char *config, const char *list, const char *p1, c
 }
 
 /* vectorAdd, from tools/trace_stats.py on its kernelslist.g: 196 blocks of 8
- * warps, 26,601 instruction lines, 3,126 LDG.E and 1,563 STG.E (all 4 B per
- * lane, base+stride); a warp-wide coalescer makes 4,689 requests of 128 B
- * lines and 9,375 of 64 B lines (the partial last warp and the 16 B offset of
- * one array make the 64 B count more than twice the 128 B one). */
+ * warps, 26,601 instruction lines, 3,126 LDG.E and 1,563 STG.E (4 B per lane,
+ * base+stride 4, arrays 128-byte aligned); a warp-wide coalescer makes one
+ * request of a 128 B line per instruction (4,689) and two of 64 B lines,
+ * except for the three instructions of the one half-active warp (mask
+ * 0000ffff): 2 x 4,689 - 3 = 9,375. */
 Test(trace_run, golden_vectoradd)
 {
     NEED_SHARED(list, "accelsim-vectoradd");
