@@ -5,12 +5,13 @@
 #   make test    build and run the unit tests, then the same tests under ASan+UBSan,
 #                then the Slurm backend against a one-node Slurm cluster (tests/slurm/)
 #   make bench   build and run the speed benchmarks in bench/
+#   make fuzz    build the libFuzzer harnesses (clang) and run each for FUZZ_TIME seconds
 #
 # Two build flavours share every source: build/rel (optimised) and build/san
 # (sanitizers). Missing Debian packages are installed by scripts/install-deps.sh.
 
 CC      ?= gcc
-PKGS    := inih jansson sqlite3
+PKGS    := inih jansson sqlite3 liblzma
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
 BASE    := -std=c11 -D_GNU_SOURCE -Isrc -MMD -MP $(WARN)
@@ -22,16 +23,20 @@ MAIN    := src/cli/main.c
 LIBSRC  := $(filter-out $(MAIN),$(SRC))
 TESTSRC := $(wildcard tests/unit/*.c)
 BENCHSRC:= $(wildcard bench/*.c)
+BENCHTRACE := bench/trace/bench_trace.c
 
 obj      = $(patsubst %.c,build/$(1)/%.o,$(2))
-LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson -lsqlite3) -lm
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson -lsqlite3 -llzma) -lm
 TESTLIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
-.PHONY: all run test test-rel test-san test-slurm bench deps clean
+.PHONY: all run test test-rel test-san test-slurm bench deps deps-fuzz fuzz clean
 all: bin/chipsim
 
 deps:
 	@bash scripts/install-deps.sh --if-missing
+
+deps-fuzz:
+	@bash scripts/install-deps.sh --if-missing --fuzz
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -57,6 +62,17 @@ build/san/unit-tests: $(call obj,san,$(LIBSRC) $(TESTSRC))
 build/rel/bench-core: $(call obj,rel,$(LIBSRC) $(BENCHSRC))
 	$(CC) $(REL) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+build/rel/bench-trace: $(call obj,rel,$(LIBSRC) $(BENCHTRACE))
+	$(CC) $(REL) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The generated traces of the trace benchmark: 460 MB (and its .xz) and a
+# quarter of it (same blocks, a quarter as many), to show memory does not follow size.
+build/bench/gen/kernel-1.traceg:
+	python3 tools/gen_trace.py build/bench/gen --xz
+
+build/bench/gen-quarter/kernel-1.traceg:
+	python3 tools/gen_trace.py build/bench/gen-quarter --blocks 1024
+
 run: deps
 	@$(MAKE) --no-print-directory bin/chipsim
 	bin/chipsim study cpelide --quick
@@ -81,9 +97,35 @@ test-slurm: bin/chipsim
 	@echo "== the Slurm backend (one-node Slurm cluster on this machine) =="
 	CHIPSIM_BIN=bin/chipsim bash tests/slurm/run.sh
 
+# Fuzzing (tests/fuzz/README.md): clang's libFuzzer with ASan+UBSan; the
+# harnesses' seed corpora are read from tests/fuzz/corpus/, new inputs are
+# kept in build/fuzz/corpus-*/.
+FUZZCC    ?= clang
+FUZZ      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_TIME ?= 60
+FUZZERS   := trace ini
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZCC) $(BASE) $(FUZZ) -fsanitize=fuzzer-no-link $(CFLAGS) -c $< -o $@
+
+build/fuzz/fuzz-%: $(call obj,fuzz,$(LIBSRC)) build/fuzz/tests/fuzz/fuzz_%.o
+	$(FUZZCC) $(FUZZ) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(LIBS)
+
+fuzz: deps-fuzz
+	@$(MAKE) --no-print-directory $(addprefix build/fuzz/fuzz-,$(FUZZERS))
+	@for f in $(FUZZERS); do \
+	    mkdir -p build/fuzz/corpus-$$f; \
+	    echo "== fuzz-$$f for $(FUZZ_TIME) s =="; \
+	    build/fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -max_len=16384 \
+	        build/fuzz/corpus-$$f tests/fuzz/corpus/$$f || exit 1; \
+	done
+
 bench: deps
-	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core
+	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core build/rel/bench-trace \
+	    build/bench/gen/kernel-1.traceg build/bench/gen-quarter/kernel-1.traceg
 	build/rel/bench-core
+	build/rel/bench-trace
 
 clean:
 	rm -rf build bin

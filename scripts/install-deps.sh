@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # Installs the Debian packages chipsim needs to build, test and plot.
 # Idempotent: with --if-missing it does nothing when everything is present.
+# --fuzz adds clang (libFuzzer) for `make fuzz`.
 set -euo pipefail
 
 PACKAGES=(gcc make pkg-config libinih-dev libjansson-dev libcriterion-dev libsqlite3-dev
-          python3 python3-matplotlib)
-PKGCONFIG_MODULES=(inih jansson criterion sqlite3)
+          liblzma-dev python3 python3-matplotlib)
+PKGCONFIG_MODULES=(inih jansson criterion sqlite3 liblzma)
+FUZZ=false
+for a in "$@"; do
+    [ "$a" = "--fuzz" ] && FUZZ=true
+done
+if $FUZZ; then
+    PACKAGES+=(clang)
+fi
 
 missing() {
     command -v gcc >/dev/null && command -v pkg-config >/dev/null || return 0
+    if $FUZZ; then
+        command -v clang >/dev/null || return 0
+    fi
     for m in "${PKGCONFIG_MODULES[@]}"; do
         pkg-config --exists "$m" || return 0
     done

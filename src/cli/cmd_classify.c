@@ -7,7 +7,9 @@
  * from viper to ideal measures the reuse a kernel finds in the L2 from the
  * kernels before it; a reduction of at least the threshold (default 15%)
  * classifies the workload as moderate-to-high reuse, else low reuse.
- * Runs are independent worker processes (sweep_pool), `--jobs` at a time.
+ * Workloads that read their kernels from files (a trace: `-w trace -p
+ * workload.path=...`) run only when named. Runs are independent worker
+ * processes (sweep_pool), `--jobs` at a time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,10 +79,11 @@ static int parse(int argc, char **argv, struct cls_opts *o)
     return 0;
 }
 
-static bool selected(const struct cls_opts *o, const char *name)
+static bool selected(const struct cls_opts *o, const struct wl_ops *w)
 {
     if (!o->only)
-        return true;
+        return !w->needs_input; /* a trace runs only when named */
+    const char *name = w->name;
     size_t n = strlen(name);
     for (const char *p = o->only; *p;) {
         size_t len = strcspn(p, ",");
@@ -186,7 +189,7 @@ int cli_classify(int argc, char **argv)
     }
     size_t n = 0;
     for (const struct wl_ops *const *w = wl_registry; *w; w++)
-        n += selected(&o, (*w)->name) ? 2 : 0;
+        n += selected(&o, *w) ? 2 : 0;
     if (!n) {
         fprintf(stderr, "chipsim classify: no workload matches '%s'\n", o.only);
         free(o.extra);
@@ -195,7 +198,7 @@ int cli_classify(int argc, char **argv)
     struct cls_run *runs = calloc(n, sizeof *runs);
     size_t k = 0;
     for (const struct wl_ops *const *w = wl_registry; *w; w++) {
-        if (!selected(&o, (*w)->name))
+        if (!selected(&o, *w))
             continue;
         for (int s = 0; s < 2; s++, k++)
             runs[k] = (struct cls_run){.w = *w, .scheme = s ? "ideal" : "viper"};

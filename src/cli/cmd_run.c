@@ -52,10 +52,14 @@ static int build(struct run *r, struct err *e)
     const struct cfg_sec *ws = cfg_sec(&r->cfg, "workload");
     r->wl = wl_find(cfg_str(ws, "name"));
     wl_env_init(&r->env, r->g.page_b, r->g.cup.warp_size, r->g.ms.nch, r->g.ms.ncu, seed);
+    r->env.lds_b = r->g.cu[0].lds_size;
+    r->env.warp_slots = r->g.cu[0].nslots;
     r->wl_self = r->wl->create(&r->env, ws, e);
     if (!r->wl_self)
         return -1;
     gpu_reg_stats(&r->g, &r->st);
+    if (r->wl->reg_stats)
+        r->wl->reg_stats(r->wl_self, &r->st);
     return 0;
 }
 

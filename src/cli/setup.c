@@ -53,6 +53,9 @@ int setup_parse_args(int argc, char **argv, struct run_opts *o, struct err *e)
         } else if (!strcmp(a, "-w")) {
             if (!(o->workload = take(argc, argv, &i, e)))
                 return -1;
+        } else if (!strcmp(a, "--trace")) {
+            if (!(o->trace = take(argc, argv, &i, e)))
+                return -1;
         } else if (!strcmp(a, "--json")) {
             if (!(o->json = take(argc, argv, &i, e)))
                 return -1;
@@ -126,6 +129,10 @@ int setup_config(struct cfg *c, const struct run_opts *o, struct err *e)
     int pos = 0;
     if (o->workload)
         cfg_load_value(c, "workload", "name", o->workload, "-w", 1);
+    if (o->trace) {
+        cfg_load_value(c, "workload", "name", "trace", "--trace", 1);
+        cfg_load_value(c, "workload", "path", o->trace, "--trace", 1);
+    }
     for (size_t i = 0; i < o->noverrides; i++)
         if (cfg_load_override(c, o->overrides[i], ++pos, e))
             return -1;

@@ -15,6 +15,7 @@ struct run_opts {
     size_t noverrides;
     const char *json;       /* --json FILE or NULL */
     const char *workload;   /* -w NAME or NULL */
+    const char *trace;      /* --trace PATH: -w trace -p workload.path=PATH */
     bool print_stats;       /* --stats */
     bool quiet;             /* --quiet: no config echo */
 };

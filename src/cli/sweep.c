@@ -347,7 +347,8 @@ static void expand(struct parse *x, const struct matrix *m, size_t *cap)
     struct strv all = {0};
     if (wls->n == 1 && !strcmp(wls->v[0], "all")) {
         for (const struct wl_ops *const *w = wl_registry; *w; w++)
-            strv_add(&all, (*w)->name);
+            if (!(*w)->needs_input) /* a trace runs only when named */
+                strv_add(&all, (*w)->name);
         wls = &all;
     }
     size_t idx[64] = {0};

@@ -16,6 +16,13 @@ const struct cfg_key cp_keys[] = {
      "round-robin", "static|round_robin"},
     {"chiplets_per_kernel", CFG_INT, "0", 0, 64,
      "chiplets each kernel uses, from chiplet 0 (0 = all; spec D12)", NULL},
+    {"memcpy_place", CFG_ENUM, "copy", 0, 0,
+     "pages of a host-to-device copy (traces' MemcpyHtoD): placed by the copy (copy: page p "
+     "homed on chiplet p mod chiplets under first-touch placement) or by the first kernel "
+     "access (kernel)", "copy|kernel"},
+    {"memcpy_warm_l2", CFG_BOOL, "false", 0, 0,
+     "host-to-device copies leave their lines clean in the home chiplet's L2 (Accel-Sim's "
+     "-gpgpu_perf_sim_memcpy)", NULL},
     CFG_END,
 };
 
@@ -28,6 +35,8 @@ static const struct stat_desc cp_desc[] = {
     STAT_DESC(__typeof__(((struct cp *)0)->st), run_ps, "time with work-groups running, ps"),
     STAT_DESC(__typeof__(((struct cp *)0)->st), release_ps,
               "time in kernel-end coherence operations, ps"),
+    STAT_DESC(__typeof__(((struct cp *)0)->st), memcpys, "host-to-device copies made"),
+    STAT_DESC(__typeof__(((struct cp *)0)->st), memcpy_bytes, "their bytes"),
     {0},
 };
 
@@ -39,6 +48,8 @@ int cp_params_from_cfg(const struct cfg_sec *sec, struct cp_params *p, struct er
         .wg_dispatch_cycles = (unsigned)cfg_uint(sec, "wg_dispatch_cycles"),
         .policy = (enum wgs_policy)cfg_enum(sec, "wg_policy"),
         .chiplets_per_kernel = (unsigned)cfg_uint(sec, "chiplets_per_kernel"),
+        .memcpy_place = cfg_enum(sec, "memcpy_place") == 0,
+        .memcpy_warm_l2 = cfg_bool(sec, "memcpy_warm_l2"),
     };
     return 0;
 }
@@ -188,6 +199,13 @@ static void launch_next(struct cp *cp)
         cp->finished = true;
         return;
     }
+    for (unsigned i = 0; i < cp->k.ncopies; i++) {
+        const struct kernel_range *c = &cp->k.copies[i];
+        cp->st.memcpys++;
+        cp->st.memcpy_bytes += c->hi - c->lo;
+        if (cp->copy)
+            cp->copy(cp->copy_obj, c->lo, c->hi, cp->p.memcpy_place, cp->p.memcpy_warm_l2);
+    }
     if (!cp->st.kernels)
         cp->first_launch = s->now;
     /* the host enqueues ahead: the next packet is there as soon as this one launches */
@@ -272,6 +290,12 @@ void cp_set_coherence(struct cp *cp, const struct coh_ops *ops, void *self)
 {
     cp->coh = ops;
     cp->coh_self = self;
+}
+
+void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj)
+{
+    cp->copy = fn;
+    cp->copy_obj = obj;
 }
 
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix)

@@ -11,6 +11,9 @@
  * per `wg_dispatch_cycles` per chiplet -> all work-groups done (their warps
  * exited after their stores were acknowledged) -> the scheme's release
  * (kernel_end) -> next kernel. Kernels of one stream never overlap.
+ * Host-to-device copies a kernel carries (kernel.copies) are made when its
+ * packet is taken, in no simulated time: they place their pages and may warm
+ * the L2 (`memcpy_place`, `memcpy_warm_l2`; spec accelsim A12).
  */
 #ifndef CHIPSIM_CP_H
 #define CHIPSIM_CP_H
@@ -24,6 +27,8 @@ struct cp_params {
     unsigned wg_dispatch_cycles;  /* per chiplet, between two work-group dispatches */
     enum wgs_policy policy;
     unsigned chiplets_per_kernel; /* 0: all (spec D12) */
+    bool memcpy_place;            /* host copies place their pages */
+    bool memcpy_warm_l2;          /* host copies leave their lines in the L2 */
 };
 
 extern const struct cfg_key cp_keys[];
@@ -33,6 +38,8 @@ int cp_params_from_cfg(const struct cfg_sec *sec, struct cp_params *p, struct er
 typedef bool (*cp_next_fn)(void *obj, struct kernel *k);
 /* Called after each kernel's release (for progress reports, per-kernel stats). */
 typedef void (*cp_kernel_fn)(void *obj, unsigned id, const struct kernel *k);
+/* A host-to-device copy of [lo, hi) before a launch (the machine's memory side). */
+typedef void (*cp_copy_fn)(void *obj, addr_t lo, addr_t hi, bool place, bool warm);
 
 struct cp_chiplet {
     struct wgs_iter wgs;     /* work-groups still to dispatch */
@@ -53,6 +60,8 @@ struct cp {
     void *next_obj;
     cp_kernel_fn on_kernel;
     void *on_kernel_obj;
+    cp_copy_fn copy;
+    void *copy_obj;
 
     struct kernel k;         /* the kernel in flight */
     unsigned kid;            /* its dynamic number */
@@ -66,6 +75,7 @@ struct cp {
     ps_t first_launch, last_end, phase_t;
     struct {
         uint64_t kernels, wgs, launch_ps, acquire_ps, run_ps, release_ps;
+        uint64_t memcpys, memcpy_bytes;
     } st;
 };
 
@@ -73,6 +83,7 @@ void cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct
              struct cu *cus, unsigned nch, unsigned cu_per_ch);
 void cp_free(struct cp *cp);
 void cp_set_coherence(struct cp *cp, const struct coh_ops *ops, void *self);
+void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj);
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix);
 /* Begin running kernels from next() at the current time. */
 void cp_start(struct cp *cp, cp_next_fn next, void *obj, cp_kernel_fn on_kernel, void *kobj);

@@ -50,13 +50,15 @@ int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct er
     return 0;
 }
 
-/* Request tags: warp slot, destination register, kind, measure flag. */
-#define TAG(slot, reg, kind, meas) \
-    ((uint64_t)(slot) | (uint64_t)(reg) << 8 | (uint64_t)(kind) << 16 | (uint64_t)(meas) << 24)
+/* Request tags: warp slot, destination register, kind, measure flag, registers written. */
+#define TAG(slot, reg, kind, meas, nreg)                                                     \
+    ((uint64_t)(slot) | (uint64_t)(reg) << 8 | (uint64_t)(kind) << 16 |                     \
+     (uint64_t)(meas) << 24 | (uint64_t)(nreg) << 32)
 #define TAG_SLOT(t) ((unsigned)((t) & 0xff))
 #define TAG_REG(t) ((unsigned)(((t) >> 8) & 0xff))
 #define TAG_KIND(t) ((unsigned)(((t) >> 16) & 0xff))
 #define TAG_MEAS(t) ((unsigned)(((t) >> 24) & 1))
+#define TAG_NREG(t) ((unsigned)(((t) >> 32) & 0xff))
 
 static void warp_step(struct cu *cu, struct cu_warp *w);
 
@@ -77,17 +79,46 @@ static void wake_at(struct cu *cu, struct cu_warp *w, ps_t t)
 
 static inline uint64_t reg_bit(unsigned r) { return r ? 1ull << r : 0; }
 
+/* Registers the op reads. */
+static inline uint64_t src_bits(const struct kernel_op *op)
+{
+    return (reg_bit(op->src[0]) | reg_bit(op->src[1]) | op->srcs) & ~1ull;
+}
+
+/* Registers the op writes: dst .. dst + ndst - 1. */
+static inline unsigned dst_count(const struct kernel_op *op)
+{
+    return op->dst ? (op->ndst ? op->ndst : 1) : 0;
+}
+
 static bool deps_ready(const struct cu_warp *w)
 {
-    return !(w->pending & (reg_bit(w->op.src[0]) | reg_bit(w->op.src[1])));
+    return !(w->pending & src_bits(&w->op));
+}
+
+/* When the last ALU result the op reads is ready. */
+static ps_t srcs_ready_at(const struct cu_warp *w)
+{
+    ps_t t = 0;
+    for (uint64_t b = src_bits(&w->op); b; b &= b - 1)
+        t = max_u64(t, w->reg_at[__builtin_ctzll(b)]);
+    return t;
+}
+
+static inline unsigned op_ii(const struct cu *cu, const struct kernel_op *op)
+{
+    return op->ii ? op->ii : cu->p.alu_cycles;
 }
 
 /* ---- coalescer --------------------------------------------------------- */
 
+/* Up to 64 lanes of 16 B, each in two lines or (interleaved) four words. */
+#define LINE_SET_MAX (4 * KERNEL_MAX_LANES)
+
 struct line_set {
     unsigned n;
-    addr_t line[2 * KERNEL_MAX_LANES];
-    uint64_t mask[2 * KERNEL_MAX_LANES][2];
+    addr_t line[LINE_SET_MAX];
+    uint64_t mask[LINE_SET_MAX][2];
 };
 
 static void add_bytes(struct line_set *ls, addr_t a, unsigned len, unsigned line_b)
@@ -99,6 +130,7 @@ static void add_bytes(struct line_set *ls, addr_t a, unsigned len, unsigned line
         while (i > 0 && ls->line[i - 1] != line)
             i--;
         if (i == 0) {
+            BUG_ON(ls->n == LINE_SET_MAX);
             i = ++ls->n;
             ls->line[i - 1] = line;
             ls->mask[i - 1][0] = ls->mask[i - 1][1] = 0;
@@ -129,6 +161,15 @@ static void coalesce(const struct cu *cu, const struct cu_warp *w, struct line_s
     uint64_t m = active_mask(w);
     ls->n = 0;
     const struct kernel_op *op = &w->op;
+    if (op->wstride && op->size > 4) {
+        /* interleaved per-thread memory: each lane's words lie wstride apart */
+        for (; m; m &= m - 1) {
+            addr_t a = lane_addr(w, (unsigned)__builtin_ctzll(m));
+            for (unsigned j = 0; j < op->size / 4u; j++)
+                add_bytes(ls, a + (addr_t)j * op->wstride, 4, cu->line_b);
+        }
+        return;
+    }
     if (!op->lanes && op->stride == op->size && !(m & (m + 1))) {
         /* lanes 0..n-1 at consecutive addresses: one span */
         unsigned n = (unsigned)popcount64(m);
@@ -176,6 +217,16 @@ static void check_annotation(struct cu *cu, const struct cu_warp *w, addr_t line
     chk_annotation(cu->env.chk, k->name, w->kw.wg, lo, why);
 }
 
+/* Registers reg .. reg + nreg - 1 wait for n more responses. */
+static void regs_pending(struct cu_warp *w, unsigned reg, unsigned nreg, unsigned n)
+{
+    BUG_ON(reg + nreg > KERNEL_MAX_REGS);
+    for (unsigned i = 0; i < nreg; i++) {
+        w->reg_lines[reg + i] += (uint16_t)n;
+        w->pending |= reg_bit(reg + i);
+    }
+}
+
 static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set *ls)
 {
     struct sim *s = cu->env.s;
@@ -192,8 +243,8 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         r->mask[1] = ls->mask[i][1];
         r->src = (uint16_t)cu->id;
         r->home = (uint16_t)cu->env.home(cu->env.home_obj, r->addr, cu->id);
-        r->tag = TAG(slot, op->dst, kind, meas);
-        if (cu->env.chk->annotations)
+        r->tag = TAG(slot, op->dst, kind, meas, dst_count(op));
+        if (cu->env.chk->annotations && w->kw.k->nargs) /* unannotated: nothing declared */
             check_annotation(cu, w, r->addr, r->mask);
         if (kind != REQ_READ)
             chk_store(cu->env.chk, r->addr, r->mask, r->ver);
@@ -213,20 +264,21 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
     } else {
         cu->st.load_lines += ls->n;
     }
-    if (op->dst && ls->n) {
-        w->reg_lines[op->dst] += (uint16_t)ls->n;
-        w->pending |= reg_bit(op->dst);
-    }
+    if (ls->n)
+        regs_pending(w, op->dst, dst_count(op), ls->n);
 }
 
-static void reg_arrived(struct cu *cu, struct cu_warp *w, unsigned reg)
+static void reg_arrived(struct cu *cu, struct cu_warp *w, unsigned reg, unsigned nreg)
 {
-    if (reg && --w->reg_lines[reg] == 0) {
-        w->pending &= ~reg_bit(reg);
-        if (w->state == W_WAIT_REG && deps_ready(w)) {
-            w->state = W_RUN;
-            warp_step(cu, w);
+    bool freed = false;
+    for (unsigned i = 0; i < nreg; i++)
+        if (--w->reg_lines[reg + i] == 0) {
+            w->pending &= ~reg_bit(reg + i);
+            freed = true;
         }
+    if (freed && w->state == W_WAIT_REG && deps_ready(w)) {
+        w->state = W_RUN;
+        warp_step(cu, w);
     }
 }
 
@@ -268,7 +320,7 @@ static void line_done(struct sim *s, struct req *r, void *obj)
         w->stores_out--;
     if (kind != REQ_WRITE) {
         w->loads_out--;
-        reg_arrived(cu, w, TAG_REG(tag));
+        reg_arrived(cu, w, TAG_REG(tag), TAG_NREG(tag));
     }
     drain_check(cu, w);
 }
@@ -279,7 +331,7 @@ static void lds_done_ev(struct sim *s, void *obj, uint64_t arg)
     struct cu *cu = obj;
     struct cu_warp *w = &cu->warps[arg & 0xff];
     w->loads_out--;
-    reg_arrived(cu, w, (unsigned)(arg >> 8));
+    reg_arrived(cu, w, (unsigned)(arg >> 8) & 0xff, (unsigned)(arg >> 16));
     drain_check(cu, w);
 }
 
@@ -298,13 +350,12 @@ static void do_lds(struct cu *cu, struct cu_warp *w)
                 w->kw.k->name, (unsigned long long)cu->lds->err_addr);
     cu->st.lds_insts++;
     if (!write) {
-        if (w->op.dst) {
-            w->reg_lines[w->op.dst]++;
-            w->pending |= reg_bit(w->op.dst);
-        }
+        unsigned nreg = dst_count(&w->op);
+        regs_pending(w, w->op.dst, nreg, 1);
         w->loads_out++;
         sim_after_cycles(cu->env.s, cu->env.clk, cyc, lds_done_ev, cu,
-                         (uint64_t)(w - cu->warps) | (uint64_t)w->op.dst << 8);
+                         (uint64_t)(w - cu->warps) | (uint64_t)w->op.dst << 8 |
+                             (uint64_t)nreg << 16);
     }
 }
 
@@ -346,11 +397,12 @@ static void warp_exit(struct cu *cu, struct cu_warp *w)
 static bool execute(struct cu *cu, struct cu_warp *w)
 {
     struct sim *s = cu->env.s;
-    ps_t done = s->now + clock_cycles(cu->env.clk, cu->p.alu_cycles);
+    ps_t done = s->now + clock_cycles(cu->env.clk, op_ii(cu, &w->op));
     cu->simd_free[w->simd] = done;
     w->ready_at = done;
     w->have_op = false;
-    cu->st.warp_insts++;
+    if (!(w->op.flags & KOP_F_NOCOUNT))
+        cu->st.warp_insts++;
     struct line_set ls;
     switch (w->op.kind) {
     case KOP_LOAD:
@@ -389,10 +441,29 @@ static bool execute(struct cu *cu, struct cu_warp *w)
 
 #define MAX_ALU_RUN 4096 /* compute ops handled in one go before yielding */
 
+/* A compute op issued at t (which may lie ahead of now: runs of compute are
+ * accounted without events). */
+static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
+{
+    const struct kernel_op *op = &w->op;
+    const ps_t period = cu->env.clk->period;
+    uint64_t n = op->n ? op->n : 1, ii = op_ii(cu, op);
+    w->ready_at = cu->simd_free[w->simd] = t + n * ii * period;
+    if (op->dst && op->lat) {
+        ps_t at = t + ((n - 1) * ii + op->lat) * period;
+        for (unsigned i = 0; i < dst_count(op); i++)
+            w->reg_at[op->dst + i] = at;
+    }
+    if (!(op->flags & KOP_F_NOCOUNT)) {
+        cu->st.warp_insts += n;
+        cu->st.alu_insts += n;
+    }
+    w->have_op = false;
+}
+
 static void warp_step(struct cu *cu, struct cu_warp *w)
 {
     struct sim *s = cu->env.s;
-    const ps_t period = cu->env.clk->period;
     for (unsigned alu = 0;; alu++) {
         if (!w->have_op) {
             memset(&w->op, 0, sizeof w->op);
@@ -404,12 +475,9 @@ static void warp_step(struct cu *cu, struct cu_warp *w)
             return;
         }
         ps_t t = max_u64(clock_edge(cu->env.clk, s->now), max_u64(cu->simd_free[w->simd], w->ready_at));
+        t = max_u64(t, srcs_ready_at(w));
         if (w->op.kind == KOP_ALU && alu < MAX_ALU_RUN) {
-            uint64_t n = w->op.n ? w->op.n : 1;
-            w->ready_at = cu->simd_free[w->simd] = t + n * cu->p.alu_cycles * period;
-            cu->st.warp_insts += n;
-            cu->st.alu_insts += n;
-            w->have_op = false;
+            alu_issue(cu, w, t);
             continue;
         }
         if (t > s->now || w->op.kind == KOP_ALU) {
@@ -423,9 +491,14 @@ static void warp_step(struct cu *cu, struct cu_warp *w)
 
 /* ---- dispatch -------------------------------------------------------------- */
 
+static unsigned warp_size_of(const struct cu *cu, const struct kernel *k)
+{
+    return k->warp_size ? k->warp_size : cu->p.warp_size;
+}
+
 static unsigned warps_of(const struct cu *cu, const struct kernel *k)
 {
-    return (unsigned)div_ceil(kernel_wg_threads(k), cu->p.warp_size);
+    return (unsigned)div_ceil(kernel_wg_threads(k), warp_size_of(cu, k));
 }
 
 bool cu_can_accept(const struct cu *cu, const struct kernel *k)
@@ -437,7 +510,7 @@ bool cu_can_accept(const struct cu *cu, const struct kernel *k)
 static void init_warp(struct cu *cu, struct cu_warp *w, struct cu_wg *g, unsigned idx)
 {
     const struct kernel *k = g->k;
-    uint32_t threads = kernel_wg_threads(k), ws = cu->p.warp_size;
+    uint32_t threads = kernel_wg_threads(k), ws = warp_size_of(cu, k);
     *w = (struct cu_warp){.simd = w->simd, .wg = g, .state = W_RUN};
     w->kw.k = k;
     w->kw.wg = g->wg;

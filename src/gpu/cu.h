@@ -15,7 +15,10 @@
  * of device scope completes; a warp's exit waits for every access it has in
  * flight, so nothing of a kernel is in flight at its release. Each warp is driven by
  * events only when it issues memory/LDS operations or wakes up; runs of
- * compute are accounted without events.
+ * compute are accounted without events. A compute op may carry its own issue
+ * interval and result latency (trace-driven workloads): a later op that reads
+ * its destination issues no earlier than the result is ready, which the warp
+ * folds into its next issue time (still without an event per op).
  */
 #ifndef CHIPSIM_CU_H
 #define CHIPSIM_CU_H
@@ -65,6 +68,7 @@ struct cu_warp {
     bool exiting;             /* the pending W_DRAIN is an exit, not a fence */
     uint64_t pending;         /* registers with loads in flight */
     uint16_t reg_lines[KERNEL_MAX_REGS];
+    ps_t reg_at[KERNEL_MAX_REGS]; /* when each register's ALU result is ready */
     uint32_t stores_out;      /* store and atomic lines not yet acknowledged */
     uint32_t loads_out;       /* load, atomic and LDS results not yet returned */
     ps_t ready_at;

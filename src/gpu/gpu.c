@@ -55,6 +55,12 @@ static unsigned home_of(void *obj, addr_t addr, unsigned cu)
     return memsys_home(obj, addr, cu);
 }
 
+static void host_copy(void *obj, addr_t lo, addr_t hi, bool place, bool warm)
+{
+    struct gpu *g = obj;
+    memsys_host_copy(&g->ms, lo, hi, place, warm);
+}
+
 static int build_cus(struct gpu *g, const struct cfg *c, struct err *e)
 {
     struct lds_params lp;
@@ -88,6 +94,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
         goto fail;
     cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, g->ms.nch, g->ms.t.cus);
     g->cp.chk = &g->chk;
+    cp_set_copy(&g->cp, host_copy, g);
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
     g->coh = coh_find(cfg_str(cs, "scheme"));
     g->coh_self = g->coh->create(&g->ms.cm, cs, e);

@@ -9,7 +9,11 @@
  *
  * Abstracted: no instruction encoding or data values; a compute op of n
  * instructions stands for n dependent-free ALU instructions of the warp; the
- * register scoreboard tracks up to 63 named registers per warp.
+ * register scoreboard tracks up to 63 named registers per warp. Trace-driven
+ * workloads (src/workload/trace/) also give each compute op its own result
+ * latency and issue interval, ops that read more than two registers, vector
+ * loads that write several, per-thread interleaved memory (NVIDIA local
+ * memory), a kernel-specific warp width and the host copies before a launch.
  */
 #ifndef CHIPSIM_KERNEL_H
 #define CHIPSIM_KERNEL_H
@@ -58,16 +62,27 @@ enum kernel_op_kind {
 };
 
 #define KOP_F_MEASURE 1 /* latency counted in summary.avg_load_latency_cycles */
+#define KOP_F_NOCOUNT 2 /* not a warp instruction of the program (the exit that ends a
+                           traced warp whose instruction list has none) */
 
 struct kernel_op {
     uint8_t kind;   /* enum kernel_op_kind */
     uint8_t size;   /* bytes per lane: 1, 2, 4, 8 or 16 */
     uint8_t scope;  /* KOP_FENCE: enum kernel_scope */
     uint8_t flags;  /* KOP_F_* */
-    uint8_t dst;    /* register written (loads, atomics), 1..63; 0 = none */
+    uint8_t dst;    /* register written (loads, atomics, LDS loads; ALU ops with lat), 1..63;
+                       0 = none */
+    uint8_t ndst;   /* registers written from dst on (a vector load): dst .. dst + ndst - 1,
+                       all at most 63; 0 means 1 */
     uint8_t src[2]; /* registers read: the op waits until they are available */
     bool lanes;     /* addresses in warp->lane_addr instead of base + lane * stride */
+    uint16_t lat;   /* KOP_ALU: cycles from issue until dst can be read (0: at once) */
+    uint16_t ii;    /* cycles the op occupies its SIMD per instruction (0: cu.alu_cycles) */
     uint32_t n;     /* KOP_ALU: instructions */
+    uint64_t wstride; /* global ops: 0, or each lane's `size` bytes are size/4 words of 4 B,
+                         word j at the lane's address + j * wstride (interleaved per-thread
+                         memory: NVIDIA local memory) */
+    uint64_t srcs;  /* more registers read, bit r = register r (bit 0 ignored) */
     uint64_t mask;  /* active lanes; 0 = the warp's first nlanes lanes */
     addr_t base;
     int64_t stride;
@@ -101,10 +116,17 @@ struct kernel {
     struct kernel_dim grid;   /* work-groups */
     struct kernel_dim block;  /* work-items per work-group */
     uint32_t lds_b;           /* LDS bytes per work-group */
+    uint32_t warp_size;       /* threads per warp of this kernel, at most 64 (0: the CU's);
+                                 a traced NVIDIA kernel keeps its 32-thread warps on any CU */
     unsigned nargs;           /* 0: unannotated kernel */
     struct kernel_arg args[KERNEL_MAX_ARGS];
     kernel_next_fn next;
     kernel_ranges_fn ranges;  /* NULL: no per-work-group ranges */
+    /* Host-to-device copies made before this launch (the command processor
+     * places their pages and may warm the L2 with them); the array belongs
+     * to the workload and must outlive the launch. */
+    const struct kernel_range *copies;
+    unsigned ncopies;
     const void *ctx;          /* workload data; must outlive the run */
     uint64_t p[8];            /* small parameters for the generator */
 };

@@ -66,7 +66,7 @@ static int read_params(const struct cfg *c, struct memsys *ms, struct build_para
         return -1;
     if (bp->l2.line_b != bp->l1.line_b)
         return cfg_err(e, cfg_sec(c, "l2"), "line_b", "must equal [l1d] line_b (%u)", bp->l1.line_b);
-    if (bp->l3.line_b != bp->l1.line_b)
+    if (ms->t.llc_slices && bp->l3.line_b != bp->l1.line_b)
         return cfg_err(e, cfg_sec(c, "l3"), "line_b", "must equal [l1d] line_b (%u)", bp->l1.line_b);
     ms->t.l2_banks = bp->l2.banks;
     bp->dram.channels *= ms->t.hbm_stacks;
@@ -125,11 +125,16 @@ static void net_out_access(struct sim *s, void *self, struct req *r)
         mem_send(s, &ms->gsw_paths[from * ms->t.gpus + topo_chiplet_gpu(&ms->t, home)], r);
 }
 
-/* Requests for chiplet `node`'s L3: pick the slice. */
+/* Requests for chiplet `node`'s L3: pick the slice (no L3: the HBM). */
 static void l3_front_access(struct sim *s, void *self, struct req *r)
 {
     struct memsys_front *f = self;
     unsigned slices = f->ms->t.llc_slices;
+    if (!slices) {
+        struct mem_port hbm = dram_port(&f->ms->dram[f->node]);
+        mem_send(s, &hbm, r);
+        return;
+    }
     unsigned k = slices > 1 ? (unsigned)(hash64(r->addr / f->ms->line_b) % slices) : 0;
     cache_access(s, &f->ms->l3[f->node * slices + k], r);
 }
@@ -371,6 +376,12 @@ void memsys_reg_stats(struct memsys *ms, struct stats *st)
         xbar_reg_stats(&ms->xbar[i], st, pre);
     }
     xbar_reg_stats(&ms->gsw, st, "system.gpu_link");
+    stats_reg(st, "system.memcpy", "pages_placed", &ms->copy_st.pages_placed,
+              "pages placed by host-to-device copies");
+    stats_reg(st, "system.memcpy", "l2_lines_warmed", &ms->copy_st.lines_warmed,
+              "lines host copies installed in an L2 (cp.memcpy_warm_l2)");
+    stats_reg(st, "system.memcpy", "l2_lines_not_warmed", &ms->copy_st.lines_not_warmed,
+              "copied lines left out: cached already, write-back under way, or no home");
 }
 
 unsigned memsys_home(struct memsys *ms, addr_t addr, unsigned cu)
@@ -381,6 +392,51 @@ unsigned memsys_home(struct memsys *ms, addr_t addr, unsigned cu)
 void memsys_cu_access(struct memsys *ms, unsigned cu, struct req *r)
 {
     cache_access(ms->s, &ms->l1[cu], r);
+}
+
+/* Whether a copy may install line a in an L2 without hiding newer data: no
+ * cache holds it and no write-back that could carry it is under way. */
+static bool warm_safe(const struct memsys *ms, addr_t a)
+{
+    for (unsigned ch = 0; ch < ms->nch; ch++) {
+        if (ms->l2[ch].nwb || ms->l2[ch].nfwd || cache_find(&ms->l2[ch], a) >= 0)
+            return false;
+        for (unsigned k = 0; k < ms->t.llc_slices; k++) {
+            const struct cache *l3 = &ms->l3[ch * ms->t.llc_slices + k];
+            if (l3->nwb || l3->nfwd || cache_find(l3, a) >= 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+void memsys_host_copy(struct memsys *ms, addr_t lo, addr_t hi, bool place, bool warm)
+{
+    struct memsys_copy_stats *st = &ms->copy_st;
+    if (hi <= lo)
+        return;
+    uint64_t page_b = 1ull << ms->place.page_shift;
+    if (place)
+        for (addr_t p = lo & ~(page_b - 1); p < hi; p += page_b) {
+            if (place_lookup(&ms->place, p) < 0)
+                st->pages_placed++;
+            place_home(&ms->place, p, (unsigned)((p / page_b) % ms->nch));
+        }
+    if (!warm)
+        return;
+    uint32_t ver[REQ_WORDS];
+    for (addr_t a = lo & ~(addr_t)(ms->line_b - 1); a < hi; a += ms->line_b) {
+        int home = place_lookup(&ms->place, a);
+        if (home < 0 || !warm_safe(ms, a)) {
+            st->lines_not_warmed++;
+            continue;
+        }
+        if (ms->versions)
+            shadow_read(&ms->shadow, a, ms->line_b / 4, ver);
+        cache_install_clean(ms->s, &ms->l2[home], a, (uint16_t)home,
+                            ms->versions ? ver : NULL);
+        st->lines_warmed++;
+    }
 }
 
 uint64_t memsys_hits(const struct stats *st, const char *level)

@@ -62,6 +62,9 @@ struct memsys {
     bool versions;
 
     uint64_t *remote_requests;        /* [nch]: requests arriving from other chiplets */
+    struct memsys_copy_stats {
+        uint64_t pages_placed, lines_warmed, lines_not_warmed;
+    } copy_st;                        /* host copies (memsys_host_copy) */
     struct coh_machine cm;            /* the machine as coherence schemes see it */
     const struct coh_ops *coh;        /* NULL: the default hooks */
     void *coh_self;
@@ -82,6 +85,15 @@ static inline unsigned memsys_ncus(const struct memsys *ms) { return ms->ncu; }
 unsigned memsys_home(struct memsys *ms, addr_t addr, unsigned cu);
 /* A request from CU `cu` into its L1 (r->home must be set); for synthetic traffic. */
 void memsys_cu_access(struct memsys *ms, unsigned cu, struct req *r);
+
+/* A host-to-device copy of [lo, hi) (spec accelsim A12). place: the copy is
+ * the first touch of its pages; the copy engine writes page p on chiplet
+ * p mod chiplets, which becomes its home under first-touch placement.
+ * warm: each line is installed clean in its home chiplet's L2 with memory's
+ * data versions, unless the line is already cached somewhere or a
+ * write-back is under way (then it is left out, counted), or its page has
+ * no home yet. Takes no simulated time. */
+void memsys_host_copy(struct memsys *ms, addr_t lo, addr_t hi, bool place, bool warm);
 
 /* read_hits + write_hits of every cache whose name ends in `level`. */
 uint64_t memsys_hits(const struct stats *st, const char *level);

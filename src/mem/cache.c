@@ -815,6 +815,19 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     retry_waiting(s, c);
 }
 
+bool cache_install_clean(struct sim *s, struct cache *c, addr_t addr, uint16_t home,
+                         const uint32_t *ver)
+{
+    uint64_t li = line_index(c, addr);
+    if (lookup(c, li) >= 0 || mshr_find(c, li) >= 0)
+        return false;
+    int64_t l = alloc_line(s, c, li, home, ver == NULL);
+    if (c->wver && ver)
+        copy_all_versions(c, cache_line_versions(c, l), ver);
+    mask_copy(c->line[l].valid, c->full);
+    return true;
+}
+
 bool cache_inval_line(struct cache *c, addr_t addr)
 {
     uint64_t li = line_index(c, addr);

@@ -232,6 +232,13 @@ bool cache_drop(struct cache *c, addr_t addr);          /* false if absent; dirt
  * requests but leaves no clean copy behind. Returns true if a copy was dropped. */
 bool cache_inval_line(struct cache *c, addr_t addr);
 
+/* Install the line holding addr whole and clean, with data versions ver
+ * (words_per_line of them; NULL: 0), as a copy engine writing memory
+ * through would leave it: a victim is evicted as for a miss (written back if
+ * dirty). False, and nothing done, if the line is present or has a miss in
+ * flight. */
+bool cache_install_clean(struct sim *s, struct cache *c, addr_t addr, uint16_t home,
+                         const uint32_t *ver);
 static inline addr_t cache_line_tag_addr(const struct cache *c, int64_t l)
 {
     return c->line[l].tag << c->line_shift;

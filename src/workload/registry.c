@@ -11,6 +11,7 @@ extern const struct wl_ops wl_bfs, wl_color, wl_sssp, wl_fw;
 extern const struct wl_ops wl_backprop, wl_gaussian, wl_hotspot, wl_hotspot3d, wl_lud;
 extern const struct wl_ops wl_btree, wl_dwt2d, wl_nw, wl_pathfinder, wl_srad_v2;
 extern const struct wl_ops wl_babelstream, wl_hacc, wl_lulesh, wl_pennant;
+extern const struct wl_ops wl_trace;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -40,5 +41,6 @@ const struct wl_ops *const wl_registry[] = {
     &wl_hacc,
     &wl_lulesh,
     &wl_pennant,
+    &wl_trace,
     NULL,
 };

@@ -18,6 +18,8 @@
 /* Where buffers are placed in the simulated address space. */
 #define WL_HEAP_BASE 0x100000000ull
 
+struct stats;
+
 struct wl_env {
     uint64_t page_b;        /* allocation alignment (the placement page size) */
     unsigned warp_size;     /* threads per warp of the simulated GPU */
@@ -27,6 +29,10 @@ struct wl_env {
     struct kernel_buf **bufs;
     size_t nbufs, bufs_cap;
     uint64_t seed;          /* for generated inputs */
+    /* What one CU holds, for workloads that must check their kernels fit
+     * (0 = unknown); set by the caller after wl_env_init(). */
+    uint32_t lds_b;         /* LDS bytes per CU */
+    unsigned warp_slots;    /* warp slots per CU */
 };
 
 void wl_env_init(struct wl_env *env, uint64_t page_b, unsigned warp_size, unsigned nchiplets,
@@ -47,6 +53,11 @@ struct wl_ops {
     /* Fill *k with the next kernel; false when the workload is finished. */
     bool (*next_kernel)(void *self, struct kernel *k);
     void (*destroy)(void *self);
+    /* Optional: register the workload's own counters. */
+    void (*reg_stats)(void *self, struct stats *st);
+    /* Its kernels come from files its parameters name (a trace): commands
+     * that run every workload (classify) run it only when it is named. */
+    bool needs_input;
 };
 
 extern const struct wl_ops *const wl_registry[];

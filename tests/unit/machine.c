@@ -35,6 +35,8 @@ static struct machine *build(const char *extra, const struct wl_ops *w, struct e
     }
     gpu_reg_stats(&m->g, &m->st);
     wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, m->g.ms.ncu, 1);
+    m->env.lds_b = m->g.cu[0].lds_size;
+    m->env.warp_slots = m->g.cu[0].nslots;
     if (w) {
         m->wl = w;
         m->wl_self = w->create(&m->env, cfg_sec(&m->cfg, "workload"), ep);
@@ -43,6 +45,8 @@ static struct machine *build(const char *extra, const struct wl_ops *w, struct e
             machine_free(m);
             return NULL;
         }
+        if (w->reg_stats)
+            w->reg_stats(m->wl_self, &m->st);
     }
     return m;
 }

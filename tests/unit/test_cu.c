@@ -264,6 +264,81 @@ Test(cu, admission_by_warp_slots_and_lds)
     rig_free(r);
 }
 
+/* ---- per-op latency, issue interval and register sets (trace-driven ops) ----- */
+
+Test(cu, alu_result_latency_and_issue_interval)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {
+        {.kind = KOP_ALU, .n = 1, .dst = 1, .lat = 10, .ii = 2},
+        {.kind = KOP_ALU, .n = 1, .srcs = 1ull << 1, .dst = 2, .lat = 5, .ii = 2},
+        {.kind = KOP_ALU, .n = 1, .ii = 2},
+        EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* op 1 at 0 (SIMD busy 2 cycles, r1 ready at 10); op 2 reads r1: 10..12;
+     * op 3 needs nothing: 12..14; the exit at 14 (alu_cycles 4 do not apply) */
+    cr_expect_eq(r->done_at[0], 14 * CY);
+    cr_expect_eq(r->cu.st.warp_insts, 4);
+    cr_expect_eq(r->cu.st.alu_insts, 3);
+    rig_free(r);
+}
+
+Test(cu, vector_load_holds_every_register_it_writes)
+{
+    struct kernel_op read_r5[] = {
+        {.kind = KOP_LOAD, .size = 8, .dst = 4, .ndst = 2, .base = 0x1000, .stride = 8, .mask = 1},
+        {.kind = KOP_ALU, .n = 1, .srcs = 1ull << 5}, EXIT};
+    struct rig *r = rig_new(64);
+    memcpy(r->sc.ops[0], read_r5, sizeof read_r5);
+    run(r);
+    /* the load returns at 100; the ALU reading r5 (written too) issues then */
+    cr_expect_eq(r->done_at[0], 104 * CY);
+    rig_free(r);
+    r = rig_new(64);
+    read_r5[0].ndst = 0; /* only r4 written: the ALU does not wait */
+    memcpy(r->sc.ops[0], read_r5, sizeof read_r5);
+    run(r);
+    cr_expect_eq(r->done_at[0], 100 * CY);
+    rig_free(r);
+}
+
+Test(cu, interleaved_per_thread_words_coalesce_word_by_word)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {
+        {.kind = KOP_LOAD, .size = 8, .dst = 1, .ndst = 2, .base = 0x10000, .stride = 4,
+         .wstride = 4096, .mask = 0xffffffffull},
+        EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* 32 lanes x 2 words: word 0 of every lane in 0x10000..0x1007f, word 1
+     * 4096 bytes further: 4 lines of 64 B (lane 0's two words first) */
+    cr_expect_eq(r->cu.st.load_lines, 4);
+    cr_assert_eq(r->low.n, 4);
+    const addr_t want[] = {0x10000, 0x11000, 0x10040, 0x11040};
+    for (int i = 0; i < 4; i++)
+        cr_expect_eq(r->low.seen[i].addr, want[i], "line %d: 0x%llx", i,
+                     (unsigned long long)r->low.seen[i].addr);
+    rig_free(r);
+}
+
+Test(cu, kernel_warp_width_and_uncounted_ops)
+{
+    struct rig *r = rig_new(64);
+    r->k.warp_size = 32; /* two 32-lane warps on a 64-lane CU */
+    struct kernel_op ops[] = {{.kind = KOP_LOAD, .size = 4, .base = 0x1000, .stride = 4},
+                              {.kind = KOP_EXIT, .flags = KOP_F_NOCOUNT}};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    ops[0].base = 0x1080;
+    memcpy(r->sc.ops[1], ops, sizeof ops);
+    run(r);
+    cr_expect_eq(r->cu.st.load_lines, 4, "2 warps x 32 lanes x 4 B = 4 lines");
+    cr_expect_eq(r->cu.st.warp_insts, 2, "the exits are not counted");
+    cr_expect_eq(r->ndone, 1);
+    rig_free(r);
+}
+
 /* ---- the coherence checker the CU reports its accesses to -------------------- */
 
 /* The checker's plain definition: per word the version of the last store,

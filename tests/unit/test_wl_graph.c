@@ -703,7 +703,7 @@ static uint32_t sssp_rounds(const struct graph_coo *g)
     return rounds;
 }
 
-Test(wl_graph, bfs_small_runs, .timeout = 120)
+Test(wl_graph, bfs_small_runs)
 {
     struct graph c;
     rodinia_csr(&c, 2048);
@@ -712,7 +712,7 @@ Test(wl_graph, bfs_small_runs, .timeout = 120)
     graph_free(&c);
 }
 
-Test(wl_graph, color_small_runs, .timeout = 120)
+Test(wl_graph, color_small_runs)
 {
     struct graph_coo g;
     struct err e;
@@ -724,7 +724,7 @@ Test(wl_graph, color_small_runs, .timeout = 120)
     graph_coo_free(&g);
 }
 
-Test(wl_graph, sssp_small_runs, .timeout = 120)
+Test(wl_graph, sssp_small_runs)
 {
     struct graph_coo g;
     struct err e;
@@ -733,14 +733,14 @@ Test(wl_graph, sssp_small_runs, .timeout = 120)
     graph_coo_free(&g);
 }
 
-Test(wl_graph, fw_small_runs, .timeout = 120)
+Test(wl_graph, fw_small_runs)
 {
     expect_run(&wl_fw, NULL, 64, 8ull * 64 * 64);
     expect_run(&wl_fw, "nodes = 20\narcs = 100\n", 20, 8ull * 20 * 20); /* n % 16 != 0 */
 }
 
 /* The models on the real files (small parts of them). */
-Test(wl_graph, real_file_runs, .timeout = 300)
+Test(wl_graph, real_file_runs)
 {
     if (!have_data())
         return;
