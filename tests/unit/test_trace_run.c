@@ -118,6 +118,34 @@ Test(trace_run, fixture_counts_under_every_scheme)
     }
 }
 
+/* tests/data/trace copies 8 KiB to 0x7f0000000000 and 4 KiB to
+ * 0x7f0000010000 before kernel 1, which reads and writes only there (and
+ * local and shared memory). */
+Test(trace_run, host_copies_place_pages_and_warm_the_l2)
+{
+    struct machine *m = trace_machine("tests/data/trace/kernelslist.g",
+                                      "kernels = 1\n[coherence]\nscheme = ideal\n"
+                                      "[cp]\nmemcpy_warm_l2 = true\n");
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    /* page p on chiplet p mod 2 (tiny.ini has 2 chiplets) */
+    for (addr_t a = 0x7f0000000000ull; a < 0x7f0000002000ull; a += 4096)
+        cr_expect_eq(place_lookup(&m->g.ms.place, a), (int)((a >> 12) % 2));
+    cr_expect_eq(place_lookup(&m->g.ms.place, 0x7f0000010000ull), (int)((0x7f0000010000ull >> 12) % 2));
+    cr_expect_eq(mstat(m, "system.memcpy.pages_placed"), 3);
+    cr_expect_eq(mstat(m, "system.memcpy.l2_lines_warmed"), (8192 + 4096) / 64);
+    cr_expect_eq(mstat(m, "system.memcpy.l2_lines_not_warmed"), 0);
+    cr_expect_eq(mstat(m, "dram.reads"), 0, "every global line was copied, so warmed");
+    cr_expect_eq(mstat(m, "checker.stale_reads"), 0);
+    machine_free(m);
+    /* without the warm-up the same loads go to memory */
+    m = trace_machine("tests/data/trace/kernelslist.g",
+                      "kernels = 1\n[coherence]\nscheme = ideal\n[cp]\nmemcpy_place = kernel\n");
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    cr_expect_gt(mstat(m, "dram.reads"), 0);
+    cr_expect_eq(mstat(m, "system.memcpy.pages_placed"), 0, "the kernel's accesses place them");
+    machine_free(m);
+}
+
 /* One warp of ten FFMAs, each reading the previous one's result or not. */
 static uint64_t ffma_run_ps(bool dependent, const char *extra)
 {
