@@ -367,13 +367,11 @@ static int next_line(const struct pctx *c, char **line)
     return next_line_at(c, line, &off);
 }
 
-/* "key = a,b,c" (three decimals) after `key`. */
-static bool get_triple(const char *p, const char *key, uint64_t v[3])
+/* Three decimals of at most 10 digits, "a,b,c" with white space around each,
+ * from *pp; the last is followed by `last` (0: the end of the text). */
+static bool get_dec3(const char **pp, uint64_t v[3], char last)
 {
-    p += strlen(key);
-    skip_ws(&p);
-    if (*p++ != '=')
-        return false;
+    const char *p = *pp;
     for (int i = 0; i < 3; i++) {
         skip_ws(&p);
         const char *q = p;
@@ -384,10 +382,19 @@ static bool get_triple(const char *p, const char *key, uint64_t v[3])
         v[i] = strtoull(p, NULL, 10);
         p = q;
         skip_ws(&p);
-        if (i < 2 && *p++ != ',')
+        if (i < 2 ? *p++ != ',' : *p != last)
             return false;
     }
-    return !*p;
+    *pp = last ? p + 1 : p;
+    return true;
+}
+
+/* "key = a,b,c" (three decimals) after `key`. */
+static bool get_triple(const char *p, const char *key, uint64_t v[3])
+{
+    p += strlen(key);
+    skip_ws(&p);
+    return *p++ == '=' && get_dec3(&p, v, 0);
 }
 
 /* "key = N" after `key`. */
@@ -509,21 +516,8 @@ static bool get_dim(const char *p, struct trace_dim *d)
 {
     uint64_t v[3];
     skip_ws(&p);
-    if (*p++ != '(')
+    if (*p++ != '(' || !get_dec3(&p, v, ')'))
         return false;
-    for (int i = 0; i < 3; i++) {
-        skip_ws(&p);
-        const char *q = p;
-        while (*q >= '0' && *q <= '9')
-            q++;
-        if (q == p || q - p > 10)
-            return false;
-        v[i] = strtoull(p, NULL, 10);
-        p = q;
-        skip_ws(&p);
-        if (*p++ != (i < 2 ? ',' : ')'))
-            return false;
-    }
     skip_ws(&p);
     if (*p || !v[0] || !v[1] || !v[2] || v[0] > UINT32_MAX || v[1] > UINT32_MAX ||
         v[2] > UINT32_MAX)
