@@ -70,3 +70,12 @@ char *cli_tmpdir(void)
         BUG("mkdtemp failed");
     return d;
 }
+
+char *cli_write_file(const char *dir, const char *name, const char *text)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f))
+        BUG("cannot write %s", path);
+    return path;
+}

@@ -14,6 +14,8 @@ struct cli_result {
 /* argv without the program name, NULL-terminated. */
 struct cli_result cli_exec(const char *const *argv);
 void cli_result_free(struct cli_result *r);
+/* Write text to dir/name; returns the path (caller frees it). */
+char *cli_write_file(const char *dir, const char *name, const char *text);
 /* A fresh empty temporary directory (caller frees the string). */
 char *cli_tmpdir(void);
 

@@ -12,20 +12,10 @@
 #include "base/base.h"
 #include "cli_util.h"
 
-static char *write_file(const char *dir, const char *name, const char *text)
-{
-    char *path = xasprintf("%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 static void expect_bad(const char *ini, const char *override, const char *want_in_stderr)
 {
     char *dir = cli_tmpdir();
-    char *cfg = write_file(dir, "bad.ini", ini);
+    char *cfg = cli_write_file(dir, "bad.ini", ini);
     char *json = xasprintf("%s/out.json", dir);
     const char *argv[] = {"run", "-c", cfg, "-p", override, "--json", json, NULL};
     struct cli_result r = cli_exec(argv);

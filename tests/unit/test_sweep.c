@@ -19,17 +19,6 @@
 #include "cli/sweep.h"
 #include "cli_util.h"
 
-static char *write_file(const char *dir, const char *name, const char *text)
-{
-    char *path = malloc(strlen(dir) + strlen(name) + 2);
-    sprintf(path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 static const char *tiny(void)
 {
     static char p[PATH_MAX];
@@ -57,7 +46,7 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
              "l2.size_kib = 32\n  64\n"
              "[workload square]\nn = 4096\n",
              tiny());
-    char *path = write_file(dir, "s.ini", text);
+    char *path = cli_write_file(dir, "s.ini", text);
     struct sweep sw;
     struct err e;
     cr_assert_eq(sweep_load(&sw, path, &e), 0, "%s", e.msg);
@@ -90,7 +79,7 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
 static void expect_error(const char *text, const char *want_suffix)
 {
     char *dir = cli_tmpdir();
-    char *path = write_file(dir, "bad.ini", text);
+    char *path = cli_write_file(dir, "bad.ini", text);
     struct sweep sw;
     struct err e;
     cr_expect_eq(sweep_load(&sw, path, &e), -1, "accepted: %s", text);
@@ -129,7 +118,7 @@ Test(sweep, a_bad_key_of_a_run_is_reported_before_anything_runs)
     char text[1024];
     snprintf(text, sizeof text, "[sweep]\nconfigs = %s\nworkloads = square\nl2.sise_kib = 1\n",
              tiny());
-    char *path = write_file(dir, "s.ini", text);
+    char *path = cli_write_file(dir, "s.ini", text);
     struct sweep sw;
     struct err e;
     cr_assert_eq(sweep_load(&sw, path, &e), -1);
@@ -212,7 +201,7 @@ static char *sweep_file(const char *dir)
              "[matrix bad]\nworkloads = stream\nchiplets = 1\nsmall = true\n"
              "set = workload.target=remote\n",
              tiny());
-    return write_file(dir, "s.ini", text);
+    return cli_write_file(dir, "s.ini", text);
 }
 
 #define ROWS 13 /* 3 workloads x 4 schemes, and the run that fails */
