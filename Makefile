@@ -4,6 +4,8 @@
 #   make run     build and run the main job: the CPElide study, 4-chiplet slice
 #   make test    build and run the unit tests, then the same tests under ASan+UBSan,
 #                then the Slurm backend against a one-node Slurm cluster (tests/slurm/)
+#   make validate  compare kernel cycles and cache counts with the references in
+#                ../shared/validation (Accel-Sim, real GPUs): docs/validation.md
 #   make bench   build and run the speed benchmarks in bench/
 #   make fuzz    build the libFuzzer harnesses (clang) and run each for FUZZ_TIME seconds
 #
@@ -26,10 +28,10 @@ BENCHSRC:= $(wildcard bench/*.c)
 BENCHTRACE := bench/trace/bench_trace.c
 
 obj      = $(patsubst %.c,build/$(1)/%.o,$(2))
-LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson -lsqlite3 -llzma) -lm
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -linih -ljansson -lsqlite3 -llzma) -lcsv -lm
 TESTLIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
-.PHONY: all run test test-rel test-san test-slurm bench deps deps-fuzz fuzz clean
+.PHONY: all run test test-rel test-san test-slurm validate bench deps deps-fuzz fuzz clean
 all: bin/chipsim
 
 deps:
@@ -120,6 +122,10 @@ fuzz: deps-fuzz
 	    build/fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -max_len=16384 \
 	        build/fuzz/corpus-$$f tests/fuzz/corpus/$$f || exit 1; \
 	done
+
+validate: deps
+	@$(MAKE) --no-print-directory bin/chipsim
+	bin/chipsim validate
 
 bench: deps
 	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core build/rel/bench-trace \

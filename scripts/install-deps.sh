@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PACKAGES=(gcc make pkg-config libinih-dev libjansson-dev libcriterion-dev libsqlite3-dev
-          liblzma-dev python3 python3-matplotlib)
+          liblzma-dev libcsv-dev python3 python3-matplotlib)
 PKGCONFIG_MODULES=(inih jansson criterion sqlite3 liblzma)
 FUZZ=false
 for a in "$@"; do
@@ -23,6 +23,8 @@ missing() {
     for m in "${PKGCONFIG_MODULES[@]}"; do
         pkg-config --exists "$m" || return 0
     done
+    # libcsv has no pkg-config module
+    [ -f /usr/include/csv.h ] || return 0
     # the plots of `chipsim study` use Debian's Python and matplotlib
     /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || return 0
     return 1

@@ -27,6 +27,9 @@ static void usage(FILE *out)
             "                      the same, as a Slurm job array (docs/sweeps.md)\n"
             "  study cpelide [--quick] [--out DIR] [--jobs N]\n"
             "                      the CPElide evaluation: sweep, summary table and plots\n"
+            "  validate [--small] [--case NAME]... [--out DIR] [--jobs N]\n"
+            "                      compare kernel cycles and cache counts with Accel-Sim and\n"
+            "                      real GPUs (../shared/validation; docs/validation.md)\n"
             "  compare A.json B.json\n"
             "                      two runs' summaries side by side with ratios\n"
             "  version             print the version\n");
@@ -53,6 +56,8 @@ int main(int argc, char **argv)
         return cli_study(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return cli_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "validate"))
+        return cli_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("chipsim %s\n", CHIPSIM_VERSION);
         return 0;

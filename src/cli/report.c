@@ -19,11 +19,17 @@ static void hits(FILE *o, const char *what, json_t *sum, const char *acc, const 
 void report_print_summary(FILE *o, json_t *sum, json_t *simj)
 {
     fprintf(o, "\n== summary ==\n");
-    fprintf(o, "  %-24s %14lld\n", "cycles", geti(sum, "cycles"));
-    fprintf(o, "  %-24s %14lld\n", "kernels", geti(sum, "kernels"));
+    fprintf(o, "  %-24s %14lld (kernels %lld, launch latency %lld)\n", "cycles",
+            geti(sum, "cycles"), geti(sum, "kernel_cycles"), geti(sum, "launch_cycles"));
+    fprintf(o, "  %-24s %14lld (per kernel: min %.3f, median %.3f, max %.3f us)\n", "kernels",
+            geti(sum, "kernels"), getf(sum, "kernel_us_min"), getf(sum, "kernel_us_median"),
+            getf(sum, "kernel_us_max"));
     fprintf(o, "  %-24s %14lld\n", "warp instructions", geti(sum, "warp_insts"));
     hits(o, "L1D", sum, "l1_accesses", "l1_hits");
     hits(o, "L2", sum, "l2_accesses", "l2_hits");
+    fprintf(o, "  %-24s %14lld L1D %lld L2 %lld DRAM reads %lld DRAM writes\n", "32 B sectors",
+            geti(sum, "l1_sectors"), geti(sum, "l2_sectors"), geti(sum, "dram_read_sectors"),
+            geti(sum, "dram_write_sectors"));
     fprintf(o, "  %-24s %14lld\n", "L2 remote accesses", geti(sum, "l2_remote_accesses"));
     hits(o, "L3", sum, "l3_accesses", "l3_hits");
     fprintf(o, "  %-24s %14lld reads %lld writes\n", "DRAM", geti(sum, "dram_reads"),

@@ -183,7 +183,7 @@ static void after_launch_latency(struct sim *s, void *obj, uint64_t arg)
     (void)arg;
     struct cp *cp = obj;
     cp->st.launch_ps += s->now - cp->phase_t;
-    cp->phase_t = s->now;
+    cp->phase_t = cp->kernel_t = s->now;
     if (cp->coh && cp->coh->kernel_launch)
         cp->coh->kernel_launch(cp->coh_self, &cp->ck, start_dispatch, cp);
     else
@@ -222,6 +222,11 @@ static void kernel_released(struct sim *s, void *obj)
     cp->st.release_ps += s->now - cp->phase_t;
     cp->last_end = s->now;
     cp->st.kernels++;
+    if (cp->nkernel_ps == cp->kernel_ps_cap) {
+        cp->kernel_ps_cap = cp->kernel_ps_cap ? 2 * cp->kernel_ps_cap : 64;
+        cp->kernel_ps = xrealloc(cp->kernel_ps, cp->kernel_ps_cap * sizeof *cp->kernel_ps);
+    }
+    cp->kernel_ps[cp->nkernel_ps++] = s->now - cp->kernel_t;
     if (cp->on_kernel)
         cp->on_kernel(cp->on_kernel_obj, cp->kid, &cp->k);
     cp->kid++;
@@ -283,6 +288,7 @@ void cp_free(struct cp *cp)
         free(cp->ranges[i].v);
     free(cp->ranges);
     free(cp->chip);
+    free(cp->kernel_ps);
     *cp = (struct cp){0};
 }
 
@@ -301,6 +307,27 @@ void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj)
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix)
 {
     stats_reg_block(st, prefix, cp_desc, &cp->st);
+}
+
+static int ps_cmp(const void *a, const void *b)
+{
+    ps_t x = *(const ps_t *)a, y = *(const ps_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void cp_kernel_times(const struct cp *cp, ps_t *min, ps_t *median, ps_t *max)
+{
+    size_t n = cp->nkernel_ps;
+    *min = *median = *max = 0;
+    if (!n)
+        return;
+    ps_t *v = xmalloc(n * sizeof *v);
+    memcpy(v, cp->kernel_ps, n * sizeof *v);
+    qsort(v, n, sizeof *v, ps_cmp);
+    *min = v[0];
+    *max = v[n - 1];
+    *median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    free(v);
 }
 
 void cp_start(struct cp *cp, cp_next_fn next, void *obj, cp_kernel_fn on_kernel, void *kobj)

@@ -73,6 +73,9 @@ struct cp {
     bool running, finished;
     ps_t ready_ps, next_ready_ps; /* packet arrival of this kernel and of the next */
     ps_t first_launch, last_end, phase_t;
+    ps_t kernel_t;           /* end of this kernel's launch latency */
+    ps_t *kernel_ps;         /* each finished kernel's time without its launch latency */
+    size_t nkernel_ps, kernel_ps_cap;
     struct {
         uint64_t kernels, wgs, launch_ps, acquire_ps, run_ps, release_ps;
         uint64_t memcpys, memcpy_bytes;
@@ -87,6 +90,9 @@ void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj);
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix);
 /* Begin running kernels from next() at the current time. */
 void cp_start(struct cp *cp, cp_next_fn next, void *obj, cp_kernel_fn on_kernel, void *kobj);
+/* Kernel times without launch latency (acquire + run + release), ps:
+ * minimum, median and maximum over the finished kernels (0 if none). */
+void cp_kernel_times(const struct cp *cp, ps_t *min, ps_t *median, ps_t *max);
 /* A CU finished a work-group (wired into every CU's environment). */
 void cp_wg_done(void *obj, struct cu *cu, uint32_t wg);
 

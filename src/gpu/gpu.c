@@ -180,8 +180,16 @@ json_t *gpu_summary(const struct gpu *g, const struct stats *st)
     }
     ps_t mspan = last > first ? last - first : 0;
     json_t *o = json_object();
+    ps_t kmin, kmed, kmax;
+    cp_kernel_times(&g->cp, &kmin, &kmed, &kmax);
     json_object_set_new(o, "cycles", json_integer(I(span / period)));
+    uint64_t kcyc = (span - g->cp.st.launch_ps) / period;
+    json_object_set_new(o, "kernel_cycles", json_integer(I(kcyc)));
+    json_object_set_new(o, "launch_cycles", json_integer(I(span / period - kcyc)));
     json_object_set_new(o, "kernels", json_integer(I(g->cp.st.kernels)));
+    json_object_set_new(o, "kernel_us_min", json_real((double)kmin / 1e6));
+    json_object_set_new(o, "kernel_us_median", json_real((double)kmed / 1e6));
+    json_object_set_new(o, "kernel_us_max", json_real((double)kmax / 1e6));
     json_object_set_new(o, "warp_insts", json_integer(I(stats_sum(st, "core.warp_insts"))));
     json_object_set_new(o, "l1_accesses", json_integer(I(stats_sum(st, "l1d.accesses"))));
     json_object_set_new(o, "l1_hits", json_integer(I(memsys_hits(st, "l1d"))));
@@ -192,6 +200,12 @@ json_t *gpu_summary(const struct gpu *g, const struct stats *st)
     json_object_set_new(o, "l3_hits", json_integer(I(memsys_hits(st, "l3"))));
     json_object_set_new(o, "dram_reads", json_integer(I(stats_sum(st, "dram.reads"))));
     json_object_set_new(o, "dram_writes", json_integer(I(stats_sum(st, "dram.writes"))));
+    json_object_set_new(o, "l1_sectors", json_integer(I(stats_sum(st, "l1d.sectors"))));
+    json_object_set_new(o, "l2_sectors", json_integer(I(stats_sum(st, "l2.sectors"))));
+    json_object_set_new(o, "dram_read_sectors",
+                        json_integer(I(stats_sum(st, "dram.read_sectors"))));
+    json_object_set_new(o, "dram_write_sectors",
+                        json_integer(I(stats_sum(st, "dram.write_sectors"))));
     json_object_set_new(o, "flits_l1_l2", json_integer(I(stats_sum(st, "flits_l1_l2"))));
     json_object_set_new(o, "flits_l2_l3", json_integer(I(stats_sum(st, "flits_l2_l3"))));
     json_object_set_new(o, "flits_remote", json_integer(I(stats_sum(st, "flits_remote") +

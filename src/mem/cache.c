@@ -58,6 +58,7 @@ const struct cfg_key cache_keys[] = {
 
 static const struct stat_desc cache_stat_desc[] = {
     STAT_DESC(struct cache_stats, accesses, "requests accepted"),
+    STAT_DESC(struct cache_stats, sectors, "32 B sectors the requests touch (NVIDIA's unit)"),
     STAT_DESC(struct cache_stats, reads, "READ requests"),
     STAT_DESC(struct cache_stats, read_hits, "READs with the line present and the bytes valid"),
     STAT_DESC(struct cache_stats, read_misses, "READs that needed the level below"),
@@ -851,6 +852,7 @@ static void accept_ev(struct sim *s, void *obj, uint64_t arg)
     struct cache *c = obj;
     struct req *r = (struct req *)(uintptr_t)arg;
     c->st.accesses++;
+    c->st.sectors += req_sectors(r);
     if (!process(s, c, r, M_NEW, -1))
         wait_push(c, r);
 }

@@ -60,6 +60,7 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
 
 struct cache_stats {
     uint64_t accesses;
+    uint64_t sectors;         /* 32 B sectors the accesses touch */
     uint64_t reads, read_hits, read_misses;
     uint64_t writes, write_hits, write_misses;
     uint64_t atomics;

@@ -145,9 +145,11 @@ static void count(struct dram *d, const struct req *r, uint64_t bus_cyc)
     if (write) {
         d->st.writes++;
         d->st.bytes_written += r->size;
+        d->st.write_sectors += req_sectors(r);
     } else {
         d->st.reads++;
         d->st.bytes_read += r->size;
+        d->st.read_sectors += req_sectors(r);
     }
     d->st.busy_cycles += bus_cyc;
 }
@@ -350,6 +352,8 @@ static const struct stat_desc dram_stat_desc[] = {
     STAT_DESC(struct dram_stats, row_conflicts, "accesses that closed another open row"),
     STAT_DESC(struct dram_stats, bytes_read, "bytes requested by reads"),
     STAT_DESC(struct dram_stats, bytes_written, "bytes requested by writes"),
+    STAT_DESC(struct dram_stats, read_sectors, "32 B sectors read (of the requests' byte masks)"),
+    STAT_DESC(struct dram_stats, write_sectors, "32 B sectors written (of the byte masks)"),
     STAT_DESC(struct dram_stats, busy_cycles, "data-bus busy memory cycles, summed over channels"),
     STAT_DESC(struct dram_stats, bus_reordered,
               "bursts that took a bus gap before an earlier request's burst"),

@@ -65,6 +65,7 @@ struct dram_stats {
     uint64_t reads, writes;
     uint64_t row_hits, row_misses, row_conflicts;
     uint64_t bytes_read, bytes_written;
+    uint64_t read_sectors, write_sectors; /* 32 B sectors of the requests' byte masks */
     uint64_t busy_cycles;   /* bus-busy memory cycles, summed over channels */
     uint64_t bus_reordered; /* bursts placed before an earlier request's burst */
     uint64_t bus_overflows; /* bursts appended after the last reservation because

@@ -132,5 +132,17 @@ static inline unsigned req_mask_bytes(const uint64_t mask[2])
 {
     return popcount64(mask[0]) + popcount64(mask[1]);
 }
+/* 32-byte sectors with at least one byte in the mask (NVIDIA's unit of cache
+ * and DRAM accounting); a request without a mask (size_b bytes from its
+ * address) counts ceil(size_b / 32). */
+static inline unsigned req_sectors(const struct req *r)
+{
+    if (!(r->mask[0] | r->mask[1]))
+        return (r->size + 31) / 32;
+    unsigned n = 0;
+    for (unsigned w = 0; w < 2; w++)
+        n += !!(r->mask[w] & 0xffffffffull) + !!(r->mask[w] >> 32);
+    return n;
+}
 
 #endif

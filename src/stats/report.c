@@ -35,7 +35,9 @@ json_t *stats_to_json(const struct stats *st)
     return o;
 }
 
-int json_write_atomic(const char *path, json_t *root, struct err *e)
+/* Write through a temporary file beside path, fsync, rename. */
+static int write_atomic(const char *path, int (*put)(FILE *, const void *, size_t),
+                        const void *data, size_t n, struct err *e)
 {
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
@@ -44,9 +46,7 @@ int json_write_atomic(const char *path, json_t *root, struct err *e)
         free(tmp);
         return -1;
     }
-    int rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-    if (rc == 0 && fputc('\n', f) == EOF)
-        rc = -1;
+    int rc = put(f, data, n);
     if (fflush(f) != 0 || fsync(fileno(f)) != 0)
         rc = -1;
     if (fclose(f) != 0)
@@ -59,6 +59,28 @@ int json_write_atomic(const char *path, json_t *root, struct err *e)
     }
     free(tmp);
     return rc;
+}
+
+static int put_json(FILE *f, const void *root, size_t n)
+{
+    (void)n;
+    int rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    return rc == 0 && fputc('\n', f) == EOF ? -1 : rc;
+}
+
+static int put_text(FILE *f, const void *data, size_t n)
+{
+    return fwrite(data, 1, n, f) == n ? 0 : -1;
+}
+
+int json_write_atomic(const char *path, json_t *root, struct err *e)
+{
+    return write_atomic(path, put_json, root, 0, e);
+}
+
+int report_write_atomic(const char *path, const char *data, size_t n, struct err *e)
+{
+    return write_atomic(path, put_text, data, n, e);
 }
 
 uint64_t report_peak_rss_kib(void)

@@ -15,6 +15,8 @@
 json_t *stats_to_json(const struct stats *st);
 
 int json_write_atomic(const char *path, json_t *root, struct err *e);
+/* The same for n bytes of text. */
+int report_write_atomic(const char *path, const char *data, size_t n, struct err *e);
 
 /* Peak resident set size of this process, KiB. */
 uint64_t report_peak_rss_kib(void);
