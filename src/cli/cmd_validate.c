@@ -493,6 +493,77 @@ static void print_sources(FILE *f, const struct vcase *c, size_t n)
     free(sim);
 }
 
+/* The iteration count N of a case named PREFIX-iN[-SUFFIX], and the series
+ * name PREFIX-i*[-SUFFIX]; false if the name has no such part. */
+static bool series_of(const char *name, char *series, size_t len, double *iters)
+{
+    for (const char *p = strstr(name, "-i"); p; p = strstr(p + 1, "-i")) {
+        char *end;
+        long v = strtol(p + 2, &end, 10);
+        if (end == p + 2 || (*end && *end != '-') || v <= 0)
+            continue;
+        snprintf(series, len, "%.*s-i*%s", (int)(p - name), name, end);
+        *iters = (double)v;
+        return true;
+    }
+    return false;
+}
+
+/* Least-squares line y = a + b x. */
+static void fit(const double *x, const double *y, size_t n, double *a, double *b)
+{
+    double mx = 0, my = 0, sxy = 0, sxx = 0;
+    for (size_t i = 0; i < n; i++) {
+        mx += x[i] / (double)n;
+        my += y[i] / (double)n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+    }
+    *b = sxx > 0 ? sxy / sxx : 0;
+    *a = my - *b * mx;
+}
+
+/* Series of cases that differ only in an iteration count (ffma-1x32-i10,
+ * -i20, ...): the cycles per iteration (slope) and the fixed part (intercept)
+ * of the reference and of chipsim, judged apart. */
+static void print_series(FILE *f, const struct vcase *c, size_t n)
+{
+    bool *done = xcalloc(n + 1, sizeof *done), header = false;
+    double *x = xcalloc(n + 1, sizeof *x), *yr = xcalloc(n + 1, sizeof *yr),
+           *ys = xcalloc(n + 1, sizeof *ys);
+    for (size_t i = 0; i < n; i++) {
+        char si[256], sj[256];
+        double it;
+        if (done[i] || !c[i].ok || !series_of(c[i].name, si, sizeof si, &it))
+            continue;
+        size_t m = 0;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && c[j].ok && c[j].src == c[i].src &&
+                series_of(c[j].name, sj, sizeof sj, &it) && !strcmp(si, sj)) {
+                done[j] = true;
+                x[m] = it;
+                yr[m] = ref_kernel_cycles(&c[j]);
+                ys[m++] = c[j].cycles;
+            }
+        if (m < 2)
+            continue;
+        if (!header)
+            fprintf(f, "\n%-30s %-18s %24s %24s\n", "series (cycles = a + b x N)", "source",
+                    "reference a, b", "chipsim a, b");
+        header = true;
+        double ra, rb, sa, sb;
+        fit(x, yr, m, &ra, &rb);
+        fit(x, ys, m, &sa, &sb);
+        fprintf(f, "%-30s %-18s %12.0f, %9.1f %12.0f, %9.1f\n", si, c[i].source, ra, rb, sa, sb);
+    }
+    free(done);
+    free(x);
+    free(yr);
+    free(ys);
+}
+
 static void print_counts(FILE *f, const struct vcase *c, size_t n)
 {
     fprintf(f, "\n== cache and DRAM counts (32 B sectors) ==\n%-30s", "case");
@@ -565,6 +636,7 @@ static int report(const struct vopts *o, const struct vcase *c, size_t n, struct
     FILE *f = open_memstream(&buf, &len);
     print_cycles(f, c, n);
     print_sources(f, c, n);
+    print_series(f, c, n);
     print_counts(f, c, n);
     fclose(f);
     fwrite(buf, 1, len, stdout);

@@ -16,6 +16,9 @@ const struct cfg_key cu_keys[] = {
     {"alu_cycles", CFG_INT, "4", 1, 1000,
      "SIMD cycles per warp instruction (64 lanes on a 16-lane SIMD: 4)", NULL},
     {"max_wgs", CFG_INT, "40", 1, 1024, "work-groups resident per CU", NULL},
+    {"coalesce_lanes", CFG_INT, "0", 0, 64,
+     "lanes coalesced together: 0 = the whole warp into one request per line (GCN); 8 = each "
+     "group of 8 lanes on its own (NVIDIA's sub-warp coalescer, spec accelsim.md 2.2)", NULL},
     CFG_END,
 };
 
@@ -44,6 +47,7 @@ int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct er
         .warp_size = (unsigned)cfg_uint(sec, "warp_size"),
         .alu_cycles = (unsigned)cfg_uint(sec, "alu_cycles"),
         .max_wgs = (unsigned)cfg_uint(sec, "max_wgs"),
+        .coalesce_lanes = (unsigned)cfg_uint(sec, "coalesce_lanes"),
     };
     if (p->simds * p->warps_per_simd > 64)
         return cfg_err(e, sec, "warps_per_simd", "simds x warps_per_simd must be at most 64");
@@ -117,6 +121,7 @@ static inline unsigned op_ii(const struct cu *cu, const struct kernel_op *op)
 
 struct line_set {
     unsigned n;
+    unsigned first;           /* lines before it belong to earlier lane groups */
     addr_t line[LINE_SET_MAX];
     uint64_t mask[LINE_SET_MAX][2];
 };
@@ -127,9 +132,9 @@ static void add_bytes(struct line_set *ls, addr_t a, unsigned len, unsigned line
         addr_t line = a & ~(addr_t)(line_b - 1);
         unsigned off = (unsigned)(a - line), n = off + len > line_b ? line_b - off : len;
         unsigned i = ls->n;
-        while (i > 0 && ls->line[i - 1] != line)
+        while (i > ls->first && ls->line[i - 1] != line)
             i--;
-        if (i == 0) {
+        if (i == ls->first) {
             BUG_ON(ls->n == LINE_SET_MAX);
             i = ++ls->n;
             ls->line[i - 1] = line;
@@ -156,10 +161,32 @@ static inline addr_t lane_addr(const struct cu_warp *w, unsigned l)
     return w->op.lanes ? w->kw.lane_addr[l] : w->op.base + (addr_t)((int64_t)l * w->op.stride);
 }
 
+static void coalesce_lanes(const struct cu *cu, const struct cu_warp *w, struct line_set *ls,
+                           uint64_t m);
+
+/* Sub-warp coalescing (coalesce_lanes = 8 on NVIDIA since Pascal, spec
+ * accelsim.md 2.2 and A7): each group of lanes gets its own requests, even to
+ * a line another group also touches. */
 static void coalesce(const struct cu *cu, const struct cu_warp *w, struct line_set *ls)
 {
     uint64_t m = active_mask(w);
-    ls->n = 0;
+    ls->n = ls->first = 0;
+    unsigned g = cu->p.coalesce_lanes;
+    if (!g || g >= w->kw.warp_size) {
+        coalesce_lanes(cu, w, ls, m);
+        return;
+    }
+    uint64_t gm = g >= 64 ? ~0ull : (1ull << g) - 1;
+    for (unsigned l = 0; l < w->kw.warp_size; l += g) {
+        ls->first = ls->n;
+        if (m & gm << l)
+            coalesce_lanes(cu, w, ls, m & gm << l);
+    }
+}
+
+static void coalesce_lanes(const struct cu *cu, const struct cu_warp *w, struct line_set *ls,
+                           uint64_t m)
+{
     const struct kernel_op *op = &w->op;
     if (op->wstride && op->size > 4) {
         /* interleaved per-thread memory: each lane's words lie wstride apart */
@@ -170,10 +197,11 @@ static void coalesce(const struct cu *cu, const struct cu_warp *w, struct line_s
         }
         return;
     }
-    if (!op->lanes && op->stride == op->size && !(m & (m + 1))) {
-        /* lanes 0..n-1 at consecutive addresses: one span */
-        unsigned n = (unsigned)popcount64(m);
-        add_bytes(ls, op->base, n * op->size, cu->line_b);
+    if (!op->lanes && op->stride == op->size && m && !((m >> __builtin_ctzll(m)) &
+                                                       ((m >> __builtin_ctzll(m)) + 1))) {
+        /* consecutive lanes at consecutive addresses: one span */
+        unsigned n = (unsigned)popcount64(m), l0 = (unsigned)__builtin_ctzll(m);
+        add_bytes(ls, op->base + (addr_t)((int64_t)l0 * op->stride), n * op->size, cu->line_b);
         return;
     }
     for (; m; m &= m - 1)
@@ -239,6 +267,7 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         r->addr = ls->line[i];
         r->size = cu->line_b;
         r->kind = kind;
+        r->flags = op->flags & KOP_F_LOCAL ? REQ_F_LOCAL : 0;
         r->mask[0] = ls->mask[i][0];
         r->mask[1] = ls->mask[i][1];
         r->src = (uint16_t)cu->id;

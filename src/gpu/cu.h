@@ -34,6 +34,7 @@ struct cu_params {
     unsigned warp_size;       /* threads per warp */
     unsigned alu_cycles;      /* SIMD cycles per warp instruction */
     unsigned max_wgs;         /* work-groups resident per CU */
+    unsigned coalesce_lanes;  /* lanes per coalescing group; 0 = the whole warp */
 };
 
 extern const struct cfg_key cu_keys[];

@@ -64,6 +64,8 @@ enum kernel_op_kind {
 #define KOP_F_MEASURE 1 /* latency counted in summary.avg_load_latency_cycles */
 #define KOP_F_NOCOUNT 2 /* not a warp instruction of the program (the exit that ends a
                            traced warp whose instruction list has none) */
+#define KOP_F_LOCAL 4   /* per-thread local memory (NVIDIA's LDL/STL): the L1 may keep it
+                           under its own write policy (l1d.local_write_policy) */
 
 struct kernel_op {
     uint8_t kind;   /* enum kernel_op_kind */

@@ -27,9 +27,21 @@ const struct cfg_key cache_keys[] = {
     {"size_kib", CFG_INT, "16", 1, 4194304, "capacity in KiB", NULL},
     {"line_b", CFG_INT, "64", 64, 128, "line size in bytes: 64 or 128", NULL},
     {"ways", CFG_INT, "4", 1, 1024, "associativity", NULL},
+    {"allocate", CFG_ENUM, "fill", 0, 0,
+     "when a read miss takes its line: when the fill returns (fill), or when the miss is sent "
+     "(miss: the victim is evicted then and the line is reserved, its replacement age counted "
+     "from the miss; GPGPU-Sim's 'm', spec accelsim.md 2.5)", "fill|miss"},
+    {"sectored", CFG_BOOL, "false", 0, 0,
+     "32 B sectors, each valid on its own: a miss fetches only the sectors it needs that are "
+     "missing, and the fill carries only those (NVIDIA L1 and L2, spec accelsim.md 2.3-2.4)",
+     NULL},
     {"banks", CFG_INT, "1", 1, 1024,
      "line-interleaved banks (power of two): bank = (addr / line_b) % banks", NULL},
     {"ports", CFG_INT, "1", 1, 1024, "requests accepted per bank per cycle", NULL},
+    {"data_banks", CFG_INT, "0", 0, 64,
+     "data-array banks interleaved by 32 B sectors, each moving one sector per cycle, so that "
+     "a request waits until the banks of all its sectors are free (0: no data-bank limit; "
+     "Volta's L1: 4 banks, 128 B/cycle, spec accelsim.md 2.3)", NULL},
     {"mshrs", CFG_INT, "16", 1, 65536, "miss status holding registers per cache", NULL},
     {"mshrs_remote", CFG_INT, "0", 0, 65536,
      "more MSHRs, only for requests from other chiplets, with their own waiting queue, so that "
@@ -48,6 +60,12 @@ const struct cfg_key cache_keys[] = {
     {"write_alloc", CFG_ENUM, "fetch", 0, 0,
      "write miss: fetch the line, allocate only the written bytes, or forward without allocating",
      "fetch|validate|none"},
+    {"local_write_policy", CFG_ENUM, "same", 0, 0,
+     "write policy for per-thread local memory (NVIDIA LDL/STL; Accel-Sim's L1 policy 'L': "
+     "local write-back, global write-through); same = write_policy",
+     "same|write_back|write_through"},
+    {"local_write_alloc", CFG_ENUM, "same", 0, 0,
+     "write-miss policy for local memory; same = write_alloc", "same|fetch|validate|none"},
     {"walk_sets_per_cycle", CFG_INT, "1", 1, 65536,
      "sets per cycle per bank visited by a flush or invalidate walk", NULL},
     {"wb_inflight", CFG_INT, "64", 1, 65536,
@@ -58,6 +76,8 @@ const struct cfg_key cache_keys[] = {
 
 static const struct stat_desc cache_stat_desc[] = {
     STAT_DESC(struct cache_stats, accesses, "requests accepted"),
+    STAT_DESC(struct cache_stats, data_bank_stalls,
+              "cycles requests waited for a data bank held by earlier sectors"),
     STAT_DESC(struct cache_stats, sectors, "32 B sectors the requests touch (NVIDIA's unit)"),
     STAT_DESC(struct cache_stats, reads, "READ requests"),
     STAT_DESC(struct cache_stats, read_hits, "READs with the line present and the bytes valid"),
@@ -122,9 +142,12 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
     *p = (struct cache_params){
         .size_b = cfg_uint(sec, "size_kib") * 1024,
         .line_b = (uint32_t)cfg_uint(sec, "line_b"),
+        .sectored = cfg_bool(sec, "sectored"),
+        .alloc_on_miss = cfg_enum(sec, "allocate") == 1,
         .ways = (uint32_t)cfg_uint(sec, "ways"),
         .banks = (uint32_t)cfg_uint(sec, "banks"),
         .ports = (uint32_t)cfg_uint(sec, "ports"),
+        .data_banks = (uint32_t)cfg_uint(sec, "data_banks"),
         .mshrs = (uint32_t)cfg_uint(sec, "mshrs"),
         .mshrs_remote = (uint32_t)cfg_uint(sec, "mshrs_remote"),
         .mshr_targets = (uint32_t)cfg_uint(sec, "mshr_targets"),
@@ -138,6 +161,9 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
         .wb_inflight = (uint32_t)cfg_uint(sec, "wb_inflight"),
         .seed = cfg_uint(sec, "seed"),
     };
+    /* "same" is the first value of the local keys, the others follow the enums */
+    p->local_write_policy = (uint8_t)cfg_enum(sec, "local_write_policy");
+    p->local_write_alloc = (uint8_t)cfg_enum(sec, "local_write_alloc");
     char buf[200];
     const char *key = NULL;
     const char *why = params_problem(p, &key, buf, sizeof buf);
@@ -216,6 +242,7 @@ static struct req *wb_child(struct sim *s, const struct cache *c, int64_t l)
     ch->addr = cache_line_tag_addr(c, l);
     ch->size = c->p.line_b;
     ch->kind = REQ_WRITEBACK;
+    ch->flags = c->p.sectored ? REQ_F_SECTORS : 0;
     ch->home = c->line[l].home;
     if (c->wver)
         copy_all_versions(c, ch->ver, cache_line_versions(c, l));
@@ -275,12 +302,14 @@ static void evict(struct sim *s, struct cache *c, size_t set, uint32_t way)
 static uint32_t unpinned_victim(const struct cache *c, size_t set, uint32_t way)
 {
     size_t base = set * c->p.ways;
-    if (!way_valid(c, set, way) || !way_dirty(c, set, way) ||
+    /* with allocation on miss every line with a fill in flight is reserved */
+    bool any = c->p.alloc_on_miss;
+    if (!way_valid(c, set, way) || !(any || way_dirty(c, set, way)) ||
         mshr_find(c, c->line[base + way].tag) < 0)
         return way;
     uint32_t best = way;
     for (uint32_t w = 0; w < c->p.ways; w++) {
-        bool pinned = way_dirty(c, set, w) && mshr_find(c, c->line[base + w].tag) >= 0;
+        bool pinned = (any || way_dirty(c, set, w)) && mshr_find(c, c->line[base + w].tag) >= 0;
         if (!pinned && (best == way || c->stamp[base + w] < c->stamp[base + best]))
             best = w;
     }
@@ -396,7 +425,23 @@ static inline unsigned pool_of(const struct cache *c, const struct req *r)
     return c->p.mshrs_remote && (r->flags & REQ_F_REMOTE);
 }
 
-static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *r)
+/* A sectored cache fetches the sectors of need that line l (or -1) does not
+ * hold whole: a sector partly written here (write-validate) is read and
+ * merged under its dirty bytes. */
+static void fetch_sectors(const struct cache *c, int64_t l, const uint64_t need[2],
+                          uint64_t out[2])
+{
+    req_sector_mask(out, need);
+    if (l < 0)
+        return;
+    uint64_t have[2];
+    req_full_sectors(have, c->line[l].valid);
+    out[0] &= ~have[0];
+    out[1] &= ~have[1];
+}
+
+static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *r,
+                       int64_t l, const uint64_t need[2])
 {
     unsigned k = pool_of(c, r);
     if (!c->nfree[k])
@@ -414,6 +459,10 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     ch->size = c->p.line_b;
     ch->kind = REQ_READ;
     ch->flags = 0; /* flags are this cache's decisions; the next level decides anew */
+    if (c->p.sectored) {
+        fetch_sectors(c, l, need, ch->mask);
+        ch->flags = REQ_F_SECTORS;
+    }
     ch->src = r->src;
     ch->home = r->home;
     ch->tag = m;
@@ -551,12 +600,28 @@ static void count(struct cache *c, uint8_t kind, bool hit)
 /* The write policy for r here: REQ_F_WT forces write-through. */
 static inline enum cache_write_policy wpolicy(const struct cache *c, const struct req *r)
 {
-    return r->flags & REQ_F_WT ? CACHE_WRITE_THROUGH : c->p.write_policy;
+    if (r->flags & REQ_F_WT)
+        return CACHE_WRITE_THROUGH;
+    if ((r->flags & REQ_F_LOCAL) && c->p.local_write_policy)
+        return (enum cache_write_policy)(c->p.local_write_policy - 1);
+    return c->p.write_policy;
+}
+
+static inline enum cache_write_alloc walloc(const struct cache *c, const struct req *r)
+{
+    if (r->flags & REQ_F_NOALLOC)
+        return CACHE_WA_NONE;
+    if ((r->flags & REQ_F_LOCAL) && c->p.local_write_alloc)
+        return (enum cache_write_alloc)(c->p.local_write_alloc - 1);
+    return c->p.write_alloc;
 }
 
 static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t need[2])
 {
-    touch(c, l);
+    /* A target of a fill answered from the line just installed is part of the
+     * miss: with allocation on miss the line's age counts from the miss. */
+    if (!(c->p.alloc_on_miss && c->filling))
+        touch(c, l);
     if (r->kind == REQ_READ) {
         if (c->wver)
             copy_all_versions(c, r->ver, cache_line_versions(c, l));
@@ -587,7 +652,7 @@ static enum act decide(const struct cache *c, const struct req *r, int64_t l,
     if (noalloc && !*hit && (r->kind == REQ_ATOMIC || r->kind == REQ_WRITEBACK))
         return l >= 0 && !mask_any(c->line[l].dirty) ? A_DROP_FWD : A_FWD;
     enum act a = act_tab[r->kind][wp][*hit];
-    return a == A_WMISS ? wmiss_tab[wp][noalloc ? CACHE_WA_NONE : c->p.write_alloc] : a;
+    return a == A_WMISS ? wmiss_tab[wp][walloc(c, r)] : a;
 }
 
 /* Carry out action a for r (line l, or -1) now; false if it has to wait. */
@@ -601,7 +666,11 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
         respond(s, r, done);
         return true;
     case A_FETCH:
-        return mshr_alloc(s, c, li, r);
+        if (!mshr_alloc(s, c, li, r, l, need))
+            return false;
+        if (c->p.alloc_on_miss && l < 0 && !(r->flags & REQ_F_NOALLOC))
+            alloc_line(s, c, li, r->home, true); /* reserved: nothing valid until the fill */
+        return true;
     case A_ALLOC:
         l = alloc_line(s, c, li, r->home, true);
         apply_hit(c, l, r, need);
@@ -647,7 +716,10 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
             return mshr_join(c, m, r);
     }
     ps_t done = s->now + clock_cycles(c->clk, mode == M_FILL ? c->p.resp_lat : c->p.hit_lat);
-    return perform(s, c, r, a, l, need, done);
+    c->filling = mode == M_FILL;
+    bool ok = perform(s, c, r, a, l, need, done);
+    c->filling = false;
+    return ok;
 }
 
 /* The head is unlinked while it is tried and its line stays counted as
@@ -760,10 +832,11 @@ static void relay_fill(struct sim *s, struct cache *c, struct req *t, const stru
  * only partly dirty: the written version stands for the whole word). */
 static void install_fill(struct cache *c, int64_t l, const struct req *ch)
 {
+    const uint64_t *got = ch->flags & REQ_F_SECTORS ? ch->mask : c->full;
     if (c->wver)
         copy_word_versions(c, cache_line_versions(c, l), ch->ver,
-                           ~word_mask(c->line[l].dirty) & c->all_words);
-    mask_copy(c->line[l].valid, c->full);
+                           ~word_mask(c->line[l].dirty) & word_mask(got) & c->all_words);
+    mask_or(c->line[l].valid, got);
 }
 
 /* A fill touches the line's set (and, to choose a victim, its stamps), the
@@ -797,7 +870,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     if (!bypass) {
         if (l < 0)
             l = alloc_line(s, c, li, x->home, false); /* install_fill sets every version */
-        else
+        else if (!c->p.alloc_on_miss) /* else its age counts from the miss */
             touch(c, l);
         install_fill(c, l, ch);
     }
@@ -857,6 +930,28 @@ static void accept_ev(struct sim *s, void *obj, uint64_t arg)
         wait_push(c, r);
 }
 
+/* The first cycle from t at which every data bank holding one of r's
+ * sectors is free; the banks are then held one cycle per sector. */
+static ps_t data_bank_slot(struct cache *c, const struct req *r, ps_t t)
+{
+    uint64_t need[2];
+    req_need(c->s, c, r, need);
+    unsigned off = (unsigned)((r->addr & ~(addr_t)(c->p.line_b - 1)) / 32);
+    unsigned per[64] = {0};
+    ps_t start = t;
+    for (unsigned sct = 0; sct < c->p.line_b / 32; sct++)
+        if ((need[sct / 2] >> (32 * (sct % 2))) & 0xffffffffull) {
+            unsigned b = (off + sct) % c->p.data_banks;
+            start = max_u64(start, c->dbank_free[b]);
+            per[b]++;
+        }
+    for (unsigned b = 0; b < c->p.data_banks; b++)
+        if (per[b])
+            c->dbank_free[b] = start + per[b] * c->clk->period;
+    c->st.data_bank_stalls += (start - t) / c->clk->period;
+    return start;
+}
+
 /* Ports are handed out cycle by cycle in arrival order, so the acceptance
  * time is known at once and the port queue needs no storage. */
 void cache_access(struct sim *s, void *self, struct req *r)
@@ -876,7 +971,8 @@ void cache_access(struct sim *s, void *self, struct req *r)
         b->port_used = 0;
     }
     b->port_used++;
-    sim_at(s, b->port_t, accept_ev, c, (uint64_t)(uintptr_t)r);
+    ps_t t = c->p.data_banks ? data_bank_slot(c, r, b->port_t) : b->port_t;
+    sim_at(s, t, accept_ev, c, (uint64_t)(uintptr_t)r);
 }
 
 struct mem_port cache_port(struct cache *c) { return (struct mem_port){cache_access, c}; }
@@ -1099,6 +1195,7 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
         c->wver = xcalloc_big(lines * c->words, sizeof *c->wver);
     rng_seed(&c->rng, p->seed);
     c->bank = xcalloc(p->banks, sizeof *c->bank);
+    c->dbank_free = xcalloc(p->data_banks + 1, sizeof *c->dbank_free);
     uint32_t nm = p->mshrs + p->mshrs_remote;
     c->mshr = xcalloc(nm, sizeof *c->mshr);
     c->mshr_key = xcalloc(nm, sizeof *c->mshr_key);
@@ -1130,6 +1227,7 @@ void cache_free(struct cache *c)
     xfree_big(c->stamp);
     xfree_big(c->wver);
     free(c->bank);
+    free(c->dbank_free);
     free(c->mshr);
     free(c->mshr_key);
     free(c->mshr_free[0]);

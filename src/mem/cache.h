@@ -35,9 +35,14 @@ enum cache_write_alloc { CACHE_WA_FETCH, CACHE_WA_VALIDATE, CACHE_WA_NONE };
 struct cache_params {
     uint64_t size_b;          /* capacity in bytes (key size_kib) */
     uint32_t line_b;          /* 64 or 128 */
+    bool sectored;            /* 32 B sectors: misses fetch only the missing sectors */
+    bool alloc_on_miss;       /* a miss reserves its line (evicting the victim) when it is
+                                 sent, not when the fill returns */
     uint32_t ways;
     uint32_t banks;           /* line-interleaved: bank = (addr / line_b) % banks */
     uint32_t ports;           /* requests accepted per bank per cycle */
+    uint32_t data_banks;      /* 0, or data-array banks interleaved by 32 B sectors, each
+                                 moving one sector per cycle (NVIDIA L1: 4) */
     uint32_t mshrs;           /* per cache, for requests from this chiplet */
     uint32_t mshrs_remote;    /* more, only for requests from other chiplets (0 = one pool) */
     uint32_t mshr_targets;    /* requests per MSHR, the allocating one included */
@@ -47,6 +52,8 @@ struct cache_params {
     enum cache_repl repl;
     enum cache_write_policy write_policy;
     enum cache_write_alloc write_alloc;
+    uint8_t local_write_policy; /* REQ_F_LOCAL requests: 0 = write_policy, else 1 + the enum */
+    uint8_t local_write_alloc;  /* 0 = write_alloc, else 1 + the enum */
     uint32_t walk_sets_per_cycle; /* flush/invalidate walk rate, per bank */
     uint32_t wb_inflight;     /* outstanding flush write-backs per bank */
     uint64_t seed;            /* of the random replacement stream */
@@ -60,6 +67,7 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
 
 struct cache_stats {
     uint64_t accesses;
+    uint64_t data_bank_stalls; /* cycles requests waited for a data bank (conflicts) */
     uint64_t sectors;         /* 32 B sectors the accesses touch */
     uint64_t reads, read_hits, read_misses;
     uint64_t writes, write_hits, write_misses;
@@ -169,6 +177,7 @@ struct cache {
     struct rng rng;
 
     struct cache_bank *bank;
+    ps_t *dbank_free;          /* per data bank: the first cycle with its port free */
     struct cache_mshr *mshr;
     struct cache_mshr_key *mshr_key; /* per MSHR, for the hash chains */
     /* Free MSHR indices, a stack per pool: [0] 0 .. mshrs - 1 for requests
@@ -183,6 +192,7 @@ struct cache {
      * wait for other chiplets). */
     struct cache_waitq wq[2];
     uint32_t nfwd, nwb;        /* forwarded requests / eviction write-backs in flight */
+    bool filling;              /* the request being performed is a target of a fill */
 
     enum cache_op op;          /* whole-cache operation in progress */
     bool clean_only;

@@ -139,16 +139,23 @@ static void close_row(const struct dram_params *p, struct dram_bank *b)
     b->open_row = DRAM_ROW_NONE;
 }
 
+/* Bytes moved on the bus: a sectored cache's fill or write-back moves only
+ * the 32 B sectors of its mask. */
+static uint32_t dram_bytes(const struct req *r)
+{
+    return r->flags & REQ_F_SECTORS ? 32 * req_sectors(r) : r->size;
+}
+
 static void count(struct dram *d, const struct req *r, uint64_t bus_cyc)
 {
     bool write = r->kind == REQ_WRITE || r->kind == REQ_WRITEBACK;
     if (write) {
         d->st.writes++;
-        d->st.bytes_written += r->size;
+        d->st.bytes_written += dram_bytes(r);
         d->st.write_sectors += req_sectors(r);
     } else {
         d->st.reads++;
-        d->st.bytes_read += r->size;
+        d->st.bytes_read += dram_bytes(r);
         d->st.read_sectors += req_sectors(r);
     }
     d->st.busy_cycles += bus_cyc;
@@ -282,7 +289,7 @@ static void dram_access(struct sim *s, void *self, struct req *r)
     uint64_t now = clock_edge(d->clk, s->now) / d->clk->period;
     bus_advance(d, bus, now);
     uint64_t col = open_row(d, b, loc.row, max_u64(now + p->ctrl_lat, b->ready));
-    uint64_t nbus = bus_cycles(p, r->size);
+    uint64_t nbus = bus_cycles(p, dram_bytes(r));
     uint64_t burst = bus_reserve(d, bus, col + p->tcl, nbus);
     b->ready = burst - p->tcl + nbus;
     if (p->page_policy == DRAM_PAGE_CLOSED)

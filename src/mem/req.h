@@ -29,6 +29,9 @@ enum req_flag {
     REQ_F_NOALLOC = 1, /* a cache that misses does not allocate the line for this request */
     REQ_F_WT = 2,      /* a write is written through at every cache it passes */
     REQ_F_REMOTE = 4,  /* the request came from another chiplet */
+    REQ_F_SECTORS = 8, /* a sectored cache's fill: asks for (and its response carries) only
+                          the 32 B sectors of its mask */
+    REQ_F_LOCAL = 16,  /* per-thread local memory: the cache applies its local write policy */
 };
 
 /* Word versions carried with data, for the coherence checker: one per
@@ -131,6 +134,28 @@ static inline void req_mask_range(uint64_t mask[2], unsigned off, unsigned len)
 static inline unsigned req_mask_bytes(const uint64_t mask[2])
 {
     return popcount64(mask[0]) + popcount64(mask[1]);
+}
+/* Each 32 B sector of m with any byte set, made whole. */
+static inline void req_sector_mask(uint64_t out[2], const uint64_t m[2])
+{
+    for (unsigned w = 0; w < 2; w++) {
+        uint64_t x = 0;
+        for (unsigned k = 0; k < 2; k++)
+            if ((m[w] >> (32 * k)) & 0xffffffffull)
+                x |= 0xffffffffull << (32 * k);
+        out[w] = x;
+    }
+}
+/* The sectors of which every byte is set in m. */
+static inline void req_full_sectors(uint64_t out[2], const uint64_t m[2])
+{
+    for (unsigned w = 0; w < 2; w++) {
+        uint64_t x = 0;
+        for (unsigned k = 0; k < 2; k++)
+            if (((m[w] >> (32 * k)) & 0xffffffffull) == 0xffffffffull)
+                x |= 0xffffffffull << (32 * k);
+        out[w] = x;
+    }
 }
 /* 32-byte sectors with at least one byte in the mask (NVIDIA's unit of cache
  * and DRAM accounting); a request without a mask (size_b bytes from its

@@ -152,6 +152,8 @@ uint32_t link_msg_bytes(const struct link_params *p, const struct req *r, bool r
      * creator did not fill one, so the whole size is sent. */
     if (r->kind == REQ_WRITEBACK && !response && req_mask_bytes(r->mask))
         d = req_mask_bytes(r->mask);
+    else if (r->flags & REQ_F_SECTORS)
+        d = 32 * req_sectors(r);
     return p->header_b + d;
 }
 

@@ -29,6 +29,10 @@ const char *const trace_class_names[TC_N] = {
  * the units per SM partition of the architecture whitepapers; tensor 8,
  * control and constant 1 are chipsim's assumptions. See docs/trace.md. */
 #define LAT {4, 5, 4, 5, 8, 100, 64, 21, 1, 28, 1}
+/* Hopper: Accel-Sim's SM90_H100 configuration (trace.config: int 4, sp 4, dp 8,
+ * sfu 23; gpgpusim.config -ptx_opcode_latency_int 4,4,4,4 and _fp 4,4,4,4: add,
+ * max, mul and mad all 4); tensor, shfl and const as above. */
+#define LAT90 {4, 4, 4, 4, 8, 23, 64, 21, 1, 28, 1}
 
 static const struct trace_isa isas[] = {
     /*                     int imad fp32 ffma fp64 sfu tensor shfl ctrl const mem */
@@ -36,7 +40,7 @@ static const struct trace_isa isas[] = {
     {75, "Turing (sm_75)", LAT, {2, 2, 2, 2, 64, 8, 8, 4, 1, 1, 8}},
     {80, "Ampere A100 (sm_80)", LAT, {2, 2, 2, 2, 4, 8, 8, 4, 1, 1, 4}},
     {86, "Ampere GA10x and Ada (sm_86/87/89)", LAT, {2, 2, 1, 1, 64, 8, 8, 4, 1, 1, 8}},
-    {90, "Hopper (sm_90)", LAT, {2, 2, 1, 1, 2, 8, 8, 4, 1, 1, 4}},
+    {90, "Hopper (sm_90)", LAT90, {2, 2, 1, 1, 2, 8, 8, 4, 1, 1, 4}},
 };
 
 const struct trace_isa *trace_isa_for(unsigned binver)

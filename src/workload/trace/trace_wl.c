@@ -417,6 +417,7 @@ static void local_op(const struct twl *t, struct kernel_op *op, struct kernel_wa
     }
     if (op->size > 4) /* a thread's next word: one row of words further */
         op->wstride = tk->threads * 4;
+    op->flags |= KOP_F_LOCAL;
 }
 
 static void shared_op(const struct twl *t, struct kernel_op *op, struct kernel_warp *w,
