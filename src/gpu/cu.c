@@ -16,6 +16,10 @@ const struct cfg_key cu_keys[] = {
     {"alu_cycles", CFG_INT, "4", 1, 1000,
      "SIMD cycles per warp instruction (64 lanes on a 16-lane SIMD: 4)", NULL},
     {"max_wgs", CFG_INT, "40", 1, 1024, "work-groups resident per CU", NULL},
+    {"sched", CFG_ENUM, "oldest", 0, 0,
+     "warp scheduler of each SIMD (sub-core): gto (greedy then oldest: the warp issued last "
+     "while it can, else the oldest; NVIDIA, spec accelsim.md A3) or oldest (the oldest that "
+     "can issue; gem5's GCN3 compute unit, OLDEST-FIRST)", "gto|oldest"},
     {"coalesce_lanes", CFG_INT, "0", 0, 64,
      "lanes coalesced together: 0 = the whole warp into one request per line (GCN); 8 = each "
      "group of 8 lanes on its own (NVIDIA's sub-warp coalescer, spec accelsim.md 2.2)", NULL},
@@ -48,6 +52,7 @@ int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct er
         .alu_cycles = (unsigned)cfg_uint(sec, "alu_cycles"),
         .max_wgs = (unsigned)cfg_uint(sec, "max_wgs"),
         .coalesce_lanes = (unsigned)cfg_uint(sec, "coalesce_lanes"),
+        .sched = (enum cu_sched)cfg_enum(sec, "sched"),
     };
     if (p->simds * p->warps_per_simd > 64)
         return cfg_err(e, sec, "warps_per_simd", "simds x warps_per_simd must be at most 64");
@@ -64,21 +69,14 @@ int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct er
 #define TAG_MEAS(t) ((unsigned)(((t) >> 24) & 1))
 #define TAG_NREG(t) ((unsigned)(((t) >> 32) & 0xff))
 
-static void warp_step(struct cu *cu, struct cu_warp *w);
+static void simd_kick(struct cu *cu, unsigned si);
 
-static void warp_ev(struct sim *s, void *obj, uint64_t slot)
-{
-    (void)s;
-    struct cu *cu = obj;
-    struct cu_warp *w = &cu->warps[slot];
-    w->state = W_RUN;
-    warp_step(cu, w);
-}
-
+/* w may issue again from t on: its sub-core's scheduler will consider it. */
 static void wake_at(struct cu *cu, struct cu_warp *w, ps_t t)
 {
-    w->state = W_SLEEP;
-    sim_at(cu->env.s, t, warp_ev, cu, (uint64_t)(w - cu->warps));
+    w->state = W_RUN;
+    w->ready_at = max_u64(w->ready_at, t);
+    simd_kick(cu, w->simd);
 }
 
 static inline uint64_t reg_bit(unsigned r) { return r ? 1ull << r : 0; }
@@ -305,10 +303,8 @@ static void reg_arrived(struct cu *cu, struct cu_warp *w, unsigned reg, unsigned
             w->pending &= ~reg_bit(reg + i);
             freed = true;
         }
-    if (freed && w->state == W_WAIT_REG && deps_ready(w)) {
-        w->state = W_RUN;
-        warp_step(cu, w);
-    }
+    if (freed && w->state == W_WAIT_REG && deps_ready(w))
+        wake_at(cu, w, cu->env.s->now);
 }
 
 static void warp_exit(struct cu *cu, struct cu_warp *w);
@@ -321,8 +317,7 @@ static void drain_check(struct cu *cu, struct cu_warp *w)
         warp_exit(cu, w);
         return;
     }
-    w->state = W_RUN;
-    warp_step(cu, w);
+    wake_at(cu, w, cu->env.s->now);
 }
 
 static void line_done(struct sim *s, struct req *r, void *obj)
@@ -427,7 +422,7 @@ static bool execute(struct cu *cu, struct cu_warp *w)
 {
     struct sim *s = cu->env.s;
     ps_t done = s->now + clock_cycles(cu->env.clk, op_ii(cu, &w->op));
-    cu->simd_free[w->simd] = done;
+    cu->simd[w->simd].free = done;
     w->ready_at = done;
     w->have_op = false;
     if (!(w->op.flags & KOP_F_NOCOUNT))
@@ -468,7 +463,6 @@ static bool execute(struct cu *cu, struct cu_warp *w)
     }
 }
 
-#define MAX_ALU_RUN 4096 /* compute ops handled in one go before yielding */
 
 /* A compute op issued at t (which may lie ahead of now: runs of compute are
  * accounted without events). */
@@ -477,7 +471,7 @@ static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
     const struct kernel_op *op = &w->op;
     const ps_t period = cu->env.clk->period;
     uint64_t n = op->n ? op->n : 1, ii = op_ii(cu, op);
-    w->ready_at = cu->simd_free[w->simd] = t + n * ii * period;
+    w->ready_at = cu->simd[w->simd].free = t + n * ii * period;
     if (op->dst && op->lat) {
         ps_t at = t + ((n - 1) * ii + op->lat) * period;
         for (unsigned i = 0; i < dst_count(op); i++)
@@ -490,32 +484,135 @@ static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
     w->have_op = false;
 }
 
-static void warp_step(struct cu *cu, struct cu_warp *w)
+/* ---- the sub-core schedulers ----------------------------------------------- */
+
+#define NEVER UINT64_MAX
+
+/* w's next operation, fetched if needed, and the earliest time it can issue:
+ * NEVER (and W_WAIT_REG) while it reads a register a load has not returned. */
+static ps_t warp_ready(struct cu_warp *w)
+{
+    if (!w->have_op) {
+        memset(&w->op, 0, sizeof w->op);
+        w->kw.k->next(w->kw.k, &w->kw, &w->op);
+        w->have_op = true;
+    }
+    if (!deps_ready(w)) {
+        w->state = W_WAIT_REG;
+        return NEVER;
+    }
+    return max_u64(w->ready_at, srcs_ready_at(w));
+}
+
+/* The warp sub-core si issues at T: under GTO the one it issued last if it
+ * can, else the oldest that can (oldest first: always the oldest). *next: the
+ * earliest time another runnable warp could issue, if none can at T. */
+static struct cu_warp *pick(struct cu *cu, unsigned si, ps_t T, ps_t *next)
+{
+    struct cu_simd *sd = &cu->simd[si];
+    struct cu_warp *best = NULL;
+    *next = NEVER;
+    if (cu->p.sched == CU_SCHED_GTO && sd->last >= 0) {
+        struct cu_warp *g = &cu->warps[sd->last];
+        ps_t r = g->state == W_RUN ? warp_ready(g) : NEVER;
+        if (r <= T)
+            return g;
+    }
+    for (unsigned slot = si; slot < cu->nslots; slot += cu->p.simds) {
+        struct cu_warp *w = &cu->warps[slot];
+        ps_t r = w->state == W_RUN ? warp_ready(w) : NEVER;
+        if (r <= T && (!best || w->age < best->age))
+            best = w;
+        else if (r > T)
+            *next = min_u64(*next, r);
+    }
+    return best;
+}
+
+#define MAX_ALU_RUN 4096 /* compute ops issued in one go before yielding */
+
+/* Under oldest-first, when an older runnable warp of w's sub-core could issue. */
+static ps_t older_ready(struct cu *cu, const struct cu_warp *w)
+{
+    ps_t t = NEVER;
+    if (cu->p.sched == CU_SCHED_GTO)
+        return t;
+    for (unsigned slot = w->simd; slot < cu->nslots; slot += cu->p.simds) {
+        struct cu_warp *o = &cu->warps[slot];
+        if (o->state == W_RUN && o->age < w->age)
+            t = min_u64(t, warp_ready(o));
+    }
+    return t;
+}
+
+/* Issue w's operations from T (= now) on: a run of compute each ready at its
+ * slot goes at once, without events, as long as no other warp would take the
+ * slot (under GTO none would; under oldest-first, until an older warp can
+ * issue); a memory, LDS or synchronization operation only at now. A warp
+ * woken by a returning load during such a run waits for its end. */
+static void issue_run(struct cu *cu, struct cu_warp *w, ps_t T)
 {
     struct sim *s = cu->env.s;
-    for (unsigned alu = 0;; alu++) {
-        if (!w->have_op) {
-            memset(&w->op, 0, sizeof w->op);
-            w->kw.k->next(w->kw.k, &w->kw, &w->op);
-            w->have_op = true;
-        }
-        if (!deps_ready(w)) {
-            w->state = W_WAIT_REG;
+    ps_t t = T, stop = older_ready(cu, w);
+    for (unsigned alu = 0; alu < MAX_ALU_RUN; alu++) {
+        ps_t r = warp_ready(w);
+        if (r > t || (t > T && t >= stop))
             return;
-        }
-        ps_t t = max_u64(clock_edge(cu->env.clk, s->now), max_u64(cu->simd_free[w->simd], w->ready_at));
-        t = max_u64(t, srcs_ready_at(w));
-        if (w->op.kind == KOP_ALU && alu < MAX_ALU_RUN) {
+        if (w->op.kind == KOP_ALU) {
             alu_issue(cu, w, t);
+            t = cu->simd[w->simd].free;
             continue;
         }
-        if (t > s->now || w->op.kind == KOP_ALU) {
-            wake_at(cu, w, t);
+        if (t > s->now || !execute(cu, w))
             return;
-        }
-        if (!execute(cu, w))
-            return;
+        t = cu->simd[w->simd].free;
     }
+}
+
+static void simd_ev(struct sim *s, void *obj, uint64_t si);
+
+/* The earliest time one of sub-core si's runnable warps could issue. */
+static ps_t earliest(struct cu *cu, unsigned si)
+{
+    ps_t t = NEVER;
+    for (unsigned slot = si; slot < cu->nslots; slot += cu->p.simds)
+        if (cu->warps[slot].state == W_RUN)
+            t = min_u64(t, warp_ready(&cu->warps[slot]));
+    return t;
+}
+
+/* Have sub-core si's scheduler look again at t (the earliest pending look wins). */
+static void simd_arm(struct cu *cu, unsigned si, ps_t t)
+{
+    struct cu_simd *sd = &cu->simd[si];
+    t = max_u64(t, sd->free);
+    if (sd->armed <= t)
+        return;
+    sd->armed = t;
+    sim_at(cu->env.s, t, simd_ev, cu, si);
+}
+
+static void simd_kick(struct cu *cu, unsigned si)
+{
+    simd_arm(cu, si, clock_edge(cu->env.clk, cu->env.s->now));
+}
+
+static void simd_ev(struct sim *s, void *obj, uint64_t si)
+{
+    struct cu *cu = obj;
+    struct cu_simd *sd = &cu->simd[si];
+    if (s->now != sd->armed)
+        return; /* superseded by an earlier look */
+    sd->armed = NEVER;
+    ps_t next;
+    struct cu_warp *w = pick(cu, (unsigned)si, s->now, &next);
+    if (w) {
+        sd->last = (int)(w - cu->warps);
+        issue_run(cu, w, s->now);
+        next = earliest(cu, (unsigned)si);
+    }
+    if (next != NEVER)
+        simd_arm(cu, (unsigned)si, next);
 }
 
 /* ---- dispatch -------------------------------------------------------------- */
@@ -549,6 +646,7 @@ static void init_warp(struct cu *cu, struct cu_warp *w, struct cu_wg *g, unsigne
     w->kw.warp_size = ws;
     w->kw.nlanes = threads - idx * ws < ws ? threads - idx * ws : ws;
     w->ready_at = cu->env.s->now;
+    w->age = cu->next_age++;
 }
 
 void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg)
@@ -602,7 +700,9 @@ void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct
     for (unsigned i = 0; i < cu->nslots; i++)
         cu->warps[i].simd = (uint8_t)(i % p->simds);
     cu->wgs = xcalloc(p->max_wgs, sizeof *cu->wgs);
-    cu->simd_free = xcalloc(p->simds, sizeof *cu->simd_free);
+    cu->simd = xcalloc(p->simds, sizeof *cu->simd);
+    for (unsigned i = 0; i < p->simds; i++)
+        cu->simd[i] = (struct cu_simd){.armed = NEVER, .last = -1};
     snprintf(cu->name, sizeof cu->name, "cu%u", id);
     sim_watch(env->s, cu->name, cu_pending, cu_dump, cu);
 }
@@ -611,7 +711,7 @@ void cu_free(struct cu *cu)
 {
     free(cu->warps);
     free(cu->wgs);
-    free(cu->simd_free);
+    free(cu->simd);
     *cu = (struct cu){0};
 }
 

@@ -28,6 +28,8 @@
 #include "mem/cache.h"
 #include "mem/lds.h"
 
+enum cu_sched { CU_SCHED_GTO, CU_SCHED_OLDEST };
+
 struct cu_params {
     unsigned simds;           /* SIMD units (issue slots) per CU */
     unsigned warps_per_simd;  /* warp slots per SIMD */
@@ -35,6 +37,7 @@ struct cu_params {
     unsigned alu_cycles;      /* SIMD cycles per warp instruction */
     unsigned max_wgs;         /* work-groups resident per CU */
     unsigned coalesce_lanes;  /* lanes per coalescing group; 0 = the whole warp */
+    enum cu_sched sched;      /* warp scheduling policy of each SIMD */
 };
 
 extern const struct cfg_key cu_keys[];
@@ -73,7 +76,15 @@ struct cu_warp {
     uint32_t stores_out;      /* store and atomic lines not yet acknowledged */
     uint32_t loads_out;       /* load, atomic and LDS results not yet returned */
     ps_t ready_at;
+    uint64_t age;             /* dispatch order: smaller is older */
     struct cu_wg *wg;
+};
+
+/* A SIMD unit (NVIDIA: a sub-core) and its warp scheduler. */
+struct cu_simd {
+    ps_t free;                /* its issue port is free from */
+    ps_t armed;               /* a scheduler look pending at this time (UINT64_MAX: none) */
+    int last;                 /* warp slot it issued last (GTO's greedy warp), -1: none */
 };
 
 struct cu_wg {
@@ -106,7 +117,8 @@ struct cu {
     struct cu_wg *wgs;        /* max_wgs */
     unsigned nwgs;
     uint32_t lds_used, lds_size;
-    ps_t *simd_free;          /* per SIMD: when it can issue again */
+    struct cu_simd *simd;     /* per SIMD (sub-core): its scheduler */
+    uint64_t next_age;        /* dispatch order of warps, for oldest-first */
     uint64_t reqs_out;        /* line requests in flight */
     ps_t meas_first, meas_last; /* issue of the first / completion of the last flagged load */
     struct cu_stats st;

@@ -39,9 +39,10 @@ const struct cfg_key cache_keys[] = {
      "line-interleaved banks (power of two): bank = (addr / line_b) % banks", NULL},
     {"ports", CFG_INT, "1", 1, 1024, "requests accepted per bank per cycle", NULL},
     {"data_banks", CFG_INT, "0", 0, 64,
-     "data-array banks interleaved by 32 B sectors, each moving one sector per cycle, so that "
-     "a request waits until the banks of all its sectors are free (0: no data-bank limit; "
-     "Volta's L1: 4 banks, 128 B/cycle, spec accelsim.md 2.3)", NULL},
+     "data-array banks of each bank, interleaved by 32 B sectors, each moving one sector per "
+     "cycle, so that a request waits until the data banks of all its sectors are free (0: no "
+     "data-bank limit; Volta's L1: 4, 128 B/cycle, spec accelsim.md 2.3; an L2 slice with a "
+     "32 B data port: 1)", NULL},
     {"mshrs", CFG_INT, "16", 1, 65536, "miss status holding registers per cache", NULL},
     {"mshrs_remote", CFG_INT, "0", 0, 65536,
      "more MSHRs, only for requests from other chiplets, with their own waiting queue, so that "
@@ -670,6 +671,8 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
             return false;
         if (c->p.alloc_on_miss && l < 0 && !(r->flags & REQ_F_NOALLOC))
             alloc_line(s, c, li, r->home, true); /* reserved: nothing valid until the fill */
+        else if (c->p.alloc_on_miss && l >= 0)
+            touch(c, l); /* a sector miss on a present line renews its age at the miss */
         return true;
     case A_ALLOC:
         l = alloc_line(s, c, li, r->home, true);
@@ -804,6 +807,17 @@ static bool fill_bypasses(const struct cache_mshr *x, int64_t l)
     return true;
 }
 
+/* Whether the relayed fill ch brought every byte read t needs (a sectored
+ * fill carries only the sectors its first target asked for). */
+static bool relayed_covers(const struct cache *c, const struct req *t, const struct req *ch)
+{
+    if (!(ch->flags & REQ_F_SECTORS))
+        return true;
+    uint64_t need[2];
+    req_need(c->s, c, t, need);
+    return mask_covers(ch->mask, need);
+}
+
 /* Reads get the relayed data; the other non-allocating requests that joined
  * (stores, atomics to a line homed elsewhere) go their own way now, in order:
  * the line stays absent, so they are forwarded. */
@@ -814,11 +828,11 @@ static void relay_fill(struct sim *s, struct cache *c, struct req *t, const stru
     while (t) {
         struct req *next = t->next;
         t->next = NULL;
-        if (t->kind == REQ_READ) {
+        if (t->kind == REQ_READ && relayed_covers(c, t, ch)) {
             if (c->wver)
                 copy_all_versions(c, t->ver, ch->ver);
             respond(s, t, done);
-        } else {
+        } else { /* a sectored fill lacking some of its sectors: it fetches them itself */
             *tail = t;
             tail = &t->next;
         }
@@ -937,17 +951,18 @@ static ps_t data_bank_slot(struct cache *c, const struct req *r, ps_t t)
     uint64_t need[2];
     req_need(c->s, c, r, need);
     unsigned off = (unsigned)((r->addr & ~(addr_t)(c->p.line_b - 1)) / 32);
-    unsigned per[64] = {0};
+    unsigned per[64] = {0}, nb = c->p.data_banks;
+    ps_t *bank = c->dbank_free + (size_t)bank_of(c, line_index(c, r->addr)) * nb;
     ps_t start = t;
     for (unsigned sct = 0; sct < c->p.line_b / 32; sct++)
         if ((need[sct / 2] >> (32 * (sct % 2))) & 0xffffffffull) {
-            unsigned b = (off + sct) % c->p.data_banks;
-            start = max_u64(start, c->dbank_free[b]);
+            unsigned b = (off + sct) % nb;
+            start = max_u64(start, bank[b]);
             per[b]++;
         }
-    for (unsigned b = 0; b < c->p.data_banks; b++)
+    for (unsigned b = 0; b < nb; b++)
         if (per[b])
-            c->dbank_free[b] = start + per[b] * c->clk->period;
+            bank[b] = start + per[b] * c->clk->period;
     c->st.data_bank_stalls += (start - t) / c->clk->period;
     return start;
 }
@@ -1195,7 +1210,7 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
         c->wver = xcalloc_big(lines * c->words, sizeof *c->wver);
     rng_seed(&c->rng, p->seed);
     c->bank = xcalloc(p->banks, sizeof *c->bank);
-    c->dbank_free = xcalloc(p->data_banks + 1, sizeof *c->dbank_free);
+    c->dbank_free = xcalloc((size_t)p->banks * p->data_banks + 1, sizeof *c->dbank_free);
     uint32_t nm = p->mshrs + p->mshrs_remote;
     c->mshr = xcalloc(nm, sizeof *c->mshr);
     c->mshr_key = xcalloc(nm, sizeof *c->mshr_key);

@@ -41,8 +41,9 @@ struct cache_params {
     uint32_t ways;
     uint32_t banks;           /* line-interleaved: bank = (addr / line_b) % banks */
     uint32_t ports;           /* requests accepted per bank per cycle */
-    uint32_t data_banks;      /* 0, or data-array banks interleaved by 32 B sectors, each
-                                 moving one sector per cycle (NVIDIA L1: 4) */
+    uint32_t data_banks;      /* 0, or data-array banks per bank, interleaved by 32 B
+                                 sectors, each moving one sector per cycle (NVIDIA L1: 4;
+                                 an L2 slice's 32 B data port: 1) */
     uint32_t mshrs;           /* per cache, for requests from this chiplet */
     uint32_t mshrs_remote;    /* more, only for requests from other chiplets (0 = one pool) */
     uint32_t mshr_targets;    /* requests per MSHR, the allocating one included */
@@ -177,7 +178,7 @@ struct cache {
     struct rng rng;
 
     struct cache_bank *bank;
-    ps_t *dbank_free;          /* per data bank: the first cycle with its port free */
+    ps_t *dbank_free;          /* per bank x data bank: the first cycle its port is free */
     struct cache_mshr *mshr;
     struct cache_mshr_key *mshr_key; /* per MSHR, for the hash chains */
     /* Free MSHR indices, a stack per pool: [0] 0 .. mshrs - 1 for requests

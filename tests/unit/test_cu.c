@@ -66,7 +66,7 @@ static void wg_done(void *obj, struct cu *cu, uint32_t wg)
     r->done_at[r->ndone++] = r->s.now;
 }
 
-static struct rig *rig_new(unsigned threads)
+static struct rig *rig_new_cu(unsigned threads, unsigned simds, enum cu_sched sched)
 {
     struct rig *r = calloc(1, sizeof *r);
     sim_init(&r->s, 1);
@@ -84,14 +84,19 @@ static struct rig *rig_new(unsigned threads)
                             .lanes_per_cycle = 32, .conflicts = true};
     lds_init(&r->lds, &r->s, &r->clk, &lp);
     chk_init(&r->chk, false, 64);
-    struct cu_params p = {.simds = 4, .warps_per_simd = 10, .warp_size = 64, .alu_cycles = 4,
-                          .max_wgs = 40};
+    struct cu_params p = {.simds = simds, .warps_per_simd = 10, .warp_size = 64,
+                          .alu_cycles = 4, .max_wgs = 40, .sched = sched};
     struct cu_env env = {.s = &r->s, .clk = &r->clk, .chk = &r->chk, .home = home0,
                          .wg_done = wg_done, .wg_done_obj = r};
     cu_init(&r->cu, 0, &p, &env, &r->l1, &r->lds, 65536);
     r->k = (struct kernel){.grid = {1, 1, 1}, .block = {threads, 1, 1}, .next = script_next,
                            .ctx = &r->sc};
     return r;
+}
+
+static struct rig *rig_new(unsigned threads)
+{
+    return rig_new_cu(threads, 4, CU_SCHED_OLDEST);
 }
 
 static void rig_free(struct rig *r)
@@ -430,4 +435,55 @@ Test(cu, checker_matches_its_definition_with_repeated_kernel_numbers)
     }
     cr_expect_gt(ref.stale_reads, 100, "the test should see stale reads");
     chk_free(&c);
+}
+
+/* A chain of n dependent compute ops (latency 10, issue interval 2) from r1. */
+static void chain(struct kernel_op *ops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        ops[i] = (struct kernel_op){.kind = KOP_ALU, .n = 1, .dst = (uint8_t)(1 + i), .lat = 10,
+                                    .ii = 2, .srcs = i ? 1ull << i : 0};
+    ops[n] = (struct kernel_op)EXIT;
+}
+
+Test(cu, warps_of_one_subcore_fill_each_others_latency)
+{
+    for (int g = 0; g < 2; g++) {
+        struct rig *r = rig_new_cu(128, 1, g ? CU_SCHED_GTO : CU_SCHED_OLDEST);
+        chain(r->sc.ops[0], 4);
+        chain(r->sc.ops[1], 4);
+        run(r);
+        /* warp 0 issues at 0, 10, 20, 30 and warp 1 in the gaps at 2, 12, 22, 32; the exits
+         * (4 cycles each) at 32 and 36; warp 1's last op waits for warp 0's exit: 36, its
+         * exit 38. One warp after the other would take twice as long. */
+        cr_expect_eq(r->done_at[0], 38 * CY, "policy %d: done at %llu", g,
+                     (unsigned long long)(r->done_at[0] / CY));
+        cr_expect_eq(r->cu.st.alu_insts, 8);
+        rig_free(r);
+    }
+}
+
+Test(cu, gto_keeps_its_warp_oldest_first_takes_the_oldest)
+{
+    for (int g = 0; g < 2; g++) {
+        struct rig *r = rig_new_cu(128, 1, g ? CU_SCHED_GTO : CU_SCHED_OLDEST);
+        struct kernel_op w0[] = {{.kind = KOP_ALU, .n = 1, .dst = 1, .lat = 4, .ii = 2},
+                                 {.kind = KOP_ALU, .n = 1, .srcs = 1ull << 1, .ii = 2},
+                                 {.kind = KOP_STORE, .size = 4, .base = 0x1000, .mask = 1}, EXIT};
+        struct kernel_op w1[] = {ALU(1, 0), ALU(1, 0), ALU(1, 0), ALU(1, 0),
+                                 {.kind = KOP_STORE, .size = 4, .base = 0x2000, .mask = 1}, EXIT};
+        for (unsigned i = 0; i < 4; i++)
+            w1[i].ii = 2;
+        memcpy(r->sc.ops[0], w0, sizeof w0);
+        memcpy(r->sc.ops[1], w1, sizeof w1);
+        run(r);
+        /* warp 0 issues at 0 and waits for r1 until 4; warp 1 starts at 2. GTO keeps
+         * warp 1 (issued last) until its store at 10; oldest-first gives slot 4 back to
+         * warp 0, whose store goes at 6. */
+        cr_assert_eq(r->low.n, 2);
+        cr_expect_eq(r->low.seen[0].addr, g ? 0x2000 : 0x1000, "policy %d", g);
+        cr_expect_eq(r->low.seen[0].issued, (g ? 10 : 6) * CY, "policy %d: at %llu", g,
+                     (unsigned long long)(r->low.seen[0].issued / CY));
+        rig_free(r);
+    }
 }
