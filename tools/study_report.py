@@ -107,6 +107,20 @@ def perf_table(out, runs, workloads, cls, red, n, schemes):
     return per
 
 
+def kernel_table(out, runs, workloads, cls, n):
+    """Kernel durations under viper (launch latency excluded): what the CP's
+    per-kernel decision time (spec cpelide 4.8) has to hide behind."""
+    out.append(f"== {n} chiplets: kernel durations under viper, us (launch latency excluded) ==")
+    out.append(f"{'workload':16} {'kernels':>8} {'min':>9} {'median':>9} {'max':>9}")
+    for w in ordered(workloads, cls):
+        r = runs.get((w, "viper", n))
+        if not r or "kernel_us_median" not in r:
+            continue
+        out.append(f"{w:16} {num(r, 'kernels'):8.0f} {num(r, 'kernel_us_min'):9.2f} "
+                   f"{num(r, 'kernel_us_median'):9.2f} {num(r, 'kernel_us_max'):9.2f}")
+    out.append("")
+
+
 def split_table(out, runs, workloads, n, parts, prefix, title):
     """Per scheme: the mean over workloads of each part normalized to the
     workload's viper total (so the parts add up to the scheme's mean)."""
@@ -214,6 +228,7 @@ def main():
         schemes = COMPARED + (["ideal"] if any(k[1] == "ideal" and k[2] == n for k in runs)
                               else [])
         per = perf_table(out, runs, workloads, cls, red, n, schemes)
+        kernel_table(out, runs, workloads, cls, n)
         plot_perf(os.path.join(a.out, f"perf-{n}chiplets.png"), runs, workloads, cls, n,
                   schemes, per)
         energy[n] = split_table(out, runs, workloads, n, ENERGY, "energy_pj_",

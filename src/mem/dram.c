@@ -18,6 +18,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats/stats.h"
 
@@ -37,6 +38,23 @@ const struct cfg_key dram_keys[] = {
      "minimum activate to precharge, memory cycles (0 = not modelled)", NULL},
     {"ctrl_lat", CFG_INT, "20", 0, 100000,
      "controller latency added to every access, memory cycles", NULL},
+    {"twl", CFG_INT, "0", 0, 10000,
+     "write latency: column command to write data, memory cycles (0: tcl)", NULL},
+    {"trrd", CFG_INT, "0", 0, 10000,
+     "activate to activate of two banks of a channel, memory cycles (0: not modelled)", NULL},
+    {"trc", CFG_INT, "0", 0, 10000,
+     "activate to activate of one bank, memory cycles (0: not modelled)", NULL},
+    {"bank_groups", CFG_INT, "0", 0, 64,
+     "bank groups per channel, bank b in group b mod bank_groups (GPGPU-Sim's low-bit "
+     "bank-group indexing; 0: no bank groups)", NULL},
+    {"tccdl", CFG_INT, "0", 0, 10000,
+     "column to column in one bank group, memory cycles: bursts of one group start at least "
+     "this far apart (0: not modelled)", NULL},
+    {"addr_map", CFG_STR, "", 0, 0,
+     "channel-local address map, most significant bit first, one letter per bit (dots "
+     "ignored): R row, B bank, C column, S byte within a burst, as GPGPU-Sim's "
+     "-gpgpu_mem_addr_mapping after the channel bits; empty: each row of row_b bytes in one "
+     "bank, consecutive rows in consecutive banks", NULL},
     {"page_policy", CFG_ENUM, "open", 0, 0,
      "open: keep the row open after an access; closed: precharge after every access",
      "open|closed"},
@@ -45,6 +63,8 @@ const struct cfg_key dram_keys[] = {
      "64); a burst that fits nowhere inside goes after the last reservation", NULL},
     CFG_END,
 };
+
+static const char *map_masks(const struct dram_params *p, uint64_t *bank, uint64_t *row);
 
 /* The first violated cross-key constraint: its key, with the reason in why. */
 static const char *params_problem(const struct dram_params *p, char *why, size_t n)
@@ -66,6 +86,16 @@ static const char *params_problem(const struct dram_params *p, char *why, size_t
     if (p->bus_window % 64) {
         snprintf(why, n, "must be a multiple of 64 (bits of a ring word)");
         return "bus_window";
+    }
+    uint64_t mb, mr;
+    const char *mp = map_masks(p, &mb, &mr);
+    if (mp) {
+        snprintf(why, n, "%s", mp);
+        return "addr_map";
+    }
+    if (p->bank_groups && p->banks % p->bank_groups) {
+        snprintf(why, n, "must divide banks (%" PRIu32 ")", p->banks);
+        return "bank_groups";
     }
     if (p->tras && p->tras < p->trcd) {
         snprintf(why, n, "must be 0 (not modelled) or at least trcd (%" PRIu32 ")", p->trcd);
@@ -89,18 +119,72 @@ int dram_params_from_cfg(const struct cfg_sec *sec, struct dram_params *p, struc
         .trp = (uint32_t)cfg_uint(sec, "trp"),
         .tras = (uint32_t)cfg_uint(sec, "tras"),
         .ctrl_lat = (uint32_t)cfg_uint(sec, "ctrl_lat"),
+        .twl = (uint32_t)cfg_uint(sec, "twl"),
+        .trrd = (uint32_t)cfg_uint(sec, "trrd"),
+        .trc = (uint32_t)cfg_uint(sec, "trc"),
+        .bank_groups = (uint32_t)cfg_uint(sec, "bank_groups"),
+        .tccdl = (uint32_t)cfg_uint(sec, "tccdl"),
         .page_policy = (enum dram_page_policy)cfg_enum(sec, "page_policy"),
         .bus_window = (uint32_t)cfg_uint(sec, "bus_window"),
     };
+    snprintf(p->addr_map, sizeof p->addr_map, "%s", cfg_str(sec, "addr_map"));
+    if (strlen(cfg_str(sec, "addr_map")) >= sizeof p->addr_map)
+        return cfg_err(e, sec, "addr_map", "longer than %zu characters",
+                       sizeof p->addr_map - 1);
     char why[256];
     const char *key = params_problem(p, why, sizeof why);
     return key ? cfg_err(e, sec, key, "%s", why) : 0;
+}
+
+/* The bank and row bit masks of an address map; NULL, or the problem. */
+static const char *map_masks(const struct dram_params *p, uint64_t *bank, uint64_t *row)
+{
+    unsigned bits = 0, nb = 0, ns = 0;
+    *bank = *row = 0;
+    for (const char *c = p->addr_map; *c; c++)
+        bits += *c != '.';
+    if (bits > 63)
+        return "more than 63 bits";
+    for (const char *c = p->addr_map; *c; c++) {
+        if (*c == '.')
+            continue;
+        uint64_t bit = 1ull << --bits;
+        switch (*c) {
+        case 'R': *row |= bit; break;
+        case 'B': *bank |= bit; nb++; break;
+        case 'S': ns++; /* fall through */
+        case 'C': break;
+        default: return "letters must be R, B, C, S or '.'";
+        }
+    }
+    if (*p->addr_map && (1ull << nb) != p->banks)
+        return "its B bits must number log2(banks)";
+    if (*p->addr_map && (1ull << ns) != p->burst_b)
+        return "its S bits must number log2(burst_b)";
+    return NULL;
+}
+
+/* The bits of x selected by mask, packed from bit 0 up. */
+static uint64_t gather(uint64_t x, uint64_t mask)
+{
+    uint64_t out = 0;
+    unsigned k = 0;
+    for (; mask; mask &= mask - 1, k++)
+        out |= (x >> __builtin_ctzll(mask) & 1) << k;
+    return out;
 }
 
 struct dram_loc dram_map(const struct dram_params *p, addr_t addr)
 {
     uint64_t chunk = addr / p->interleave_b;
     uint64_t local = chunk / p->channels * p->interleave_b + addr % p->interleave_b;
+    if (p->map_bank)
+        return (struct dram_loc){
+            .channel = (uint32_t)(chunk % p->channels),
+            .bank = (uint32_t)gather(local, p->map_bank),
+            .col_b = (uint32_t)(local & ~(p->map_bank | p->map_row)),
+            .row = gather(local, p->map_row),
+        };
     uint64_t row_idx = local / p->row_b;
     return (struct dram_loc){
         .channel = (uint32_t)(chunk % p->channels),
@@ -112,7 +196,8 @@ struct dram_loc dram_map(const struct dram_params *p, addr_t addr)
 
 /* Bring the bank's row `row` open for a column command issued no earlier than
  * `start`; returns the cycle of that column command and counts the case. */
-static uint64_t open_row(struct dram *d, struct dram_bank *b, uint64_t row, uint64_t start)
+static uint64_t open_row(struct dram *d, struct dram_bank *b, struct dram_bank *ch, uint64_t row,
+                         uint64_t start)
 {
     const struct dram_params *p = &d->p;
     if (b->open_row == row) {
@@ -126,6 +211,12 @@ static uint64_t open_row(struct dram *d, struct dram_bank *b, uint64_t row, uint
         d->st.row_conflicts++;
         act = max_u64(start, b->act + p->tras) + p->trp;
     }
+    if (p->trc && b->open_row != DRAM_ROW_NONE)
+        act = max_u64(act, b->act + p->trc);
+    /* activates are taken in arrival order per channel for tRRD */
+    if (p->trrd && ch->act_any)
+        act = max_u64(act, ch->act_any + p->trrd);
+    ch->act_any = max_u64(ch->act_any, act);
     b->open_row = row;
     b->act = act;
     return act + p->trcd;
@@ -230,21 +321,32 @@ static void bus_mark(const struct dram *d, struct dram_bus *bus, uint64_t c, uin
     }
 }
 
-/* The earliest n-cycle slot at or after `ready` that overlaps no reservation;
- * if none fits inside the window, the slot after the last reservation (the
- * in-order fallback). Reserves the slot and returns its first cycle. */
-static uint64_t bus_reserve(struct dram *d, struct dram_bus *bus, uint64_t ready, uint64_t n)
+/* The earliest n-cycle slot at or after `ready` that overlaps no reservation
+ * of the bus and, with bank groups, whose column window (max(n, tccdl) cycles
+ * from its start) overlaps no other window of its group; if none fits inside
+ * the window, the slot after the last reservations (the in-order fallback).
+ * Reserves it and returns its first cycle. */
+static uint64_t bus_reserve(struct dram *d, struct dram_bus *bus, struct dram_bus *grp,
+                            uint64_t ready, uint64_t n)
 {
+    uint64_t g = grp ? max_u64(n, d->p.tccdl) : 0;
     uint64_t lim = bus_limit(d, bus), c = ready;
     for (;;) {
         c = bus_find(d, bus, c, lim, false);
-        if (c + n > lim) {
-            c = max_u64(ready, bus->tail);
+        if (grp)
+            c = bus_find(d, grp, c, lim, false);
+        if (c + max_u64(n, g) > lim) {
+            c = max_u64(ready, max_u64(bus->tail, grp ? grp->tail : 0));
             d->st.bus_overflows++;
             break;
         }
         uint64_t busy = bus_find(d, bus, c, c + n, true);
-        if (busy == c + n)
+        if (busy < c + n) {
+            c = busy;
+            continue;
+        }
+        busy = grp ? bus_find(d, grp, c, c + g, true) : c + g;
+        if (busy == c + g)
             break;
         c = busy;
     }
@@ -252,7 +354,27 @@ static uint64_t bus_reserve(struct dram *d, struct dram_bus *bus, uint64_t ready
         d->st.bus_reordered++;
     bus_mark(d, bus, c, c + n);
     bus->tail = max_u64(bus->tail, c + n);
+    if (grp) {
+        bus_mark(d, grp, c, c + g);
+        grp->tail = max_u64(grp->tail, c + g);
+    }
     return c;
+}
+
+/* With bank groups each burst of a request is a column command of its own:
+ * one after the other, each at least tccdl after the previous one of its
+ * group. Returns the first burst's cycle and the end of the last in *end. */
+static uint64_t group_bursts(struct dram *d, struct dram_bus *bus, struct dram_bus *grp,
+                             uint64_t ready, uint64_t nbus, uint64_t *end)
+{
+    uint64_t per = d->p.burst_b / d->p.bus_b_per_cycle, first = 0, c = ready;
+    for (uint64_t k = 0; k < nbus / per; k++) {
+        c = bus_reserve(d, bus, grp, c, per);
+        first = k ? first : c;
+        *end = c + per;
+        c += max_u64(per, d->p.tccdl);
+    }
+    return first;
 }
 
 /* Memory order for versions is arrival order: a read sees every write that
@@ -286,12 +408,27 @@ static void dram_access(struct sim *s, void *self, struct req *r)
     struct dram_bank *b = &d->bank[(size_t)loc.channel * p->banks + loc.bank];
     struct dram_bus *bus = &d->bus[loc.channel];
 
+    struct dram_bus *grp = d->grp ? &d->grp[(size_t)loc.channel * p->bank_groups +
+                                            loc.bank % p->bank_groups] : NULL;
+    bool write = r->kind == REQ_WRITE || r->kind == REQ_WRITEBACK;
+    uint32_t lat = write && p->twl ? p->twl : p->tcl;
+
     uint64_t now = clock_edge(d->clk, s->now) / d->clk->period;
     bus_advance(d, bus, now);
-    uint64_t col = open_row(d, b, loc.row, max_u64(now + p->ctrl_lat, b->ready));
+    if (grp)
+        bus_advance(d, grp, now);
+    uint64_t col = open_row(d, b, &d->bank[(size_t)loc.channel * p->banks], loc.row,
+                            max_u64(now + p->ctrl_lat, b->ready));
     uint64_t nbus = bus_cycles(p, dram_bytes(r));
-    uint64_t burst = bus_reserve(d, bus, col + p->tcl, nbus);
-    b->ready = burst - p->tcl + nbus;
+    uint64_t burst, end = 0;
+    if (grp) {
+        burst = group_bursts(d, bus, grp, col + lat, nbus, &end);
+        b->ready = end - lat;
+    } else {
+        burst = bus_reserve(d, bus, NULL, col + lat, nbus);
+        end = burst + nbus;
+        b->ready = burst - lat + nbus;
+    }
     if (p->page_policy == DRAM_PAGE_CLOSED)
         close_row(p, b);
 
@@ -299,7 +436,7 @@ static void dram_access(struct sim *s, void *self, struct req *r)
     if (d->shadow)
         shadow_versions(d, r);
     d->pending++;
-    sim_at(s, clock_cycles(d->clk, burst + nbus), dram_done, d, (uint64_t)(uintptr_t)r);
+    sim_at(s, clock_cycles(d->clk, end), dram_done, d, (uint64_t)(uintptr_t)r);
 }
 
 struct mem_port dram_port(struct dram *d) { return (struct mem_port){dram_access, d}; }
@@ -326,6 +463,7 @@ void dram_init(struct dram *d, struct sim *s, const char *name, const struct clo
     if (key)
         BUG("dram %s: %s %s", name, key, why);
     *d = (struct dram){.p = *p, .name = xstrdup(name)};
+    map_masks(&d->p, &d->p.map_bank, &d->p.map_row);
     if (!d->p.bus_window)
         d->p.bus_window = DRAM_BUS_WINDOW;
     clock_init(&d->own_clk, d->name, p->mhz);
@@ -339,6 +477,13 @@ void dram_init(struct dram *d, struct sim *s, const char *name, const struct clo
     d->bus = xcalloc(p->channels, sizeof *d->bus);
     for (uint32_t c = 0; c < p->channels; c++)
         d->bus[c].bits = d->bus_bits + (size_t)c * d->bus_words;
+    if (p->bank_groups && p->tccdl) {
+        size_t ng = (size_t)p->channels * p->bank_groups;
+        d->grp_bits = xcalloc(ng * d->bus_words, sizeof *d->grp_bits);
+        d->grp = xcalloc(ng, sizeof *d->grp);
+        for (size_t k = 0; k < ng; k++)
+            d->grp[k].bits = d->grp_bits + k * d->bus_words;
+    }
     sim_watch(s, d->name, dram_pending, dram_dump, d);
 }
 
@@ -347,6 +492,8 @@ void dram_free(struct dram *d)
     free(d->bank);
     free(d->bus);
     free(d->bus_bits);
+    free(d->grp);
+    free(d->grp_bits);
     free(d->name);
     *d = (struct dram){0};
 }

@@ -38,6 +38,14 @@ struct dram_params {
     uint32_t tcl, trcd, trp;  /* memory cycles */
     uint32_t tras;            /* min activate-to-precharge; 0 = not modelled */
     uint32_t ctrl_lat;        /* controller latency, memory cycles, every access */
+    uint32_t twl;             /* write latency: column command to write data (0: tcl) */
+    uint32_t trrd, trc;       /* activate to activate: other bank, same bank (0: off) */
+    uint32_t bank_groups;     /* bank groups per channel, group = bank % groups (0: none) */
+    uint32_t tccdl;           /* column to column in one bank group (0: off) */
+    char addr_map[72];        /* channel-local bit map, MSB first: R row, B bank, C column,
+                                 S byte in burst ("" = whole rows per bank) */
+    uint64_t map_bank, map_row; /* derived from addr_map by dram_init(): which
+                                   channel-local bits are bank and row bits */
     enum dram_page_policy page_policy;
     uint32_t bus_window;      /* bus cycles of reservations tracked per channel,
                                  a multiple of 64; 0 = DRAM_BUS_WINDOW */
@@ -54,7 +62,9 @@ int dram_params_from_cfg(const struct cfg_sec *sec, struct dram_params *p, struc
  *   channel = (addr / interleave_b) % channels
  *   local   = channel-local byte address (the channel digits removed)
  *   bank    = (local / row_b) % banks, row = local / (row_b * banks),
- *   col_b   = local % row_b  */
+ *   col_b   = local % row_b
+ * or, with addr_map, bank and row gathered from the local bits it names
+ * (GPGPU-Sim's address decoder). */
 struct dram_loc {
     uint32_t channel, bank, col_b;
     uint64_t row;
@@ -77,6 +87,7 @@ struct dram_stats {
 /* Times are absolute memory-clock cycles. */
 struct dram_bank {
     uint64_t open_row; /* DRAM_ROW_NONE when precharged */
+    uint64_t act_any;  /* (first bank of a channel) its latest activate, for tRRD */
     uint64_t ready;    /* earliest next command */
     uint64_t act;      /* last activate, for tRAS */
 };
@@ -99,6 +110,8 @@ struct dram {
     struct dram_bank *bank;  /* channels x banks, channel-major */
     struct dram_bus *bus;    /* per channel */
     uint64_t *bus_bits;      /* channels x bus_words, allocated at init */
+    struct dram_bus *grp;    /* channels x bank_groups: column windows (tCCDL), or NULL */
+    uint64_t *grp_bits;
     uint64_t bus_words;      /* bus_window / 64 */
     uint64_t pending;        /* accepted, not yet completed */
     struct shadow *shadow;   /* data versions of memory (checker), or NULL */

@@ -593,6 +593,13 @@ Test(dram, params_from_cfg_reports_cross_key_errors)
         {"[hbm]\nchannels = 0\n", "t.ini:2: [hbm] channels = 0: out of range [1, 1024]"},
         {"[hbm]\nchanels = 4\n", "t.ini:2: [hbm] chanels = 4: unknown key (did you mean "
          "'channels'?)"},
+        {"[hbm]\naddr_map = RRBBBCCQSSSSSS\n", "t.ini:2: [hbm] addr_map = RRBBBCCQSSSSSS: "
+         "letters must be R, B, C, S or '.'"},
+        {"[hbm]\naddr_map = RRRBBBCCSSSSSS\n", "t.ini:2: [hbm] addr_map = RRRBBBCCSSSSSS: its "
+         "B bits must number log2(banks)"},
+        {"[hbm]\naddr_map = RRBBBBCCSSSSS\n", "t.ini:2: [hbm] addr_map = RRBBBBCCSSSSS: its S "
+         "bits must number log2(burst_b)"},
+        {"[hbm]\nbank_groups = 3\n", "t.ini:2: [hbm] bank_groups = 3: must divide banks (16)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         e.msg[0] = 0;
@@ -600,4 +607,98 @@ Test(dram, params_from_cfg_reports_cross_key_errors)
         cr_expect_str_eq(e.msg, cases[i].msg, "case %zu", i);
     }
     cr_expect_eq(from_cfg("[hbm]\ntras = 0\n", &p, &e), 0, "%s", e.msg);
+}
+
+/* QV100's HBM timing (spec accelsim.md 3.3): 32 B bursts of one cycle, four bank groups of
+ * the low bank bits, tCCDL 2, tRRD 3, WL 2, and GPGPU-Sim's address map. */
+static struct dram_params p_hbm2(void)
+{
+    struct dram_params p = p_small();
+    p.banks = 16;
+    p.row_b = 2048;
+    p.burst_b = 32;
+    p.bank_groups = 4;
+    p.tccdl = 2;
+    p.trrd = 3;
+    p.twl = 2;
+    snprintf(p.addr_map, sizeof p.addr_map, "RRRRRRRRRRRRR.BBBCCCB.CCCSSSSS");
+    return p;
+}
+
+Test(dram, addr_map_gathers_bank_and_row_bits)
+{
+    struct dram_params p = p_hbm2();
+    struct harness *h = h_new(&p);
+    const struct dram_params *q = &h->d.p;
+    /* channel-local bit 8 is bank bit 0, bits 12-14 bank bits 1-3, bits 15 up the row */
+    struct dram_loc l = dram_map(q, 0);
+    cr_expect(l.channel == 0 && l.bank == 0 && l.row == 0);
+    l = dram_map(q, 256); /* the next 256 B chunk: channel 1 */
+    cr_expect(l.channel == 1 && l.bank == 0);
+    l = dram_map(q, 512); /* channel 0, local 256: bank 1 */
+    cr_expect(l.channel == 0 && l.bank == 1 && l.row == 0 && l.col_b == 0);
+    l = dram_map(q, 2 * 4096 + 64); /* local 4096 + 64: bank bit 1, column 64 */
+    cr_expect(l.channel == 0 && l.bank == 2 && l.col_b == 64);
+    l = dram_map(q, 2 * (32768 + 512)); /* local 32768 + 512: row 1, column bit 9 */
+    cr_expect(l.bank == 0 && l.row == 1 && l.col_b == 512, "bank %u row %llu col %u", l.bank,
+              (unsigned long long)l.row, l.col_b);
+    h_free(h);
+}
+
+Test(dram, bursts_of_one_bank_group_keep_tccdl_apart)
+{
+    struct dram_params p = p_hbm2();
+    for (int grp = 0; grp < 2; grp++) {
+        struct harness *h = h_new(&p);
+        /* two closed rows, activated 3 cycles apart (tRRD): banks 0 and 4 share group 0,
+         * banks 0 and 1 are in groups 0 and 1 */
+        send_at(h, 0, 0, REQ_READ, 32, 0);
+        send_at(h, 0, grp ? 512 : 2 * 4096 * 2, REQ_READ, 32, 1);
+        run(h);
+        /* 20 + tRCD 14 + tCL 14 = 48, burst 48..49; the second activates at 23, its burst
+         * would be 51..52 either way: tRRD decides, not tCCDL */
+        cr_expect_eq(h->done[0], 49000);
+        cr_expect_eq(h->done[1], 52000, "group case %d: %llu", grp,
+                     (unsigned long long)h->done[1]);
+        h_free(h);
+    }
+    /* a whole 128 B line from one bank: four bursts, 2 cycles apart in its group */
+    struct harness *h = h_new(&p);
+    send_at(h, 0, 0, REQ_READ, 128, 0);
+    run(h);
+    cr_expect_eq(h->done[0], (48 + 3 * 2 + 1) * 1000);
+    cr_expect_eq(h->d.st.busy_cycles, 4);
+    h_free(h);
+    /* without bank groups the four bursts go back to back */
+    p.bank_groups = 0;
+    h = h_new(&p);
+    send_at(h, 0, 0, REQ_READ, 128, 0);
+    run(h);
+    cr_expect_eq(h->done[0], (48 + 4) * 1000);
+    h_free(h);
+}
+
+Test(dram, another_bank_group_fills_the_tccdl_gap)
+{
+    struct dram_params p = p_hbm2();
+    struct harness *h = h_new(&p);
+    /* a line from bank 0 (group 0) and, 3 cycles later (tRRD), a line from bank 1 (group 1):
+     * bank 0's bursts at 48, 50, 52, 54 and bank 1's in the gaps at 51, 53, 55 and 57 */
+    send_at(h, 0, 0, REQ_READ, 128, 0);
+    send_at(h, 0, 512, REQ_READ, 128, 1);
+    run(h);
+    cr_expect_eq(h->done[0], 55000);
+    cr_expect_eq(h->done[1], 58000, "%llu", (unsigned long long)h->done[1]);
+    cr_expect_eq(h->d.st.busy_cycles, 8);
+    h_free(h);
+}
+
+Test(dram, writes_use_the_write_latency)
+{
+    struct dram_params p = p_hbm2();
+    struct harness *h = h_new(&p);
+    send_at(h, 0, 0, REQ_WRITE, 32, 0);
+    run(h);
+    cr_expect_eq(h->done[0], (20 + 14 + 2 + 1) * 1000); /* ctrl + tRCD + WL + burst */
+    h_free(h);
 }
