@@ -20,6 +20,12 @@ const struct cfg_key cu_keys[] = {
      "warp scheduler of each SIMD (sub-core): gto (greedy then oldest: the warp issued last "
      "while it can, else the oldest; NVIDIA, spec accelsim.md A3) or oldest (the oldest that "
      "can issue; gem5's GCN3 compute unit, OLDEST-FIRST)", "gto|oldest"},
+    {"gmem_pipe_cycles", CFG_INT, "4", 0, 1000,
+     "cycles the CU's one global-memory pipeline takes per vector memory instruction, shared "
+     "by its SIMDs (gem5's GCN3 CU: the issue period, 4; 0 = no CU-wide limit)", NULL},
+    {"lds_pipe_cycles", CFG_INT, "4", 0, 1000,
+     "cycles the CU's one LDS pipeline takes per LDS instruction (gem5's GCN3 CU: 4; 0 = no "
+     "CU-wide limit)", NULL},
     {"coalesce_lanes", CFG_INT, "0", 0, 64,
      "lanes coalesced together: 0 = the whole warp into one request per line (GCN); 8 = each "
      "group of 8 lanes on its own (NVIDIA's sub-warp coalescer, spec accelsim.md 2.2)", NULL},
@@ -53,6 +59,8 @@ int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct er
         .max_wgs = (unsigned)cfg_uint(sec, "max_wgs"),
         .coalesce_lanes = (unsigned)cfg_uint(sec, "coalesce_lanes"),
         .sched = (enum cu_sched)cfg_enum(sec, "sched"),
+        .gmem_pipe_cycles = (unsigned)cfg_uint(sec, "gmem_pipe_cycles"),
+        .lds_pipe_cycles = (unsigned)cfg_uint(sec, "lds_pipe_cycles"),
     };
     if (p->simds * p->warps_per_simd > 64)
         return cfg_err(e, sec, "warps_per_simd", "simds x warps_per_simd must be at most 64");
@@ -433,11 +441,13 @@ static bool execute(struct cu *cu, struct cu_warp *w)
     case KOP_STORE:
     case KOP_ATOMIC:
         cu->st.mem_insts++;
+        cu->gmem_free = s->now + clock_cycles(cu->env.clk, cu->p.gmem_pipe_cycles);
         coalesce(cu, w, &ls);
         issue_lines(cu, w, &ls);
         return true;
     case KOP_LDS_LOAD:
     case KOP_LDS_STORE:
+        cu->lds_free = s->now + clock_cycles(cu->env.clk, cu->p.lds_pipe_cycles);
         do_lds(cu, w);
         return true;
     case KOP_BARRIER:
@@ -490,7 +500,24 @@ static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
 
 /* w's next operation, fetched if needed, and the earliest time it can issue:
  * NEVER (and W_WAIT_REG) while it reads a register a load has not returned. */
-static ps_t warp_ready(struct cu_warp *w)
+/* When the CU-wide pipeline op needs is free (gem5's GCN3 CU: one global and
+ * one LDS memory pipeline, each taking an instruction per issue period). */
+static ps_t pipe_free(const struct cu *cu, const struct kernel_op *op)
+{
+    switch (op->kind) {
+    case KOP_LOAD:
+    case KOP_STORE:
+    case KOP_ATOMIC:
+        return cu->gmem_free;
+    case KOP_LDS_LOAD:
+    case KOP_LDS_STORE:
+        return cu->lds_free;
+    default:
+        return 0;
+    }
+}
+
+static ps_t warp_ready(const struct cu *cu, struct cu_warp *w)
 {
     if (!w->have_op) {
         memset(&w->op, 0, sizeof w->op);
@@ -501,7 +528,29 @@ static ps_t warp_ready(struct cu_warp *w)
         w->state = W_WAIT_REG;
         return NEVER;
     }
-    return max_u64(w->ready_at, srcs_ready_at(w));
+    return max_u64(max_u64(w->ready_at, srcs_ready_at(w)), pipe_free(cu, &w->op));
+}
+
+/* Whether an older warp of another SIMD could take the CU-wide pipeline that
+ * w's operation needs at T: the pipeline goes to the oldest wavefront ready
+ * for it (gem5's GCN3 CU: one scheduler per execution unit, oldest first). */
+static bool older_wants_pipe(struct cu *cu, const struct cu_warp *w, ps_t T)
+{
+    bool gm = w->op.kind == KOP_LOAD || w->op.kind == KOP_STORE || w->op.kind == KOP_ATOMIC;
+    bool lds = w->op.kind == KOP_LDS_LOAD || w->op.kind == KOP_LDS_STORE;
+    if (!(gm && cu->p.gmem_pipe_cycles) && !(lds && cu->p.lds_pipe_cycles))
+        return false;
+    for (unsigned i = 0; i < cu->nslots; i++) {
+        struct cu_warp *o = &cu->warps[i];
+        if (o->simd == w->simd || o->state != W_RUN || o->age > w->age || !o->have_op ||
+            cu->simd[o->simd].free > T)
+            continue;
+        bool ogm = o->op.kind == KOP_LOAD || o->op.kind == KOP_STORE || o->op.kind == KOP_ATOMIC;
+        bool olds = o->op.kind == KOP_LDS_LOAD || o->op.kind == KOP_LDS_STORE;
+        if (((gm && ogm) || (lds && olds)) && warp_ready(cu, o) <= T)
+            return true;
+    }
+    return false;
 }
 
 /* The warp sub-core si issues at T: under GTO the one it issued last if it
@@ -514,14 +563,16 @@ static struct cu_warp *pick(struct cu *cu, unsigned si, ps_t T, ps_t *next)
     *next = NEVER;
     if (cu->p.sched == CU_SCHED_GTO && sd->last >= 0) {
         struct cu_warp *g = &cu->warps[sd->last];
-        ps_t r = g->state == W_RUN ? warp_ready(g) : NEVER;
-        if (r <= T)
+        ps_t r = g->state == W_RUN ? warp_ready(cu, g) : NEVER;
+        if (r <= T && !older_wants_pipe(cu, g, T))
             return g;
     }
     for (unsigned slot = si; slot < cu->nslots; slot += cu->p.simds) {
         struct cu_warp *w = &cu->warps[slot];
-        ps_t r = w->state == W_RUN ? warp_ready(w) : NEVER;
-        if (r <= T && (!best || w->age < best->age))
+        ps_t r = w->state == W_RUN ? warp_ready(cu, w) : NEVER;
+        if (r <= T && older_wants_pipe(cu, w, T)) /* look again next cycle */
+            *next = min_u64(*next, T + cu->env.clk->period);
+        else if (r <= T && (!best || w->age < best->age))
             best = w;
         else if (r > T)
             *next = min_u64(*next, r);
@@ -540,7 +591,7 @@ static ps_t older_ready(struct cu *cu, const struct cu_warp *w)
     for (unsigned slot = w->simd; slot < cu->nslots; slot += cu->p.simds) {
         struct cu_warp *o = &cu->warps[slot];
         if (o->state == W_RUN && o->age < w->age)
-            t = min_u64(t, warp_ready(o));
+            t = min_u64(t, warp_ready(cu, o));
     }
     return t;
 }
@@ -555,7 +606,7 @@ static void issue_run(struct cu *cu, struct cu_warp *w, ps_t T)
     struct sim *s = cu->env.s;
     ps_t t = T, stop = older_ready(cu, w);
     for (unsigned alu = 0; alu < MAX_ALU_RUN; alu++) {
-        ps_t r = warp_ready(w);
+        ps_t r = warp_ready(cu, w);
         if (r > t || (t > T && t >= stop))
             return;
         if (w->op.kind == KOP_ALU) {
@@ -577,7 +628,7 @@ static ps_t earliest(struct cu *cu, unsigned si)
     ps_t t = NEVER;
     for (unsigned slot = si; slot < cu->nslots; slot += cu->p.simds)
         if (cu->warps[slot].state == W_RUN)
-            t = min_u64(t, warp_ready(&cu->warps[slot]));
+            t = min_u64(t, warp_ready(cu, &cu->warps[slot]));
     return t;
 }
 

@@ -38,6 +38,8 @@ struct cu_params {
     unsigned max_wgs;         /* work-groups resident per CU */
     unsigned coalesce_lanes;  /* lanes per coalescing group; 0 = the whole warp */
     enum cu_sched sched;      /* warp scheduling policy of each SIMD */
+    unsigned gmem_pipe_cycles; /* CU-wide global-memory pipeline: cycles per instruction */
+    unsigned lds_pipe_cycles;  /* CU-wide LDS pipeline: cycles per instruction */
 };
 
 extern const struct cfg_key cu_keys[];
@@ -119,6 +121,7 @@ struct cu {
     uint32_t lds_used, lds_size;
     struct cu_simd *simd;     /* per SIMD (sub-core): its scheduler */
     uint64_t next_age;        /* dispatch order of warps, for oldest-first */
+    ps_t gmem_free, lds_free; /* CU-wide memory pipelines free from */
     uint64_t reqs_out;        /* line requests in flight */
     ps_t meas_first, meas_last; /* issue of the first / completion of the last flagged load */
     struct cu_stats st;

@@ -487,3 +487,29 @@ Test(cu, gto_keeps_its_warp_oldest_first_takes_the_oldest)
         rig_free(r);
     }
 }
+
+Test(cu, global_memory_pipeline_is_shared_oldest_first)
+{
+    struct rig *r = rig_new_cu(256, 4, CU_SCHED_OLDEST);
+    r->cu.p.gmem_pipe_cycles = 4;
+    for (unsigned w = 0; w < 4; w++) {
+        struct kernel_op ops[] = {{.kind = KOP_ALU, .n = 1, .ii = 2},
+                                  {.kind = KOP_LOAD, .size = 4, .dst = 1, .mask = 1,
+                                   .base = 0x1000 * (w + 1)},
+                                  EXIT};
+        memcpy(r->sc.ops[w], w ? ops + 1 : ops, sizeof ops - (w ? sizeof ops[0] : 0));
+    }
+    run(r);
+    /* warps 1-3 (one per SIMD) can load at 0, warp 0 at 2 after its ALU op; the CU's one
+     * global-memory pipeline takes a load every 4 cycles, the oldest ready warp first:
+     * warp 1 at 0, warp 0 at 4, then warps 2 and 3 */
+    cr_assert_eq(r->low.n, 4);
+    static const addr_t order[] = {0x2000, 0x1000, 0x3000, 0x4000};
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(r->low.seen[i].addr, order[i], "load %d: %llx", i,
+                     (unsigned long long)r->low.seen[i].addr);
+        cr_expect_eq(r->low.seen[i].issued, (ps_t)(4 * i) * CY, "load %d at %llu", i,
+                     (unsigned long long)(r->low.seen[i].issued / CY));
+    }
+    rig_free(r);
+}
