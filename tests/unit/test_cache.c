@@ -13,57 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache_tb.h"
 #include "test_util.h"
 #include "config/cfg.h"
 #include "mem/cache.h"
 #include "stats/stats.h"
-
-#define CY 1000 /* ps per cycle */
-#define NREC 256
-
-struct rec {
-    uint8_t kind;
-    addr_t addr;
-    uint32_t size;
-    uint64_t mask[2];
-    uint16_t home;
-    ps_t t;
-};
-
-struct lower {
-    ps_t delay;
-    bool hold;       /* never answer (watchdog test) */
-    uint64_t version; /* stamped on READ responses */
-    int n;
-    struct rec rec[NREC];
-};
-
-struct tb {
-    struct sim s;
-    struct clock clk;
-    struct lower low;
-    struct cache c;
-    int ndone;
-    uint64_t done_tag[NREC];
-    ps_t done_t[NREC];
-    uint64_t done_version[NREC];
-    uint32_t done_word1[NREC]; /* version of word 1 in each response */
-    int nops;
-    ps_t op_t[8];
-};
-
-static void lower_access(struct sim *s, void *self, struct req *r)
-{
-    struct lower *l = self;
-    cr_assert_lt(l->n, NREC);
-    l->rec[l->n++] = (struct rec){r->kind, r->addr, r->size, {r->mask[0], r->mask[1]}, r->home,
-                                  s->now};
-    if (r->kind == REQ_READ)
-        for (unsigned w = 0; w < REQ_WORDS; w++)
-            r->ver[w] = (uint32_t)l->version;
-    if (!l->hold)
-        sim_at(s, s->now + l->delay, req_complete_ev, r, 0);
-}
 
 static struct cache_params base_params(void)
 {
@@ -75,57 +29,12 @@ static struct cache_params base_params(void)
     };
 }
 
-static struct tb *tb_new(const struct cache_params *p)
-{
-    struct tb *t = calloc(1, sizeof *t);
-    sim_init(&t->s, 1);
-    req_pool_init(&t->s, 64);
-    clock_init(&t->clk, "gpu", 1000.0);
-    t->low.delay = 10 * CY;
-    cache_init(&t->c, &t->s, "l1", &t->clk, p, (struct mem_port){lower_access, &t->low});
-    return t;
-}
-
-static void tb_free(struct tb *t)
-{
-    cr_expect_eq(t->s.req_pool.in_use, 0, "requests leaked: %llu",
-                 (unsigned long long)t->s.req_pool.in_use);
-    cache_free(&t->c);
-    sim_destroy(&t->s);
-    free(t);
-}
-
-static void on_done(struct sim *s, struct req *r, void *obj)
-{
-    struct tb *t = obj;
-    t->done_tag[t->ndone] = r->tag;
-    t->done_version[t->ndone] = r->ver[(r->addr & (t->c.p.line_b - 1)) / 4];
-    t->done_word1[t->ndone] = r->ver[1];
-    t->done_t[t->ndone++] = s->now;
-    req_free(s, r);
-}
-
-static void issue_ev(struct sim *s, void *obj, uint64_t arg)
-{
-    struct tb *t = obj;
-    cache_access(s, &t->c, (struct req *)(uintptr_t)arg);
-}
-
-/* A request of `kind` for [addr, addr + len) issued at time `when`; writes
- * carry the line-relative byte mask. */
+/* A request as tb_issue() makes it, from a requester that knows the home. */
 static struct req *issue(struct tb *t, ps_t when, uint8_t kind, addr_t addr, uint32_t len,
                          uint64_t tag)
 {
-    struct req *r = req_alloc(&t->s);
-    r->kind = kind;
-    r->addr = addr;
-    r->size = len;
-    r->tag = tag;
+    struct req *r = tb_issue(t, when, kind, addr, len, tag);
     r->home = 5;
-    if (kind != REQ_READ)
-        req_mask_range(r->mask, (unsigned)(addr & (t->c.p.line_b - 1)), len);
-    req_on_done(r, on_done, t);
-    sim_at(&t->s, when, issue_ev, t, (uint64_t)(uintptr_t)r);
     return r;
 }
 

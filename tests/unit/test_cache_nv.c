@@ -15,53 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache_tb.h"
 #include "test_util.h"
 #include "gpu/cu.h"
 #include "mem/dram.h"
 #include "net/link.h"
 
-#define CY 1000
-#define NREC 64
 #define S0 0xffffffffull         /* sector 0 (or 2) of a 64-bit mask word */
 #define S1 (0xffffffffull << 32) /* sector 1 (or 3) */
-
-struct rec {
-    uint8_t kind, flags;
-    addr_t addr;
-    uint64_t mask[2];
-    ps_t t;
-};
-
-struct lower {
-    ps_t delay, slow_delay; /* slow_delay: for the line at slow_addr, if non-zero */
-    addr_t slow_addr;
-    int n;
-    struct rec rec[NREC];
-};
-
-struct tb {
-    struct sim s;
-    struct clock clk;
-    struct lower low;
-    struct cache c;
-    int ndone;
-    uint64_t done_tag[NREC];
-    ps_t done_t[NREC];
-    int64_t probe_line; /* cache_find(probe_addr) at the probe's time */
-    addr_t probe_addr;
-};
-
-static void lower_access(struct sim *s, void *self, struct req *r)
-{
-    struct lower *l = self;
-    cr_assert_lt(l->n, NREC);
-    l->rec[l->n++] = (struct rec){r->kind, r->flags, r->addr, {r->mask[0], r->mask[1]}, s->now};
-    if (r->kind == REQ_READ)
-        for (unsigned w = 0; w < REQ_WORDS; w++)
-            r->ver[w] = 7;
-    bool slow = l->slow_delay && r->addr == l->slow_addr;
-    sim_at(s, s->now + (slow ? l->slow_delay : l->delay), req_complete_ev, r, 0);
-}
 
 static struct cache_params base_params(void)
 {
@@ -73,51 +34,23 @@ static struct cache_params base_params(void)
     };
 }
 
-static struct tb *tb_new(const struct cache_params *p)
+/* The bench with the lower level stamping version 7 on its READ responses. */
+static struct tb *tb_new7(const struct cache_params *p)
 {
-    struct tb *t = calloc(1, sizeof *t);
-    sim_init(&t->s, 1);
-    req_pool_init(&t->s, 64);
-    clock_init(&t->clk, "gpu", 1000.0);
-    t->low.delay = 10 * CY;
-    cache_init(&t->c, &t->s, "l1", &t->clk, p, (struct mem_port){lower_access, &t->low});
+    struct tb *t = tb_new(p);
+    t->low.version = 7;
     return t;
 }
 
-static void tb_free(struct tb *t)
-{
-    cr_expect_eq(t->s.req_pool.in_use, 0, "requests leaked");
-    cache_free(&t->c);
-    sim_destroy(&t->s);
-    free(t);
-}
-
-static void on_done(struct sim *s, struct req *r, void *obj)
-{
-    struct tb *t = obj;
-    t->done_tag[t->ndone] = r->tag;
-    t->done_t[t->ndone++] = s->now;
-    req_free(s, r);
-}
-
-static void issue_ev(struct sim *s, void *obj, uint64_t arg)
-{
-    cache_access(s, &((struct tb *)obj)->c, (struct req *)(uintptr_t)arg);
-}
-
-/* A request for [addr, addr + len) at `when`; writes carry their byte mask. */
+/* A request for [addr, addr + len) at `when` with flags; writes carry version 9. */
 static void issue(struct tb *t, ps_t when, uint8_t kind, addr_t addr, uint32_t len, uint64_t tag,
                   uint8_t flags)
 {
-    struct req *r = req_alloc(&t->s);
-    *r = (struct req){.addr = addr, .size = len, .kind = kind, .flags = flags, .tag = tag};
-    if (kind != REQ_READ) {
-        req_mask_range(r->mask, (unsigned)(addr & (t->c.p.line_b - 1)), len);
+    struct req *r = tb_issue(t, when, kind, addr, len, tag);
+    r->flags = flags;
+    if (kind != REQ_READ)
         for (unsigned w = 0; w < REQ_WORDS; w++)
             r->ver[w] = 9;
-    }
-    req_on_done(r, on_done, t);
-    sim_at(&t->s, when, issue_ev, t, (uint64_t)(uintptr_t)r);
 }
 
 static void rd(struct tb *t, ps_t when, addr_t addr, uint32_t len, uint64_t tag)
@@ -178,7 +111,7 @@ Test(cache_nv, sectored_miss_fetches_only_the_missing_sector)
     for (int sect = 0; sect < 2; sect++) {
         struct cache_params p = base_params();
         p.sectored = sect;
-        struct tb *t = tb_new(&p);
+        struct tb *t = tb_new7(&p);
         rd(t, 0, 0x1010, 4, 1);
         rd(t, 30 * CY, 0x1044, 4, 2);
         rd(t, 60 * CY, 0x1010, 4, 3);
@@ -206,7 +139,7 @@ Test(cache_nv, sectored_partly_written_sector_is_fetched_and_merged)
     struct cache_params p = base_params();
     p.sectored = true;
     p.write_alloc = CACHE_WA_VALIDATE;
-    struct tb *t = tb_new(&p);
+    struct tb *t = tb_new7(&p);
     issue(t, 0, REQ_WRITE, 0x1008, 4, 1, 0);
     issue(t, 1 * CY, REQ_WRITE, 0x1020, 32, 2, 0);
     rd(t, 10 * CY, 0x1000, 128, 3);
@@ -232,7 +165,7 @@ Test(cache_nv, sectored_read_merged_into_a_fill_fetches_the_sectors_it_lacks)
 {
     struct cache_params p = base_params();
     p.sectored = true;
-    struct tb *t = tb_new(&p);
+    struct tb *t = tb_new7(&p);
     rd(t, 0, 0x1020, 64, 1);
     rd(t, 1 * CY, 0x1000, 128, 2);
     run(t);
@@ -255,7 +188,7 @@ Test(cache_nv, sectored_noalloc_reads_of_two_sectors_fetch_both)
 {
     struct cache_params p = base_params();
     p.sectored = true;
-    struct tb *t = tb_new(&p);
+    struct tb *t = tb_new7(&p);
     issue(t, 0, REQ_READ, 0x1010, 4, 1, REQ_F_NOALLOC);
     issue(t, 1 * CY, REQ_READ, 0x1044, 4, 2, REQ_F_NOALLOC);
     run(t);
@@ -281,7 +214,7 @@ Test(cache_nv, sectored_transfers_below_move_only_their_sectors)
         struct cache_params p = base_params();
         p.sectored = sect;
         struct dram d;
-        struct tb *t = tb_new(&p);
+        struct tb *t = tb_new7(&p);
         dram_init(&d, &t->s, "dram", NULL, &dp);
         t->c.lower = dram_port(&d);
         rd(t, 0, 0x0, 4, 1);
@@ -315,7 +248,7 @@ static struct tb *banked(uint32_t data_banks)
     struct cache_params p = base_params();
     p.ports = 4;
     p.data_banks = data_banks;
-    struct tb *t = tb_new(&p);
+    struct tb *t = tb_new7(&p);
     for (addr_t a = 0; a < 0x200; a += 0x80)
         cr_assert(cache_install_clean(&t->s, &t->c, a, 0, NULL));
     return t;
@@ -373,7 +306,7 @@ Test(cache_nv, alloc_on_miss_evicts_and_writes_back_at_the_miss)
     for (int aom = 0; aom < 2; aom++) {
         struct cache_params p = base_params();
         p.alloc_on_miss = aom;
-        struct tb *t = tb_new(&p);
+        struct tb *t = tb_new7(&p);
         rd(t, 0, 0x0000, 4, 1);
         rd(t, 20 * CY, 0x0400, 4, 2);
         issue(t, 40 * CY, REQ_WRITE, 0x0000, 4, 3, 0);
@@ -403,7 +336,7 @@ Test(cache_nv, alloc_on_miss_age_counts_from_the_miss)
     for (int aom = 0; aom < 2; aom++) {
         struct cache_params p = base_params();
         p.alloc_on_miss = aom;
-        struct tb *t = tb_new(&p);
+        struct tb *t = tb_new7(&p);
         t->low.slow_addr = 0x0000;
         t->low.slow_delay = 30 * CY;
         rd(t, 0, 0x0000, 4, 1);
@@ -427,7 +360,7 @@ Test(cache_nv, alloc_on_miss_spares_a_line_with_a_fill_in_flight)
 {
     struct cache_params p = base_params();
     p.alloc_on_miss = true;
-    struct tb *t = tb_new(&p);
+    struct tb *t = tb_new7(&p);
     rd(t, 0, 0x0400, 4, 1);
     rd(t, 20 * CY, 0x0000, 4, 2);
     rd(t, 21 * CY, 0x0400, 4, 3);
@@ -453,7 +386,7 @@ Test(cache_nv, alloc_on_miss_sector_miss_renews_the_age_of_a_present_line)
         struct cache_params p = base_params();
         p.sectored = true;
         p.alloc_on_miss = aom;
-        struct tb *t = tb_new(&p);
+        struct tb *t = tb_new7(&p);
         rd(t, 0, 0x0000, 4, 1);
         rd(t, 20 * CY, 0x0400, 4, 2);
         rd(t, 40 * CY, 0x0040, 4, 3);
@@ -483,7 +416,7 @@ Test(cache_nv, local_stores_follow_the_local_write_policy)
         p.write_alloc = CACHE_WA_VALIDATE;
         p.local_write_policy = lwp;
         p.local_write_alloc = 1 + CACHE_WA_NONE;
-        struct tb *t = tb_new(&p);
+        struct tb *t = tb_new7(&p);
         rd(t, 0, 0x1000, 4, 1);
         issue(t, 20 * CY, REQ_WRITE, 0x1004, 4, 2, REQ_F_LOCAL);
         issue(t, 30 * CY, REQ_WRITE, 0x1008, 4, 3, 0);
@@ -557,7 +490,7 @@ Test(cache_nv, coalesce_lanes_gives_each_group_its_own_requests)
     for (unsigned g = 0; g <= 8; g += 8) {
         struct cache_params cp = base_params();
         cp.size_b = 16384, cp.line_b = 64, cp.ways = 16, cp.ports = 64, cp.mshrs = 64;
-        struct tb *t = tb_new(&cp);
+        struct tb *t = tb_new7(&cp);
         cr_expect_eq(warp_load(t, g), g ? 8 : 4);
         cr_expect_eq(t->c.st.accesses, g ? 8 : 4);
         cr_expect_eq(t->c.st.sectors, 8);
