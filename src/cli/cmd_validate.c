@@ -124,6 +124,9 @@ static void csv_rows_free(struct csv_rows *t)
             free(t->row[i][j]);
         free(t->row[i]);
     }
+    for (size_t j = 0; j < t->ncur; j++) /* a row the parser stopped in */
+        free(t->cur[j]);
+    free(t->cur);
     free(t->row);
     free(t->nfield);
     *t = (struct csv_rows){0};

@@ -27,6 +27,10 @@ const struct cfg_key cache_keys[] = {
     {"size_kib", CFG_INT, "16", 1, 4194304, "capacity in KiB", NULL},
     {"line_b", CFG_INT, "64", 64, 128, "line size in bytes: 64 or 128", NULL},
     {"ways", CFG_INT, "4", 1, 1024, "associativity", NULL},
+    {"index", CFG_ENUM, "linear", 0, 0,
+     "bank and set selection: linear (line index bits) or ipoly (GPGPU-Sim's IPOLY hash of the "
+     "line index bits above them, for 16, 32 or 64 banks or sets per bank; linear otherwise; "
+     "spec accelsim.md 2.6, A8)", "linear|ipoly"},
     {"allocate", CFG_ENUM, "fill", 0, 0,
      "when a read miss takes its line: when the fill returns (fill), or when the miss is sent "
      "(miss: the victim is evicted then and the line is reserved, its replacement age counted "
@@ -145,6 +149,7 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
         .line_b = (uint32_t)cfg_uint(sec, "line_b"),
         .sectored = cfg_bool(sec, "sectored"),
         .alloc_on_miss = cfg_enum(sec, "allocate") == 1,
+        .ipoly = cfg_enum(sec, "index") == 1,
         .ways = (uint32_t)cfg_uint(sec, "ways"),
         .banks = (uint32_t)cfg_uint(sec, "banks"),
         .ports = (uint32_t)cfg_uint(sec, "ports"),
@@ -1192,6 +1197,9 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     c->sets_per_bank = c->sets / p->banks;
     c->line_shift = ilog2(p->line_b);
     c->bank_shift = ilog2(p->banks);
+    c->set_bits = ilog2(c->sets_per_bank);
+    c->ipoly_banks = p->ipoly && c->bank_shift >= 4 && c->bank_shift <= 6;
+    c->ipoly_sets = p->ipoly && c->set_bits >= 4 && c->set_bits <= 6;
     req_mask_range(c->full, 0, p->line_b);
     size_t lines = (size_t)c->sets * p->ways;
     c->line = xcalloc_big(lines, sizeof *c->line);

@@ -38,6 +38,8 @@ struct cache_params {
     bool sectored;            /* 32 B sectors: misses fetch only the missing sectors */
     bool alloc_on_miss;       /* a miss reserves its line (evicting the victim) when it is
                                  sent, not when the fill returns */
+    bool ipoly;               /* banks and sets in a bank chosen by IPOLY hashing, where
+                                 their number is 16, 32 or 64 (else linear) */
     uint32_t ways;
     uint32_t banks;           /* line-interleaved: bank = (addr / line_b) % banks */
     uint32_t ports;           /* requests accepted per bank per cycle */
@@ -154,6 +156,8 @@ struct cache {
     struct mem_port lower;
     uint32_t sets, sets_per_bank;
     unsigned line_shift, bank_shift;
+    unsigned set_bits;         /* log2(sets_per_bank) */
+    bool ipoly_banks, ipoly_sets; /* index = ipoly: banks / sets in a bank hashed */
     uint64_t full[2];          /* valid mask of a whole line */
 
     struct cache_line *line;   /* sets x ways, set-major */

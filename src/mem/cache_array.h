@@ -89,15 +89,36 @@ static inline void copy_word_versions(const struct cache *c, uint32_t *dst, cons
 
 static inline uint64_t line_index(const struct cache *c, addr_t a) { return a >> c->line_shift; }
 
+/* IPOLY hashing (Rau, ISCA 1991; spec accelsim.md 2.6): bit i of the index
+ * is bit i of the linear index b XOR the parity of the bits of a (the line
+ * index bits above b) selected by masks[log2 n][i], for n = 16, 32, 64. */
+static const uint32_t ipoly_masks[7][6] = {
+    [4] = {0xf59, 0x11eb, 0x3d6, 0x7ac},
+    [5] = {0x3e69, 0x7cd2, 0x47cd, 0xf9a, 0x1f34},
+    [6] = {0x79461, 0xbca3, 0x17946, 0x2f28c, 0x5e518, 0x3ca30},
+};
+
+static inline uint32_t ipoly(uint64_t a, uint32_t b, unsigned bits)
+{
+    uint32_t n = 0;
+    for (unsigned i = 0; i < bits; i++)
+        n |= (uint32_t)((popcount64(a & ipoly_masks[bits][i]) ^ (b >> i)) & 1) << i;
+    return n;
+}
+
 static inline uint32_t bank_of(const struct cache *c, uint64_t li)
 {
-    return (uint32_t)(li & (c->p.banks - 1));
+    uint32_t b = (uint32_t)(li & (c->p.banks - 1));
+    return c->ipoly_banks ? ipoly(li >> c->bank_shift, b, c->bank_shift) : b;
 }
 
 /* Sets are numbered bank-major: set = bank * sets_per_bank + set in bank. */
 static inline size_t set_of(const struct cache *c, uint64_t li)
 {
-    uint64_t set = (li >> c->bank_shift) & (c->sets_per_bank - 1);
+    uint64_t x = li >> c->bank_shift;
+    uint32_t set = (uint32_t)(x & (c->sets_per_bank - 1));
+    if (c->ipoly_sets)
+        set = ipoly(x >> c->set_bits, set, c->set_bits);
     return (size_t)bank_of(c, li) * c->sets_per_bank + set;
 }
 
