@@ -10,171 +10,20 @@
  * flight (other than a plain hit) joins that MSHR and is replayed, in arrival
  * order, when the fill is installed, so per-line order is kept without any
  * special cases. Requests that find no MSHR (or no room on one) wait in a
- * FIFO that is replayed whenever an MSHR frees.
- * Flush and invalidate walk each bank's sets at a fixed rate (cpelide.md D9).
- * The tag array and its helpers are in cache_array.h.
+ * FIFO that is replayed whenever an MSHR frees. A sectored cache's child
+ * READ asks only for the sectors missing (docs/cache.md 2.2).
+ * Keys and statistics are in cache_cfg.c, the flush and invalidate walks in
+ * cache_walk.c, the tag array and its helpers in cache_array.h.
  */
 #include "cache.h"
 #include "cache_array.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/stats.h"
-
-const struct cfg_key cache_keys[] = {
-    {"size_kib", CFG_INT, "16", 1, 4194304, "capacity in KiB", NULL},
-    {"line_b", CFG_INT, "64", 64, 128, "line size in bytes: 64 or 128", NULL},
-    {"ways", CFG_INT, "4", 1, 1024, "associativity", NULL},
-    {"index", CFG_ENUM, "linear", 0, 0,
-     "bank and set selection: linear (line index bits) or ipoly (GPGPU-Sim's IPOLY hash of the "
-     "line index bits above them, for 16, 32 or 64 banks or sets per bank; linear otherwise; "
-     "spec accelsim.md 2.6, A8)", "linear|ipoly"},
-    {"allocate", CFG_ENUM, "fill", 0, 0,
-     "when a read miss takes its line: when the fill returns (fill), or when the miss is sent "
-     "(miss: the victim is evicted then and the line is reserved, its replacement age counted "
-     "from the miss; GPGPU-Sim's 'm', spec accelsim.md 2.5)", "fill|miss"},
-    {"sectored", CFG_BOOL, "false", 0, 0,
-     "32 B sectors, each valid on its own: a miss fetches only the sectors it needs that are "
-     "missing, and the fill carries only those (NVIDIA L1 and L2, spec accelsim.md 2.3-2.4)",
-     NULL},
-    {"banks", CFG_INT, "1", 1, 1024,
-     "line-interleaved banks (power of two): bank = (addr / line_b) % banks", NULL},
-    {"ports", CFG_INT, "1", 1, 1024, "requests accepted per bank per cycle", NULL},
-    {"data_banks", CFG_INT, "0", 0, 64,
-     "data-array banks of each bank, interleaved by 32 B sectors, each moving one sector per "
-     "cycle, so that a request waits until the data banks of all its sectors are free (0: no "
-     "data-bank limit; Volta's L1: 4, 128 B/cycle, spec accelsim.md 2.3; an L2 slice with a "
-     "32 B data port: 1)", NULL},
-    {"mshrs", CFG_INT, "16", 1, 65536, "miss status holding registers per cache", NULL},
-    {"mshrs_remote", CFG_INT, "0", 0, 65536,
-     "more MSHRs, only for requests from other chiplets, with their own waiting queue, so that "
-     "they never wait behind local misses (0 = one pool for all)", NULL},
-    {"mshr_targets", CFG_INT, "8", 1, 65536,
-     "requests one MSHR holds, the one that allocated it included", NULL},
-    {"hit_lat", CFG_INT, "4", 0, 1000000, "cycles from acceptance to the response of a hit",
-     NULL},
-    {"miss_lat", CFG_INT, "2", 0, 1000000,
-     "cycles from acceptance to the request sent to the level below", NULL},
-    {"resp_lat", CFG_INT, "2", 0, 1000000,
-     "cycles from a fill (or the ack of a forwarded request) to the response", NULL},
-    {"replacement", CFG_ENUM, "lru", 0, 0, "victim choice", "lru|fifo|random"},
-    {"write_policy", CFG_ENUM, "write_back", 0, 0,
-     "keep written bytes dirty here, or forward every write", "write_back|write_through"},
-    {"write_alloc", CFG_ENUM, "fetch", 0, 0,
-     "write miss: fetch the line, allocate only the written bytes, or forward without allocating",
-     "fetch|validate|none"},
-    {"local_write_policy", CFG_ENUM, "same", 0, 0,
-     "write policy for per-thread local memory (NVIDIA LDL/STL; Accel-Sim's L1 policy 'L': "
-     "local write-back, global write-through); same = write_policy",
-     "same|write_back|write_through"},
-    {"local_write_alloc", CFG_ENUM, "same", 0, 0,
-     "write-miss policy for local memory; same = write_alloc", "same|fetch|validate|none"},
-    {"walk_sets_per_cycle", CFG_INT, "1", 1, 65536,
-     "sets per cycle per bank visited by a flush or invalidate walk", NULL},
-    {"wb_inflight", CFG_INT, "64", 1, 65536,
-     "flush write-backs in flight per bank (the walk pauses at the limit)", NULL},
-    {"seed", CFG_INT, "1", 0, 9007199254740992.0, "seed of the random replacement stream", NULL},
-    CFG_END,
-};
-
-static const struct stat_desc cache_stat_desc[] = {
-    STAT_DESC(struct cache_stats, accesses, "requests accepted"),
-    STAT_DESC(struct cache_stats, data_bank_stalls,
-              "cycles requests waited for a data bank held by earlier sectors"),
-    STAT_DESC(struct cache_stats, sectors, "32 B sectors the requests touch (NVIDIA's unit)"),
-    STAT_DESC(struct cache_stats, reads, "READ requests"),
-    STAT_DESC(struct cache_stats, read_hits, "READs with the line present and the bytes valid"),
-    STAT_DESC(struct cache_stats, read_misses, "READs that needed the level below"),
-    STAT_DESC(struct cache_stats, writes, "WRITE requests"),
-    STAT_DESC(struct cache_stats, write_hits, "WRITEs with the line present"),
-    STAT_DESC(struct cache_stats, write_misses, "WRITEs with the line absent"),
-    STAT_DESC(struct cache_stats, atomics, "ATOMIC requests"),
-    STAT_DESC(struct cache_stats, mshr_merges, "requests that joined an MSHR already in flight"),
-    STAT_DESC(struct cache_stats, mshr_stalls, "requests that waited for an MSHR (or behind one)"),
-    STAT_DESC(struct cache_stats, evictions, "valid lines replaced"),
-    STAT_DESC(struct cache_stats, writebacks, "write-backs of dirty victims"),
-    STAT_DESC(struct cache_stats, flushes, "flush operations"),
-    STAT_DESC(struct cache_stats, flush_writebacks, "write-backs sent by flushes"),
-    STAT_DESC(struct cache_stats, invalidates, "invalidate operations"),
-    STAT_DESC(struct cache_stats, lines_invalidated, "lines dropped by invalidates"),
-    {0},
-};
-
-/* ---- parameters ---------------------------------------------------------- */
-
-/* NULL if p describes a cache we can build, else the reason; *key names the
- * key to blame in a config error. */
-static const char *params_problem(const struct cache_params *p, const char **key, char *buf,
-                                  size_t n)
-{
-    static const char *const positive[] = {"ways", "ports", "mshrs", "mshr_targets",
-                                           "walk_sets_per_cycle", "wb_inflight"};
-    const uint32_t vals[] = {p->ways, p->ports, p->mshrs, p->mshr_targets,
-                             p->walk_sets_per_cycle, p->wb_inflight};
-    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
-        if (!vals[i])
-            return *key = positive[i], "must be at least 1";
-    *key = "line_b";
-    if (p->line_b != 64 && p->line_b != 128)
-        return "must be 64 or 128";
-    uint64_t set_b = (uint64_t)p->line_b * p->ways;
-    *key = "size_kib";
-    if (!p->size_b || p->size_b % set_b) {
-        snprintf(buf, n, "%" PRIu64 " B is not a whole number of sets (%u ways x %u B lines)",
-                 p->size_b, p->ways, p->line_b);
-        return buf;
-    }
-    uint64_t sets = p->size_b / set_b;
-    if (!is_pow2(sets)) {
-        snprintf(buf, n, "gives %" PRIu64 " sets (%u ways x %u B lines), not a power of two",
-                 sets, p->ways, p->line_b);
-        return buf;
-    }
-    *key = "banks";
-    if (!is_pow2(p->banks))
-        return "must be a power of two";
-    if (sets % p->banks) {
-        snprintf(buf, n, "the %" PRIu64 " sets cannot be split evenly across the banks", sets);
-        return buf;
-    }
-    return NULL;
-}
-
-int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, struct err *e)
-{
-    *p = (struct cache_params){
-        .size_b = cfg_uint(sec, "size_kib") * 1024,
-        .line_b = (uint32_t)cfg_uint(sec, "line_b"),
-        .sectored = cfg_bool(sec, "sectored"),
-        .alloc_on_miss = cfg_enum(sec, "allocate") == 1,
-        .ipoly = cfg_enum(sec, "index") == 1,
-        .ways = (uint32_t)cfg_uint(sec, "ways"),
-        .banks = (uint32_t)cfg_uint(sec, "banks"),
-        .ports = (uint32_t)cfg_uint(sec, "ports"),
-        .data_banks = (uint32_t)cfg_uint(sec, "data_banks"),
-        .mshrs = (uint32_t)cfg_uint(sec, "mshrs"),
-        .mshrs_remote = (uint32_t)cfg_uint(sec, "mshrs_remote"),
-        .mshr_targets = (uint32_t)cfg_uint(sec, "mshr_targets"),
-        .hit_lat = (uint32_t)cfg_uint(sec, "hit_lat"),
-        .miss_lat = (uint32_t)cfg_uint(sec, "miss_lat"),
-        .resp_lat = (uint32_t)cfg_uint(sec, "resp_lat"),
-        .repl = (enum cache_repl)cfg_enum(sec, "replacement"),
-        .write_policy = (enum cache_write_policy)cfg_enum(sec, "write_policy"),
-        .write_alloc = (enum cache_write_alloc)cfg_enum(sec, "write_alloc"),
-        .walk_sets_per_cycle = (uint32_t)cfg_uint(sec, "walk_sets_per_cycle"),
-        .wb_inflight = (uint32_t)cfg_uint(sec, "wb_inflight"),
-        .seed = cfg_uint(sec, "seed"),
-    };
-    /* "same" is the first value of the local keys, the others follow the enums */
-    p->local_write_policy = (uint8_t)cfg_enum(sec, "local_write_policy");
-    p->local_write_alloc = (uint8_t)cfg_enum(sec, "local_write_alloc");
-    char buf[200];
-    const char *key = NULL;
-    const char *why = params_problem(p, &key, buf, sizeof buf);
-    return why ? cfg_err(e, sec, key, "%s", why) : 0;
-}
 
 /* ---- requests -------------------------------------------------------------- */
 
@@ -231,7 +80,7 @@ static void send_ev(struct sim *s, void *obj, uint64_t arg)
 
 /* Sends always go through an event, so a level below that answers at once
  * never re-enters the cache in the middle of an update. */
-static void send_at(struct sim *s, struct cache *c, struct req *ch, ps_t t)
+void cache_send_at(struct sim *s, struct cache *c, struct req *ch, ps_t t)
 {
     sim_at(s, t, send_ev, c, (uint64_t)(uintptr_t)ch);
 }
@@ -242,7 +91,7 @@ static void respond(struct sim *s, struct req *r, ps_t t)
     sim_progress(s);
 }
 
-static struct req *wb_child(struct sim *s, const struct cache *c, int64_t l)
+struct req *cache_wb_child(struct sim *s, const struct cache *c, int64_t l)
 {
     struct req *ch = req_alloc(s);
     ch->addr = cache_line_tag_addr(c, l);
@@ -287,11 +136,11 @@ static void evict(struct sim *s, struct cache *c, size_t set, uint32_t way)
     c->st.evictions++;
     if (way_dirty(c, set, way)) {
         save_for_fill(c, l);
-        struct req *ch = wb_child(s, c, l);
+        struct req *ch = cache_wb_child(s, c, l);
         req_on_done(ch, evict_wb_done, c);
         c->st.writebacks++;
         c->nwb++;
-        send_at(s, c, ch, s->now);
+        cache_send_at(s, c, ch, s->now);
     }
     drop_line(c, l);
 }
@@ -376,7 +225,7 @@ static void forward(struct sim *s, struct cache *c, struct req *r)
     ch->tag = (uint64_t)(uintptr_t)r;
     req_on_done(ch, fwd_done, c);
     c->nfwd++;
-    send_at(s, c, ch, s->now + clock_cycles(c->clk, c->p.miss_lat));
+    cache_send_at(s, c, ch, s->now + clock_cycles(c->clk, c->p.miss_lat));
 }
 
 /* ---- MSHRs and the waiting FIFO ------------------------------------------- */
@@ -473,7 +322,7 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     ch->home = r->home;
     ch->tag = m;
     req_on_done(ch, fill_done, c);
-    send_at(s, c, ch, s->now + clock_cycles(c->clk, c->p.miss_lat));
+    cache_send_at(s, c, ch, s->now + clock_cycles(c->clk, c->p.miss_lat));
     return true;
 }
 
@@ -997,161 +846,6 @@ void cache_access(struct sim *s, void *self, struct req *r)
 
 struct mem_port cache_port(struct cache *c) { return (struct mem_port){cache_access, c}; }
 
-/* ---- flush and invalidate walks -------------------------------------------- */
-
-static void op_check_done(struct sim *s, struct cache *c)
-{
-    if (c->banks_walking)
-        return;
-    for (uint32_t b = 0; b < c->p.banks; b++)
-        if (c->bank[b].wb_out)
-            return;
-    cache_done_fn fn = c->op_fn;
-    void *obj = c->op_obj;
-    c->op = CACHE_OP_NONE;
-    c->op_fn = NULL;
-    c->op_obj = NULL;
-    sim_progress(s);
-    if (fn)
-        fn(s, obj);
-}
-
-static void walk_step_ev(struct sim *s, void *obj, uint64_t arg);
-
-static void flush_wb_done(struct sim *s, struct req *ch, void *obj)
-{
-    struct cache *c = obj;
-    struct cache_bank *b = &c->bank[ch->tag];
-    uint64_t bank = ch->tag;
-    req_free(s, ch);
-    b->wb_out--;
-    sim_progress(s);
-    if (b->paused) {
-        /* resume on a cycle edge, never twice in one cycle */
-        b->paused = false;
-        ps_t t = max_u64(clock_edge(c->clk, s->now), b->last_step + c->clk->period);
-        sim_at(s, t, walk_step_ev, c, bank);
-    }
-    op_check_done(s, c);
-}
-
-/* One line of a walk; false if a flush must pause at the write-back limit. */
-static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, size_t set, uint32_t way)
-{
-    int64_t l = (int64_t)(set * c->p.ways + way);
-    struct cache_line *mk = &c->line[l];
-    if (c->op == CACHE_OP_INVALIDATE) {
-        if (!c->clean_only || !way_dirty(c, set, way)) {
-            drop_way(c, set, way);
-            c->st.lines_invalidated++;
-        } else {
-            mask_copy(mk->valid, mk->dirty);
-        }
-        return true;
-    }
-    if (!way_dirty(c, set, way))
-        return true;
-    struct cache_bank *b = &c->bank[bank];
-    if (b->wb_out == c->p.wb_inflight)
-        return false;
-    struct req *ch = wb_child(s, c, l);
-    ch->tag = bank;
-    req_on_done(ch, flush_wb_done, c);
-    mk->dirty[0] = mk->dirty[1] = 0;
-    sync_dirty(c, l);
-    b->wb_out++;
-    c->st.flush_writebacks++;
-    send_at(s, c, ch, s->now);
-    return true;
-}
-
-/* The first way >= w whose bit is set in a set's bitmap, or ways. */
-static uint32_t next_way(const struct cache *c, const uint64_t *bits, uint32_t w)
-{
-    for (; w < c->p.ways; w = (w / 64 + 1) * 64) {
-        uint64_t m = bits[w / 64] & (~0ull << (w % 64));
-        if (m)
-            return min_u64(w / 64 * 64 + (uint32_t)__builtin_ctzll(m), c->p.ways);
-    }
-    return c->p.ways;
-}
-
-/* Visit the ways a walk acts on, in way order: a flush only dirty lines
- * (walk_line() passes over clean ones), an invalidate every valid line. */
-static bool walk_set(struct sim *s, struct cache *c, uint32_t bank)
-{
-    struct cache_bank *b = &c->bank[bank];
-    size_t set = (size_t)bank * c->sets_per_bank + b->walk_set;
-    const uint64_t *bits = set_bits(c, set) + (c->op == CACHE_OP_FLUSH ? c->bits_row : 0);
-    while ((b->walk_way = next_way(c, bits, b->walk_way)) < c->p.ways) {
-        if (!walk_line(s, c, bank, set, b->walk_way))
-            return false;
-        b->walk_way++;
-    }
-    b->walk_way = 0;
-    b->walk_set++;
-    return true;
-}
-
-static void walk_end_ev(struct sim *s, void *obj, uint64_t arg)
-{
-    struct cache *c = obj;
-    c->bank[arg].walking = false;
-    c->banks_walking--;
-    op_check_done(s, c);
-}
-
-/* A step visits up to walk_sets_per_cycle sets; the walk of a bank is over
- * one cycle after its last step (a set takes a cycle). */
-static void walk_step_ev(struct sim *s, void *obj, uint64_t arg)
-{
-    struct cache *c = obj;
-    struct cache_bank *b = &c->bank[arg];
-    b->last_step = s->now;
-    sim_progress(s); /* a long walk is work being done, not a livelock */
-    for (uint32_t n = 0; n < c->p.walk_sets_per_cycle && b->walk_set < c->sets_per_bank; n++) {
-        if (!walk_set(s, c, (uint32_t)arg)) {
-            b->paused = true;
-            return;
-        }
-    }
-    ev_fn next = b->walk_set < c->sets_per_bank ? walk_step_ev : walk_end_ev;
-    sim_at(s, s->now + c->clk->period, next, c, arg);
-}
-
-static void op_start(struct sim *s, struct cache *c, enum cache_op op, cache_done_fn fn,
-                     void *obj)
-{
-    if (c->op != CACHE_OP_NONE)
-        SIM_BUG(s, c->name, "flush/invalidate started while another is in progress");
-    c->op = op;
-    c->op_fn = fn;
-    c->op_obj = obj;
-    c->banks_walking = c->p.banks;
-    ps_t t0 = clock_edge(c->clk, s->now);
-    for (uint32_t i = 0; i < c->p.banks; i++) {
-        struct cache_bank *b = &c->bank[i];
-        b->walk_set = b->walk_way = 0;
-        b->walking = true;
-        b->paused = false;
-        sim_at(s, t0, walk_step_ev, c, i);
-    }
-}
-
-void cache_flush(struct sim *s, struct cache *c, cache_done_fn fn, void *obj)
-{
-    c->st.flushes++;
-    op_start(s, c, CACHE_OP_FLUSH, fn, obj);
-}
-
-void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_done_fn fn,
-                      void *obj)
-{
-    c->st.invalidates++;
-    c->clean_only = clean_only;
-    op_start(s, c, CACHE_OP_INVALIDATE, fn, obj);
-}
-
 /* ---- watchdog, set-up ------------------------------------------------------ */
 
 static uint64_t watch_pending(void *obj)
@@ -1189,7 +883,7 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
 {
     char buf[200];
     const char *key = NULL;
-    const char *why = params_problem(p, &key, buf, sizeof buf);
+    const char *why = cache_params_problem(p, &key, buf, sizeof buf);
     if (why)
         BUG("cache %s: %s: %s", name, key, why);
     *c = (struct cache){.name = xstrdup(name), .s = s, .p = *p, .clk = clk, .lower = lower};
@@ -1262,7 +956,3 @@ void cache_free(struct cache *c)
     *c = (struct cache){0};
 }
 
-void cache_reg_stats(struct cache *c, struct stats *st, const char *prefix)
-{
-    stats_reg_block(st, prefix, cache_stat_desc, &c->st);
-}

@@ -264,4 +264,15 @@ static inline uint32_t victim_way(struct cache *c, size_t set)
     return best;
 }
 
+/* Shared by the cache's files (cache.c, cache_cfg.c, cache_walk.c). */
+/* NULL if p describes a cache we can build, else the reason; *key names the
+ * key to blame. */
+const char *cache_params_problem(const struct cache_params *p, const char **key, char *buf,
+                                 size_t n);
+/* A write-back of line l's dirty bytes, for the level below. */
+struct req *cache_wb_child(struct sim *s, const struct cache *c, int64_t l);
+/* Send ch to the level below at t (an event, so that it never re-enters the
+ * cache in the middle of an update). */
+void cache_send_at(struct sim *s, struct cache *c, struct req *ch, ps_t t);
+
 #endif
