@@ -498,6 +498,8 @@ Test(btree, single_leaf_search_ops)
         for (uint32_t wi = 0; wi < 8; wi++) {
             struct kernel_warp w;
             wlh_warp_at(&w, &k, q, wi);
+            /* the prologue's ALU op (btree.c: PTX counts per basic block, step 0) */
+            cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
             /* no loop: currKnode, key, keys[thid] of knode 0, compare */
             expect_mem(wlh_step(&k, &w), KOP_LOAD, cur->base + q * 8, 0, 8, w.nlanes == 64 ? ~0ull :
                        lanes(0, w.nlanes - 1), "currKnodeD[bid]");

@@ -14,6 +14,10 @@
  *       0's first row of threads also updates w[tx + 1], oldw[tx + 1]
  * with index = 17 * 16 * by + 17 * ty + tx + 1 + 17 (hidden + 1 = 17 columns).
  * The host work between them (the output layer, errors) runs on the CPU.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
+ * backprop_cuda_kernel.cu (every instruction but global and LDS loads and
+ * stores, barriers, ret and cvta.to.global); blocks with no op of their own
+ * are counted in the nearest op run as often. See docs/workloads/backprop.md.
  * Abstracted: data values; host copies between the kernels.
  */
 #include <stdlib.h>
@@ -117,10 +121,15 @@ static void bp_mem(struct kernel_warp *w, struct kernel_op *op, uint8_t kind,
 }
 
 /*
- * bpnn_layerforward_CUDA. Compute estimates: 12 instructions of index
- * arithmetic (index, index_in, tx/ty); per reduction step 20 (the loop test
- * against __log2f, __powf(2, i) and a signed `ty % power_two` by a
- * variable, about 12 on a GPU without integer division) plus the add.
+ * bpnn_layerforward_CUDA. ALU counts from the kernel's PTX (see the file
+ * header): op 0 carries all of the once-per-thread integer work, 36
+ * instructions (17 before the first load: parameters, ids, the tx == 0
+ * branch, index_in; 13 after the first barrier: index and the LDS
+ * addresses; 6 in the tail: the tx == 0 test, hidden_partial_sum's
+ * address). The compiler unrolls the reduction and folds __log2f and
+ * __powf into constants: per step 5 (constant, convert, rem, compare,
+ * branch), and in the adding lanes 4 for the address of
+ * weight_matrix[ty + power_two / 2] plus the add.
  * r[0]: reduction step (power_two = 2 << r[0]).
  */
 static void bp_forward_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
@@ -128,7 +137,7 @@ static void bp_forward_next(const struct kernel *k, struct kernel_warp *w, struc
     const struct backprop *b = k->ctx;
     switch (w->pc++) {
     case 0:
-        dn_alu(op, 12, 0, 0);
+        dn_alu(op, 36, 0, 0);
         break;
     case 1: /* if (tx == 0) input_node[ty] = input_cuda[index_in] */
         bp_mem(w, op, KOP_LOAD, b->input, BA_IN_Y, BM_TX0, 1);
@@ -163,7 +172,7 @@ static void bp_forward_next(const struct kernel *k, struct kernel_warp *w, struc
     case 12: /* for i = 1..log2(16): if (ty % power_two == 0) */
         if (!bp_mask(w, BM_STEP, 2u << w->r[0]))
             w->pc = 17; /* no thread of this warp adds in this step */
-        dn_alu(op, 20, 0, 0);
+        dn_alu(op, 5, 0, 0);
         break;
     case 13: /* wm[ty][tx] = wm[ty][tx] + wm[ty + power_two / 2][tx] */
         bp_mem(w, op, KOP_LDS_LOAD, NULL, BL_WM, BM_STEP, 5);
@@ -172,7 +181,7 @@ static void bp_forward_next(const struct kernel *k, struct kernel_warp *w, struc
         bp_mem(w, op, KOP_LDS_LOAD, NULL, BL_WM_DOWN, BM_STEP, 6);
         break;
     case 15:
-        dn_alu(op, 1, 5, 6);
+        dn_alu(op, 5, 5, 6);
         break;
     case 16:
         bp_mem(w, op, KOP_LDS_STORE, NULL, BL_WM, BM_STEP, 0);
@@ -201,19 +210,22 @@ static void bp_forward_next(const struct kernel *k, struct kernel_warp *w, struc
 }
 
 /*
- * bpnn_adjust_weights_cuda. ETA and MOMENTUM are double literals, so each
- * update converts to double and back: for w[index] 4 conversions, 3
- * multiplies or fused multiply-adds, the add to w, 1 conversion back
- * (about 10); for oldw the same without the w term (8). The stores go
- * through float pointers that may alias the inputs, so the compiler reloads
- * delta, ly and oldw after the store to w. Index arithmetic: 12.
+ * bpnn_adjust_weights_cuda. ALU counts from the kernel's PTX (see the file
+ * header). ETA and MOMENTUM are double literals, so each update converts
+ * to double and back: for w[index] the conversions of delta and ly and
+ * ETA * delta (3) with the addresses of ly, oldw and w (5), then the
+ * conversions of oldw and w, MOMENTUM * oldw, the fused multiply-add, the
+ * add and the conversion back (6); for oldw 3 and 4. The stores go through
+ * float pointers that may alias the inputs, so the compiler reloads delta,
+ * ly and oldw after the store to w. Parameters, ids and index arithmetic:
+ * 18; the ty == 0 && by == 0 test: 3; the bias row 8 + 3 and 5.
  */
 static void bp_adjust_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct backprop *b = k->ctx;
     switch (w->pc++) {
     case 0:
-        dn_alu(op, 12, 0, 0);
+        dn_alu(op, 18, 0, 0);
         break;
     case 1: /* w[index] += ETA * delta[index_x] * ly[index_y] + MOMENTUM * oldw[index] */
     case 8: /* oldw[index] = the same (reloaded) */
@@ -231,7 +243,7 @@ static void bp_adjust_next(const struct kernel *k, struct kernel_warp *w, struct
         bp_mem(w, op, KOP_LOAD, b->weights, BA_INDEX, BM_ALL, 4);
         break;
     case 5:
-        dn_alu(op, 4, 1, 2);
+        dn_alu(op, 8, 1, 2);
         break;
     case 6:
         dn_alu(op, 6, 3, 4);
@@ -240,7 +252,7 @@ static void bp_adjust_next(const struct kernel *k, struct kernel_warp *w, struct
         bp_mem(w, op, KOP_STORE, b->weights, BA_INDEX, BM_ALL, 0);
         break;
     case 11:
-        dn_alu(op, 4, 1, 2);
+        dn_alu(op, 3, 1, 2);
         break;
     case 12:
         dn_alu(op, 4, 3, 0);
@@ -254,7 +266,7 @@ static void bp_adjust_next(const struct kernel *k, struct kernel_warp *w, struct
     case 15: /* if (ty == 0 && by == 0) */
         if (!bp_mask(w, BM_ROW0, 0))
             w->pc = 26;
-        dn_alu(op, 2, 0, 0);
+        dn_alu(op, 3, 0, 0);
         break;
     case 16: /* w[index_x] += ETA * delta[index_x] + MOMENTUM * oldw[index_x] */
     case 22: /* oldw[index_x] = the same (reloaded) */
@@ -268,6 +280,8 @@ static void bp_adjust_next(const struct kernel *k, struct kernel_warp *w, struct
         bp_mem(w, op, KOP_LOAD, b->weights, BA_X, BM_ROW0, 4);
         break;
     case 19:
+        dn_alu(op, 8, 1, 3);
+        break;
     case 24:
         dn_alu(op, 5, 1, 3);
         break;

@@ -17,7 +17,9 @@
  * __syncthreads(); at the leaf the matching thread reads the record (findK)
  * or the record index (findRangeK). Structures: knodes and records (R, one
  * shared copy: the UVM port of the gem5 suite), the per-query arrays (R or
- * R/W, ranges = the work-group's own element).
+ * R/W, ranges = the work-group's own element). ALU counts per basic block
+ * from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's kernel_gpu_cuda.cu and
+ * kernel_gpu_cuda_2.cu, see docs/workloads/btree.md.
  * Abstracted: key values are a seeded permutation of [0, keys) inserted in
  * that order (mil.txt is not available); query keys are uniform in [0, keys)
  * from the seed (the real code uses rand()); no data values are simulated.
@@ -413,34 +415,47 @@ struct bt_step {
 #define ST(c, t, s) {KOP_STORE, c, t, 0, s, 0, 0}
 #define BAR {KOP_BARRIER, C_ALL, T_NONE, 0, 0, 0, 0}
 
-/* ALU counts: address arithmetic of knodesD[x].keys[thid] (a 64-bit
- * multiply-add: 3), each compare pair with its branch (3), the
- * knodes_elem test (1), loop control (2). */
+/* ALU counts per basic block: the PTX of Rodinia 3.1's kernels (nvcc 13,
+ * -arch=sm_90, see docs/workloads/btree.md), every instruction but global
+ * loads and stores, barriers, ret and cvta.to.global, counted where the
+ * loop runs at Table II's height 2. Step 0 is the prologue (parameters,
+ * thread and block ids, the key's address, the loop set-up), run once; the
+ * level loop starts at BT_LOOP. Per level: loop control and the thid == 0
+ * test between the barriers (findK 3 + 2), the knode address (64-bit
+ * multiply-add: 4), the two compares with their branches and the address
+ * of keys[thid + 1], which the rolled loop recomputes (8); in the branch
+ * thread, the indices address and the knodes_elem test (6). findRangeK's
+ * loop is unrolled twice: its counts are the mean of the two halves. The
+ * address arithmetic of the one matching thread after the loop (4 to 8
+ * instructions in one warp per query, under 1% of the kernel) is left out. */
+#define BT_LOOP 1
 static const struct bt_step bt_findk[] = {
-    ALU(2, 0, 0), LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(3, 1, 0),
-    LD(C_ALL, T_KEYS0, 3, 1), LD(C_ALL, T_KEYS0_1, 4, 1), ALU(3, 3, 4),
-    LD(C_SEL0, T_OFF, 5, 0), LD(C_SEL0, T_IND0, 6, 5), {KOP_ALU, C_SEL0, T_NONE, 0, 6, 0, 1},
+    ALU(30, 0, 0),
+    ALU(5, 0, 0), LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(4, 1, 0),
+    LD(C_ALL, T_KEYS0, 3, 1), LD(C_ALL, T_KEYS0_1, 4, 1), ALU(8, 3, 4),
+    LD(C_SEL0, T_OFF, 5, 0), LD(C_SEL0, T_IND0, 6, 5), {KOP_ALU, C_SEL0, T_NONE, 0, 6, 0, 6},
     ST(C_SEL0, T_OFF, 6), BAR, LD(C_T0, T_OFF, 7, 0), ST(C_T0, T_CUR, 7), BAR,
     {0, C_LOOP_END, 0, 0, 0, 0, 0},
-    LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(3, 1, 0), LD(C_ALL, T_KEYS0, 3, 1),
+    LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(4, 1, 0), LD(C_ALL, T_KEYS0, 3, 1),
     ALU(2, 2, 3), LD(C_MATCH0, T_IND0, 4, 0), LD(C_MATCH0, T_REC, 5, 4), ST(C_MATCH0, T_ANS, 5),
     {KOP_EXIT, C_END, 0, 0, 0, 0, 0},
 };
 
 static const struct bt_step bt_findrangek[] = {
-    ALU(2, 0, 0), LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(3, 1, 0),
-    LD(C_ALL, T_KEYS0, 3, 1), LD(C_ALL, T_KEYS0_1, 4, 1), ALU(3, 3, 4),
-    LD(C_SEL0, T_IND0, 5, 0), {KOP_ALU, C_SEL0, T_NONE, 0, 5, 0, 1}, ST(C_SEL0, T_OFF, 5),
-    LD(C_ALL, T_LAST, 6, 0), LD(C_ALL, T_END, 7, 0), ALU(3, 6, 0),
-    LD(C_ALL, T_KEYS1, 8, 6), LD(C_ALL, T_KEYS1_1, 9, 6), ALU(3, 8, 9),
-    LD(C_SEL1, T_IND1, 10, 0), {KOP_ALU, C_SEL1, T_NONE, 0, 10, 0, 1}, ST(C_SEL1, T_OFF2, 10),
+    ALU(33, 0, 0),
+    ALU(3, 0, 0), LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(4, 1, 0),
+    LD(C_ALL, T_KEYS0, 3, 1), LD(C_ALL, T_KEYS0_1, 4, 1), ALU(7, 3, 4),
+    LD(C_SEL0, T_IND0, 5, 0), {KOP_ALU, C_SEL0, T_NONE, 0, 5, 0, 2}, ST(C_SEL0, T_OFF, 5),
+    LD(C_ALL, T_LAST, 6, 0), LD(C_ALL, T_END, 7, 0), ALU(5, 6, 0),
+    LD(C_ALL, T_KEYS1, 8, 6), LD(C_ALL, T_KEYS1_1, 9, 6), ALU(4, 8, 9),
+    LD(C_SEL1, T_IND1, 10, 0), {KOP_ALU, C_SEL1, T_NONE, 0, 10, 0, 2}, ST(C_SEL1, T_OFF2, 10),
     BAR, LD(C_T0, T_OFF, 11, 0), ST(C_T0, T_CUR, 11), LD(C_T0, T_OFF2, 12, 0),
     ST(C_T0, T_LAST, 12), BAR,
     {0, C_LOOP_END, 0, 0, 0, 0, 0},
     LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(3, 1, 0), LD(C_ALL, T_KEYS0, 3, 1),
-    ALU(1, 2, 3), LD(C_MATCH0, T_IND0, 4, 0), ST(C_MATCH0, T_ANS, 4), BAR,
-    LD(C_ALL, T_LAST, 6, 0), LD(C_ALL, T_END, 7, 0), ALU(3, 6, 0), LD(C_ALL, T_KEYS1, 8, 6),
-    ALU(1, 7, 8), LD(C_MATCH1, T_IND1, 9, 0), LD(C_MATCH1, T_ANS, 10, 0), ALU(2, 9, 10),
+    ALU(4, 2, 3), LD(C_MATCH0, T_IND0, 4, 0), ST(C_MATCH0, T_ANS, 4), BAR,
+    LD(C_ALL, T_LAST, 6, 0), LD(C_ALL, T_END, 7, 0), ALU(5, 6, 0), LD(C_ALL, T_KEYS1, 8, 6),
+    ALU(2, 7, 8), LD(C_MATCH1, T_IND1, 9, 0), LD(C_MATCH1, T_ANS, 10, 0), ALU(3, 9, 10),
     ST(C_MATCH1, T_LEN, 10),
     {KOP_EXIT, C_END, 0, 0, 0, 0, 0},
 };
@@ -510,7 +525,7 @@ static void bt_next(const struct kernel *k, struct kernel_warp *w, struct kernel
 {
     const struct bt_cmd *c = k->ctx;
     const struct bt_step *prog = c->range ? bt_findrangek : bt_findk;
-    if (w->pc == 0 && c->b->height == 0) { /* a single leaf: no loop iteration */
+    if (w->pc == BT_LOOP && c->b->height == 0) { /* a single leaf: no loop iteration */
         while (prog[w->pc].cond != C_LOOP_END)
             w->pc++;
         w->pc++;
@@ -524,7 +539,7 @@ static void bt_next(const struct kernel *k, struct kernel_warp *w, struct kernel
         w->pc++;
         if (s->cond == C_LOOP_END) {
             if (++w->r[0] < c->b->height)
-                w->pc = 0;
+                w->pc = BT_LOOP;
             continue;
         }
         uint32_t level = (uint32_t)w->r[0];
