@@ -11,6 +11,10 @@
  * (x = blockIdx.x * 4 + threadIdx.x, y likewise in y). The grids do not
  * shrink with t: later kernels have many work-groups whose threads all
  * return at the bounds test. Back substitution runs on the host.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
+ * gaussian.cu (every instruction but global loads and stores, barriers, ret
+ * and cvta.to.global); blocks with no op of their own are counted in the
+ * nearest op run as often. See docs/workloads/gaussian.md.
  * Abstracted: data values (no pivoting, so they do not change addresses).
  */
 #include <stdlib.h>
@@ -72,9 +76,11 @@ static void fan1_col(struct kernel_op *op, uint8_t kind, const struct gaussian *
     op->stride = (int64_t)g->size * 4;
 }
 
-/* Compute: 6 instructions for the bounds test and the row address, 10 for
- * an IEEE single-precision division (div_scale x2, rcp, 4 fma, div_fmas,
- * div_fixup and a move on GCN). */
+/* ALU counts from the kernel's PTX (see the file header): the bounds test,
+ * run by every warp, 12 (parameters, ids, the compare and its branch); in
+ * warps with a thread below the bound, the addresses of the two loads
+ * follow, 13, counted in op 0. Then the division (div.rn.f32: one PTX
+ * instruction, a subroutine of about 10 in SASS) and m's address, 2. */
 static void fan1_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct gaussian *g = k->ctx;
@@ -84,7 +90,7 @@ static void fan1_next(const struct kernel *k, struct kernel_warp *w, struct kern
     case 0: /* if (threadIdx.x + blockIdx.x * blockDim.x >= Size-1-t) return */
         if (!mask)
             w->pc = 5;
-        dn_alu(op, 6, 0, 0);
+        dn_alu(op, mask ? 25 : 12, 0, 0);
         break;
     case 1: /* m[Size (i+t+1) + t] = a[Size (i+t+1) + t] / a[Size t + t] */
         fan1_col(op, KOP_LOAD, g, g->a, w, t, mask);
@@ -98,7 +104,7 @@ static void fan1_next(const struct kernel *k, struct kernel_warp *w, struct kern
         op->dst = 2;
         break;
     case 3:
-        dn_alu(op, 10, 1, 2);
+        dn_alu(op, 2, 1, 2);
         break;
     case 4:
         fan1_col(op, KOP_STORE, g, g->m, w, t, mask);
@@ -154,10 +160,13 @@ static void fan2_mem(struct kernel_warp *w, struct kernel_op *op, uint8_t kind,
     dn_lanes(op, kind, mask, reg);
 }
 
-/* Compute: 6 instructions for the two bounds tests, 6 for xidx, yidx and
- * the three addresses, one multiply and one subtract per update, one
- * compare for `yidx == 0`. m is reloaded for b's update because the store
- * to a may alias it (no __restrict__). */
+/* ALU counts from the kernel's PTX (see the file header): the x bounds
+ * test 13 (parameters, ids), in warps that pass it the y test 7; in warps
+ * with an active lane the addresses of m and a[t] 10, then the multiply and
+ * a's own address 5, the subtract 1; the yidx == 0 test 2; in the lanes
+ * with y == 0 the addresses of m and b (4, counted with the multiply) and
+ * the multiply with b[x]'s address 3, the subtract 1. m is reloaded for b's
+ * update because the store to a may alias it (no __restrict__). */
 static void fan2_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct gaussian *g = k->ctx;
@@ -166,13 +175,17 @@ static void fan2_next(const struct kernel *k, struct kernel_warp *w, struct kern
     if (w->pc >= 9 && w->pc < 15)
         b0 = fan2_mask(g, w, t, true);
     switch (w->pc++) {
-    case 0: /* the two bounds tests: return */
+    case 0: { /* the two bounds tests: return */
+        bool xin = false; /* some lane passes the x test: the warp runs the y test */
+        for (unsigned l = 0; l < w->nlanes; l++)
+            xin |= (uint64_t)w->wg_id.x * g->bxy + dn_tx(w, l) < g->size - 1u - t;
         if (!all)
             w->pc = 15;
-        dn_alu(op, 6, 0, 0);
+        dn_alu(op, xin ? 20 : 13, 0, 0);
         break;
+    }
     case 1:
-        dn_alu(op, 6, 0, 0);
+        dn_alu(op, 10, 0, 0);
         break;
     case 2: /* a[Size (x+1+t) + y+t] -= m[Size (x+1+t) + t] * a[Size t + y+t] */
         fan2_mem(w, op, KOP_LOAD, g->m, F2_M_XT, all, 1);
@@ -184,7 +197,7 @@ static void fan2_next(const struct kernel *k, struct kernel_warp *w, struct kern
         fan2_mem(w, op, KOP_LOAD, g->a, F2_A_XY, all, 3);
         break;
     case 5:
-        dn_alu(op, 1, 1, 2);
+        dn_alu(op, 5, 1, 2);
         break;
     case 6:
         dn_alu(op, 1, 3, 0);
@@ -195,7 +208,7 @@ static void fan2_next(const struct kernel *k, struct kernel_warp *w, struct kern
     case 8: /* if (yidx == 0) */
         if (!fan2_mask(g, w, t, true))
             w->pc = 15;
-        dn_alu(op, 1, 0, 0);
+        dn_alu(op, 2, 0, 0);
         break;
     case 9: /* b[x+1+t] -= m[Size (x+1+t) + y+t] * b[t] */
         fan2_mem(w, op, KOP_LOAD, g->m, F2_M_XT, b0, 1);
@@ -207,7 +220,7 @@ static void fan2_next(const struct kernel *k, struct kernel_warp *w, struct kern
         fan2_mem(w, op, KOP_LOAD, g->b, F2_B_X, b0, 3);
         break;
     case 12:
-        dn_alu(op, 1, 1, 2);
+        dn_alu(op, 7, 1, 2);
         break;
     case 13:
         dn_alu(op, 1, 3, 0);

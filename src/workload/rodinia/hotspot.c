@@ -13,6 +13,10 @@
  * their 5-point neighbourhood (clamped to the valid part of the tile),
  * barrier, copy temp_t back to temp_on_cuda, barrier (not after the last
  * step); the threads of the last step store temp_t to temp_dst.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
+ * calculate_temp (every instruction but global and LDS loads and stores,
+ * barriers, ret and cvta.to.global); blocks with no op of their own are
+ * counted in the nearest op run as often. See docs/workloads/hotspot.md.
  * Abstracted: data values; the input files only fix the grid size.
  */
 #include <stdlib.h>
@@ -135,9 +139,13 @@ static void hs_mem(struct kernel_warp *w, const struct hs_tile *t, struct kernel
     dn_lanes(op, kind, mask, reg);
 }
 
-/* The step r[0]'s stencil: pc 8-17. Compute: about 12 floating-point
- * instructions (three differences with 2 x centre, three scalings, the
- * sum, the step) split over the three pairs of loads they wait for. */
+/* The step r[0]'s stencil: pc 8-17. Compute (PTX, see calculate_temp
+ * below): 19 instructions, in double precision (2.0 is a double literal),
+ * split over the three pairs of loads they wait for: the conversions of
+ * the centre and the power (2); N + S, its conversion, 2 x centre, the
+ * difference and its fused multiply-add with Ry_1 (5); the same for E + W
+ * with Rx_1, amb_temp - centre scaled by Rz_1, the sums, the step and the
+ * conversion back (11), plus computed = true after the store (1). */
 static void hs_stencil(struct kernel_warp *w, const struct hs_tile *t, struct kernel_op *op,
                        unsigned pc, uint64_t m)
 {
@@ -145,16 +153,22 @@ static void hs_stencil(struct kernel_warp *w, const struct hs_tile *t, struct ke
     if (pc <= 13)
         hs_mem(w, t, op, KOP_LDS_LOAD, NULL, what[pc - 8], m, (uint8_t)(pc - 5));
     else if (pc <= 16)
-        dn_alu(op, 4, (uint8_t)(3 + 2 * (pc - 14)), (uint8_t)(4 + 2 * (pc - 14)));
+        dn_alu(op, (uint32_t)(pc == 14 ? 2 : pc == 15 ? 5 : 12), (uint8_t)(3 + 2 * (pc - 14)),
+               (uint8_t)(4 + 2 * (pc - 14)));
     else
         hs_mem(w, t, op, KOP_LDS_STORE, NULL, HL_T, m, 0);
 }
 
 /*
- * calculate_temp. Compute estimates: 50 instructions before the loads
- * (step / Cap and three reciprocals as IEEE divisions, about 10 each, and
- * the tile and index arithmetic), 20 for the valid range and the clamped
- * N/S/W/E indices, 8 per step for its loop and range tests.
+ * calculate_temp. ALU counts from the kernel's PTX (see the file header):
+ * 47 before the loads (parameters, ids, the tile and index arithmetic, the
+ * load test, the LDS and global addresses); 62 after the first barrier
+ * (temp_t's address, the valid range, the clamped N/S/W/E addresses, the
+ * compiler's step / Cap and three reciprocals, 1 instruction each in PTX,
+ * and the tail: the computed test and temp_dst's address, 5). Per step
+ * the range tests (7 + 6: every warp has lanes that pass the tx test) and
+ * the i == iteration - 1 test after the barrier (2): 15; from the second
+ * step on, also the previous step's computed test and loop control (6).
  * pc: 0 prologue, 1-4 load the tiles, 5 barrier, 6 clamps, 7 step test,
  * 8-17 stencil, 18 barrier, 19-20 copy back, 21 barrier, 22-23 store,
  * 24 exit; r[0] = step i, r[1] the lanes whose cell is in the grid, r[2]
@@ -175,17 +189,17 @@ static void hotspot_next(const struct kernel *k, struct kernel_warp *w, struct k
     if (pc >= 1 && pc <= 4 && !ld)
         pc = w->pc = 5; /* no cell of this warp is inside the grid */
     switch (pc) {
-    case 0: dn_alu(op, 50, 0, 0); break;
+    case 0: dn_alu(op, 47, 0, 0); break;
     case 1: hs_mem(w, &t, op, KOP_LOAD, src, HA_CELL, ld, 1); break;
     case 2: hs_mem(w, &t, op, KOP_LOAD, h->power, HA_CELL, ld, 2); break;
     case 3: hs_mem(w, &t, op, KOP_LDS_STORE, NULL, HL_C, ld, 1); break;
     case 4: hs_mem(w, &t, op, KOP_LDS_STORE, NULL, HL_POWER, ld, 2); break;
     case 5: w->pc = 6; dn_barrier(op); break;
-    case 6: dn_alu(op, 20, 0, 0); break;
+    case 6: dn_alu(op, 62, 0, 0); break;
     case 7:
         if (!m)
             w->pc = 18;
-        dn_alu(op, 8, 0, 0);
+        dn_alu(op, i > 0 ? 21 : 15, 0, 0);
         break;
     case 18:
         if (i == t.it - 1)

@@ -8,6 +8,9 @@
  * below stay in registers), its W/E/S/N neighbours (clamped to itself at
  * the grid's edges) and p[c], and stores tOut[c]; c, W, E, N, S advance by
  * xy = grid^2 per layer. Every warp covers 64 consecutive cells of one row.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
+ * hotspotOpt1 (every instruction but global loads and stores, ret and
+ * cvta.to.global), at Table II's 8 layers; see docs/workloads/hotspot3d.md.
  * Abstracted: data values; the input files only fix the grid size.
  */
 #include <stdlib.h>
@@ -86,10 +89,17 @@ static void h3_mem(struct kernel_warp *w, struct kernel_op *op, uint8_t kind,
 
 /*
  * hotspotOpt1. Registers: the centre of layer z is in 1 + z % 3 (loaded
- * as temp3 of layer z - 1), the neighbours in 4..8. Compute estimates: 14
- * instructions for i, j, c and the clamped W/E/N/S indices; per layer the
- * nine multiply-adds of the update, split over the loads they wait for,
- * and 6 for advancing c, W, E, N, S and the loop test.
+ * as temp3 of layer z - 1), the neighbours in 4..8. ALU counts from the
+ * kernel's PTX (see the file header). Prologue 54: 42 before the first
+ * load (parameters, i, j, c, the clamped W/E/N/S offsets, xy, the first
+ * addresses), layer 0's other 10 addresses and its 2 extra floating-point
+ * instructions (ct * amb_temp, hoisted, and an unfused multiply). Per
+ * layer the update, 9 instructions split over the loads they wait for:
+ * cw W, cc temp2, ce E (3); cs S, cn N, cb temp1 (3); ct temp3, sdc p (2);
+ * + ct amb_temp (1). Between layers 21: the next layer's addresses, the
+ * advance, the loop control, the set-up of the compiler's 4-way unrolled
+ * loop and of its remainder loop (at 8 layers: 148 instructions over the 7
+ * steps, rounded; the model has 273 of the PTX's 274 per thread).
  * pc: 0 prologue, 1 temp2 = tIn[c]; per layer r[0]: 2 temp3, 3-7 the
  * neighbours and p[c], 8-11 the update, 12 store, 13 advance; 14 exit.
  */
@@ -105,17 +115,17 @@ static void hotspot3d_next(const struct kernel *k, struct kernel_warp *w, struct
     if (pc == 2 && top)
         pc = w->pc++; /* the top layer reuses temp3 */
     switch (pc) {
-    case 0: dn_alu(op, 14, 0, 0); break;
+    case 0: dn_alu(op, 54, 0, 0); break;
     case 1: h3_mem(w, op, KOP_LOAD, in, H3_C, 1); break;
     case 2: h3_mem(w, op, KOP_LOAD, in, H3_UP, up); break;
     case 3: case 4: case 5: case 6:
         h3_mem(w, op, KOP_LOAD, in, nb[pc - 3], (uint8_t)(pc + 1));
         break;
     case 7: h3_mem(w, op, KOP_LOAD, h->p, H3_C, 8); break;
-    case 8: dn_alu(op, 2, 4, 5); break;
-    case 9: dn_alu(op, 2, 6, 7); break;
+    case 8: dn_alu(op, 3, 4, 5); break;
+    case 9: dn_alu(op, 3, 6, 7); break;
     case 10: dn_alu(op, 2, 8, up); break;
-    case 11: dn_alu(op, 3, centre, 0); break;
+    case 11: dn_alu(op, 1, centre, 0); break;
     case 12: h3_mem(w, op, KOP_STORE, out, H3_C, 0); break;
     case 13:
         if (top) {
@@ -125,7 +135,7 @@ static void hotspot3d_next(const struct kernel *k, struct kernel_warp *w, struct
         }
         w->r[0]++;
         w->pc = 2;
-        dn_alu(op, 6, 0, 0);
+        dn_alu(op, 21, 0, 0);
         break;
     default:
         op->kind = KOP_EXIT;

@@ -16,6 +16,10 @@
  * then a last lud_diagonal at offset = size - 16: 3 (size / 16 - 1) + 1
  * kernels. The two halves of lud_perimeter are an if/else on threadIdx.x,
  * so a warp holding both runs them one after the other with half its lanes.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
+ * lud_kernel.cu (every instruction but global and LDS loads and stores,
+ * barriers, ret and cvta.to.global); blocks with no op of their own are
+ * counted in the nearest op run as often. See docs/workloads/lud.md.
  * Abstracted: data values (no pivoting, so they do not change addresses);
  * LDS reads are single words (no ds_read_b64/b128 widening).
  */
@@ -119,15 +123,19 @@ static bool lud_copy_op(struct kernel_warp *w, struct kernel_op *op, struct lud_
 }
 
 /* acc -= sum over j < n of x(j) * y(j), then acc /= d if div, in LDS,
- * after 2 instructions of loop test: load acc (register 31); load x(j),
- * y(j) (registers 2j+1, 2j+2); load d (32); n multiply-adds; a
- * 10-instruction IEEE division; store acc. The loops are fully unrolled
- * (BLOCK_SIZE is a constant), so the loads come before the arithmetic. */
+ * after `test` instructions of loop control and addresses: load acc
+ * (register 31); load x(j), y(j) (registers 2j+1, 2j+2); load d (32); per
+ * term a multiply and a subtract (2); the division (div.rn.f32, 1 PTX
+ * instruction); store acc. The loads come before the arithmetic. The
+ * compiler unrolls the inner loop (trip count i) 4 times with a remainder:
+ * `test` is all of the step's PTX but the terms and the division, counted
+ * per i (lud_diag_col etc.). */
 struct lud_dot {
     struct lud_cell acc, x, y, d;
     unsigned n;
     bool div;
     uint64_t mask;
+    uint32_t test;
 };
 
 static bool lud_dot_op(struct kernel_warp *w, struct kernel_op *op, struct lud_dot d, unsigned s)
@@ -136,7 +144,7 @@ static bool lud_dot_op(struct kernel_warp *w, struct kernel_op *op, struct lud_d
     if (!d.mask || s > loads + n + d.div)
         return false;
     if (s == 0)
-        dn_alu(op, 2, 0, 0);
+        dn_alu(op, d.test, 0, 0);
     else if (s == 1)
         lud_lds(w, op, KOP_LDS_LOAD, d.acc, 0, d.mask, 31);
     else if (s <= 2 * n + 1)
@@ -144,9 +152,9 @@ static bool lud_dot_op(struct kernel_warp *w, struct kernel_op *op, struct lud_d
     else if (s < loads)
         lud_lds(w, op, KOP_LDS_LOAD, d.d, 0, d.mask, 32);
     else if (s < loads + n)
-        dn_alu(op, 1, (uint8_t)(2 * (s - loads) + 1), (uint8_t)(2 * (s - loads) + 2));
+        dn_alu(op, 2, (uint8_t)(2 * (s - loads) + 1), (uint8_t)(2 * (s - loads) + 2));
     else if (s < loads + n + d.div)
-        dn_alu(op, 10, 31, 32);
+        dn_alu(op, 1, 31, 32);
     else
         lud_lds(w, op, KOP_LDS_STORE, d.acc, 0, d.mask, 31);
     return true;
@@ -210,27 +218,36 @@ static bool lud_single(struct kernel_op *op, uint32_t n, unsigned s)
 
 #define SH(r, c) ((struct lud_cell){0, (uint8_t)(r), (uint8_t)(c)})
 
-/* Phases: 0 prologue (4 instructions of index arithmetic), 1 copy in,
- * 2 barrier; per step i < 15: 3 column update, 4 barrier, 5 row update,
- * 6 barrier; 7 copy out (rows 1..15); 8 exit. */
+/* Phases: 0 prologue, 1 copy in, 2 barrier; per step i < 15: 3 column
+ * update, 4 barrier, 5 row update, 6 barrier; 7 copy out (rows 1..15);
+ * 8 exit. ALU counts from the PTX (see the file header): phase 0 carries
+ * the once-per-thread work, 104 (57 before the barrier: parameters, ids,
+ * the copy's addresses; 47 of the copy out's addresses). The loop tests:
+ * the column update's (outer loop, tx > i, the unrolled loop's set-up and
+ * control, the remainder's tests, all addresses) and the row update's
+ * (the same, and the outer loop's test after the second barrier), per i. */
+static const uint8_t lud_diag_col[LUD_BS - 1] = {12, 29, 32, 34, 37, 45, 48, 50,
+                                                 46, 54, 57, 59, 55, 63, 66};
+static const uint8_t lud_diag_row[LUD_BS - 1] = {19, 21, 21, 23, 32, 34, 34, 34,
+                                                 43, 45, 45, 45, 54, 56, 56};
 static bool diag_phase(struct kernel_warp *w, struct kernel_op *op, unsigned p, unsigned i,
                        unsigned s)
 {
     uint32_t off = (uint32_t)w->k->p[0];
     uint64_t all = lud_mask(w, LUD_ALL, 0);
     switch (p) {
-    case 0: return lud_single(op, 4, s);
+    case 0: return lud_single(op, 104, s);
     case 1: /* shadow[i][tx] = m[array_offset + tx], array_offset = (offset + i) dim + offset */
         return lud_copy_op(w, op, (struct lud_copy){LUD_BS, off, off, 0, 0, all, false}, s);
     case 3: /* if (tx > i) { for j < i: shadow[tx][i] -= shadow[tx][j] * shadow[j][i];
              *               shadow[tx][i] /= shadow[i][i]; } */
         return lud_dot_op(w, op, (struct lud_dot){SH(LUD_LANE, i), SH(LUD_LANE, LUD_J),
                                                   SH(LUD_J, i), SH(i, i), i, true,
-                                                  lud_mask(w, LUD_GT, i)}, s);
+                                                  lud_mask(w, LUD_GT, i), lud_diag_col[i]}, s);
     case 5: /* if (tx > i) for j <= i: shadow[i+1][tx] -= shadow[i+1][j] * shadow[j][tx] */
         return lud_dot_op(w, op, (struct lud_dot){SH(i + 1, LUD_LANE), SH(i + 1, LUD_J),
                                                   SH(LUD_J, LUD_LANE), SH(0, 0), i + 1, false,
-                                                  lud_mask(w, LUD_GT, i)}, s);
+                                                  lud_mask(w, LUD_GT, i), lud_diag_row[i]}, s);
     case 7: /* m[(offset + i) dim + offset + tx] = shadow[i][tx], 1 <= i < 16 */
         return lud_copy_op(w, op, (struct lud_copy){LUD_BS - 1, off + 1, off, 0, 1, all, true}, s);
     case 8:
@@ -254,18 +271,26 @@ static void diag_next(const struct kernel *k, struct kernel_warp *w, struct kern
 #define PROW(r, c) ((struct lud_cell){LUD_T, (uint8_t)(r), (uint8_t)(c)})
 #define PCOL(r, c) ((struct lud_cell){2 * LUD_T, (uint8_t)(r), (uint8_t)(c)})
 
-/* Phases: 0 prologue (6 instructions), 1-2 threads 0-15 copy the upper
+/* Phases: 0 prologue, 1-2 threads 0-15 copy the upper
  * half of dia and peri_row in, 3-4 threads 16-31 the lower half of dia and
  * peri_col, 5 barrier; 6 (i = 1..15) peri_row's forward substitution; 7
  * (i = 0..15) peri_col's with the division; 8 barrier; 9-10 copy out; 11
- * exit. blockIdx.x + 1 is the block column (row) of this work-group. */
+ * exit. blockIdx.x + 1 is the block column (row) of this work-group. ALU
+ * counts from the PTX (see the file header): phase 0 carries all of both
+ * branches' once-per-thread work, 231 (parameters, ids and the copies'
+ * addresses 123, the branches around the barriers and the loops' set-up
+ * 18, the copies out 90); the loop tests as in lud_diagonal, per i. */
+static const uint8_t lud_peri_row[LUD_BS] = {0,  22, 24, 24, 25, 33, 35, 35,
+                                             31, 39, 41, 41, 37, 45, 47, 47};
+static const uint8_t lud_peri_col[LUD_BS] = {11, 27, 29, 30, 31, 38, 40, 41,
+                                             40, 47, 49, 50, 49, 56, 58, 59};
 static bool peri_phase(struct kernel_warp *w, struct kernel_op *op, unsigned p, unsigned i,
                        unsigned s)
 {
     uint32_t off = (uint32_t)w->k->p[0], blk = off + (w->wg_id.x + 1) * LUD_BS;
     uint64_t lo = lud_mask(w, LUD_LO, 0), hi = lud_mask(w, LUD_HI, 0);
     switch (p) {
-    case 0: return lud_single(op, 6, s);
+    case 0: return lud_single(op, 231, s);
     case 1: /* dia[i][idx] = m[(offset + i) dim + offset + idx], i < 8 */
         return lud_copy_op(w, op, (struct lud_copy){LUD_BS / 2, off, off, 0, 0, lo, false}, s);
     case 2: /* peri_row[i][idx] = m[(offset + i) dim + offset + (bx + 1) 16 + idx] */
@@ -279,10 +304,11 @@ static bool peri_phase(struct kernel_warp *w, struct kernel_op *op, unsigned p, 
     case 6: /* for j < i: peri_row[i][idx] -= dia[i][j] * peri_row[j][idx] */
         return lud_dot_op(w, op, (struct lud_dot){PROW(i, LUD_LANE), DIA(i, LUD_J),
                                                   PROW(LUD_J, LUD_LANE), DIA(0, 0), i, false,
-                                                  lo}, s);
+                                                  lo, lud_peri_row[i]}, s);
     case 7: /* for j < i: peri_col[idx][i] -= peri_col[idx][j] * dia[j][i]; /= dia[i][i] */
         return lud_dot_op(w, op, (struct lud_dot){PCOL(LUD_LANE, i), PCOL(LUD_LANE, LUD_J),
-                                                  DIA(LUD_J, i), DIA(i, i), i, true, hi}, s);
+                                                  DIA(LUD_J, i), DIA(i, i), i, true, hi,
+                                                  lud_peri_col[i]}, s);
     case 9: /* m[(offset + i) dim + offset + (bx + 1) 16 + idx] = peri_row[i][idx], i >= 1 */
         return lud_copy_op(w, op, (struct lud_copy){LUD_BS - 1, off + 1, blk, LUD_T, 1, lo, true},
                            s);
@@ -331,9 +357,11 @@ static void internal_lds(struct kernel_warp *w, struct kernel_op *op, uint8_t ki
 }
 
 /*
- * lud_internal. Compute estimates: 8 instructions of index arithmetic
- * (global_row_id, global_col_id and two addresses), one multiply-add per
- * term, one subtract. The loop is unrolled, so its 32 LDS reads come
+ * lud_internal. ALU counts from the PTX (see the file header): op 0
+ * carries the once-per-thread work, 36 (32 before the barrier: parameters,
+ * ids, global_row_id, global_col_id, the addresses of both copies; 4 after
+ * it: peri_row's column address and the block's own element's), one fma
+ * per term, one subtract. The loop is unrolled, so its 32 LDS reads come
  * before the 16 multiply-adds; the compiler also issues the load of the
  * block's own element right after the barrier (it does not depend on LDS).
  * pc: 0 prologue, 1-4 tiles in, 5 barrier, 6 load m, 7-38 LDS reads
@@ -356,7 +384,7 @@ static void internal_next(const struct kernel *k, struct kernel_warp *w, struct 
         return;
     }
     switch (pc) {
-    case 0: dn_alu(op, 8, 0, 0); break;
+    case 0: dn_alu(op, 36, 0, 0); break;
     case 1: internal_mem(w, op, KOP_LOAD, off, gcol, 1); break;  /* peri_row's source */
     case 2: internal_mem(w, op, KOP_LOAD, grow, off, 2); break;  /* peri_col's source */
     case 3: internal_lds(w, op, KOP_LDS_STORE, 0, IL_TY_TX, 0, 1); break; /* peri_row[ty][tx] */

@@ -13,7 +13,12 @@
  * tx <= m active, each with its 4 LDS loads, LDS store and __syncthreads();
  * and the 16 row stores of the tile. The reference matrix is R, the score
  * matrix R/W. The constant 16-iteration copy loops are unrolled as nvcc does
- * (all loads, then all stores).
+ * (all loads, then all stores). ALU counts per basic block from nvcc 13
+ * -arch=sm_90 PTX of Rodinia 3.1's needle_kernel.cu (every instruction but
+ * global and LDS loads and stores, barriers, ret and cvta.to.global): the
+ * compiler unrolls both step loops and folds every LDS address into an
+ * offset, so a step is its test and 5 instructions; all the once-per-thread
+ * work is counted in the first op. See docs/workloads/nw.md.
  * Abstracted: no data values; input generation (srand(7), blosum62) is host
  * work and not modelled.
  */
@@ -96,7 +101,11 @@ enum {
 };
 
 /* One op of anti-diagonal step s (0..30) for lanes tx <= m; r[1] is the op
- * within the step: ALU, 4 LDS loads, ALU, LDS store, barrier. */
+ * within the step: ALU, 4 LDS loads, ALU, LDS store, barrier. ALU counts
+ * from the PTX (see the file header): the test tx <= m is a compare and a
+ * branch (2) in the first loop; the second loop reuses the first loop's
+ * predicates (1), but for _1's last step (2). The step: an add, two
+ * subtractions, two max (5). */
 static bool nw_diag(struct kernel_warp *w, struct kernel_op *op)
 {
     int64_t s = (int64_t)w->r[0], t0 = kernel_tid(w, 0);
@@ -110,8 +119,8 @@ static bool nw_diag(struct kernel_warp *w, struct kernel_op *op)
         o = w->r[1] = 7;
     const int64_t dt = -(NW_B + 1) + 1, dr = -NW_B + 1; /* per-lane strides, elements */
     switch (o) {
-    case 0: /* if (tx <= m), t_index_x/y and the LDS addresses */
-        rod2_alu(op, 4, 0, 0);
+    case 0: /* if (tx <= m); t_index_x/y and the LDS addresses are folded */
+        rod2_alu(op, s < NW_B || (s == 2 * NW_B - 2 && w->k->p[0] == 1) ? 2 : 1, 0, 0);
         break;
     case 1:
         rod2_mem(op, KOP_LDS_LOAD, nw_temp(y - 1, x - 1, t0), dt * 4, 4, mask);
@@ -129,8 +138,8 @@ static bool nw_diag(struct kernel_warp *w, struct kernel_op *op)
         rod2_mem(op, KOP_LDS_LOAD, nw_temp(y - 1, x, t0), dt * 4, 4, mask);
         op->dst = 23;
         break;
-    case 5: /* an add, two subtractions, maximum() (two compare-selects) */
-        rod2_alu(op, 7, 21, 23);
+    case 5: /* an add, two subtractions, maximum() (two max) */
+        rod2_alu(op, 5, 21, 23);
         break;
     case 6:
         rod2_mem(op, KOP_LDS_STORE, nw_temp(y, x, t0), dt * 4, 4, mask);
@@ -154,7 +163,12 @@ static void nw_next(const struct kernel *k, struct kernel_warp *w, struct kernel
     uint64_t all = rod2_all(w), lane0 = t0 == 0 ? 1 : 0;
     unsigned pc = w->pc++;
     if (pc == NW_IDX) {
-        rod2_alu(op, 10, 0, 0); /* bx, tx, b_index_x/y, the four indices */
+        /* every once-per-thread instruction of the PTX: _1 114 (parameters,
+         * ids, the four indices, the tx == 0 test 16; the reference copy's
+         * addresses 27; the west and north copies 13; the LDS base
+         * addresses 5; after the loops the indices, recomputed, 34 and the
+         * output copy's addresses 19), _2 98 (a 12-instruction tail) */
+        rod2_alu(op, k->p[0] == 1 ? 114 : 98, 0, 0);
     } else if ((pc == NW_LD_NW || pc == NW_ST_NW) && !lane0) {
         w->pc = NW_LD_REF;
         nw_next(k, w, op);

@@ -12,8 +12,12 @@
  * the pyramid, the wall loads gpuWall[cols * (startStep + i) + xidx] and the
  * final store of the computed lanes. Each kernel reads gpuWall (R) and the
  * source row (R) and writes the destination row (R/W); rows swap every kernel.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
+ * dynproc_kernel (every instruction but global and LDS loads and stores,
+ * barriers, ret and cvta.to.global); blocks with no op of their own are
+ * counted in the nearest op run as often. See docs/workloads/pathfinder.md.
  * Abstracted: no data values (the model issues the accesses of every lane the
- * real code would run); ALU counts are estimates from the loop body.
+ * real code would run).
  */
 #include <stdlib.h>
 
@@ -118,8 +122,11 @@ static void pf_next(const struct kernel *k, struct kernel_warp *w, struct kernel
     for (;;) {
         uint64_t valid = pf_valid(p, w, blkx), comp = pf_computed(p, w, blkx, i);
         switch (w->pc++) {
-        case PF_INIT: /* small_block_cols, blkX, xidx, validXmin/Max, W, E, isValid */
-            rod2_alu(op, 14, 0, 0);
+        case PF_INIT: /* parameters, small_block_cols, blkX, xidx, the load test and
+                       * address (24); after the first barrier: result[tx]'s address,
+                       * validXmin/Max, W, E, isValid, the wall index's base (30); the
+                       * tail: the computed test and gpuResults' address (5) */
+            rod2_alu(op, 59, 0, 0);
             return;
         case PF_LD_SRC: /* prev[tx] = gpuSrc[xidx] if IN_RANGE(xidx, 0, cols-1) */
             if (!valid)
@@ -145,8 +152,10 @@ static void pf_next(const struct kernel *k, struct kernel_warp *w, struct kernel
                 w->pc = PF_IT;
             }
             return;
-        case PF_IT: /* loop control and the IN_RANGE / isValid tests */
-            rod2_alu(op, 4, 0, 0);
+        case PF_IT: /* the IN_RANGE / isValid tests (9), the i == iteration - 1 test
+                     * after the barrier (2); from the second iteration on, also the
+                     * previous one's computed test and loop control (7) */
+            rod2_alu(op, i > 0 ? 18 : 11, 0, 0);
             if (!comp)
                 w->pc = PF_BAR1;
             return;
@@ -160,8 +169,8 @@ static void pf_next(const struct kernel *k, struct kernel_warp *w, struct kernel
             rod2_mem(op, KOP_LDS_LOAD, PF_PREV + t0 * 4, 4, 4, comp);
             op->dst = 3;
             return;
-        case PF_MIN: /* two MINs and index = cols * (startStep + i) + xidx */
-            rod2_alu(op, 5, 2, 4);
+        case PF_MIN: /* two MINs and the wall address */
+            rod2_alu(op, 4, 2, 4);
             return;
         case PF_LD_WALL:
             rod2_mem(op, KOP_LOAD,
@@ -170,8 +179,8 @@ static void pf_next(const struct kernel *k, struct kernel_warp *w, struct kernel
                      4, 4, comp);
             op->dst = 5;
             return;
-        case PF_ADD:
-            rod2_alu(op, 1, 3, 5);
+        case PF_ADD: /* the add; computed = true after the store */
+            rod2_alu(op, 2, 3, 5);
             return;
         case PF_ST_RES:
             rod2_mem(op, KOP_LDS_STORE, PF_RESULT + t0 * 4, 4, 4, comp);
