@@ -253,12 +253,13 @@ Test(wl_hpc, babelstream_ops)
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 3, 5);
     addr_t off = (3 * 1024 + 5 * 64) * 8;
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "index");
+    /* PTX counts: parameters, index, a's and b's addresses */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10), "index");
     op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = a->base + off, .dst = 1), "a");
     op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = b->base + off, .dst = 2), "b");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "address");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1), "address"); /* PTX: one add */
     op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "add");
     op_is(wlh_step(&k, &w),
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = c->base + off, .src = {1, 2}), "c");
@@ -270,7 +271,7 @@ Test(wl_hpc, babelstream_ops)
 
     kernel_n(&g, &k, 1);   /* dot_kernel */
     wlh_warp_at(&w, &k, 1, 2); /* threads 128..191 of work-group 1 */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "prologue");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 22), "prologue"); /* PTX counts */
     for (uint64_t it = 0; it < 2; it++) {
         addr_t e = (1 * 1024 + 128 + it * 262144) * 8;
         op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "loop");
@@ -287,7 +288,7 @@ Test(wl_hpc, babelstream_ops)
     op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8),
           "tb_sum");
     for (unsigned off2 = 512; off2; off2 /= 2) {
-        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3), "step");
+        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "step"); /* PTX counts */
         op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
         if (off2 <= 128)
             continue; /* no thread of this warp below the offset */
@@ -299,7 +300,8 @@ Test(wl_hpc, babelstream_ops)
               OP(.kind = KOP_LDS_LOAD, .size = 8, .stride = 8, .base = 128 * 8, .mask = ~0ull,
                  .dst = 4),
               "lo");
-        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {3, 4}), "add");
+        /* PTX: the address of tb_sum[local_i + offset] and the add */
+        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3, .src = {3, 4}), "add");
         op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8, .mask = ~0ull,
                  .src = {3, 4}),

@@ -11,9 +11,13 @@
  * grid-stride loop, reduce the work-group's partial sums in LDS (tb_sum,
  * a __syncthreads() per halving step) and store one partial sum per
  * work-group into `sums`. Every work-group declares its exact slices.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of these kernels
+ * (every instruction but global and LDS loads and stores, barriers, ret and
+ * cvta.to.global; double and float give the same counts); blocks with no
+ * op of their own are counted in the nearest op run as often. See
+ * docs/workloads/babelstream.md.
  * Abstracted: no data values; the host's final sum over `sums` (a copy to
- * the host) is not modelled; instruction counts are estimates of the
- * compiled GCN code (see the op tables).
+ * the host) is not modelled.
  */
 #include <stdlib.h>
 
@@ -40,49 +44,61 @@ struct bs_op {
     uint8_t kind, arr, n, dst, src0, src1;
 };
 
-/* Estimates (GCN, hipcc -O3): i = blockDim.x * blockIdx.x + threadIdx.x and
- * its 64-bit byte offset take 4 instructions; each array address is a
- * v_add_co/v_addc_co pair (2); a double FP op is one instruction. The init
- * kernel also materialises three 64-bit constants (6 v_mov). */
+/* ALU counts from the kernels' PTX (see the file header): the first op has
+ * the parameter loads (one per argument), the three special registers, the
+ * mad for i, its widened byte offset and the address of the first array
+ * (copy, mul: 2 + 6; add, triad: 3 + 6 plus the second array's address,
+ * computed between the two loads); after the loads the address of the
+ * stored array (1) and the FP op (1; triad's scalar * c + b is one fma).
+ * init: 6 parameters, 6 for i and a's address, then one address before each
+ * further store (2), counted in its one op. */
 static const struct bs_op bs_ops[5][8] = {
-    [K_INIT] = {{KOP_ALU, 0, 16, 0, 0, 0},
+    [K_INIT] = {{KOP_ALU, 0, 14, 0, 0, 0},
                 {KOP_STORE, BS_A, 0, 0, 0, 0},
                 {KOP_STORE, BS_B, 0, 0, 0, 0},
                 {KOP_STORE, BS_C, 0, 0, 0, 0},
                 {KOP_EXIT, 0, 0, 0, 0, 0}},
-    [K_COPY] = {{KOP_ALU, 0, 6, 0, 0, 0},
+    [K_COPY] = {{KOP_ALU, 0, 8, 0, 0, 0},
                 {KOP_LOAD, BS_A, 0, 1, 0, 0},
-                {KOP_ALU, 0, 2, 0, 0, 0},
+                {KOP_ALU, 0, 1, 0, 0, 0},
                 {KOP_STORE, BS_C, 0, 0, 1, 0},
                 {KOP_EXIT, 0, 0, 0, 0, 0}},
-    [K_MUL] = {{KOP_ALU, 0, 6, 0, 0, 0},
+    [K_MUL] = {{KOP_ALU, 0, 8, 0, 0, 0},
                {KOP_LOAD, BS_C, 0, 1, 0, 0},
-               {KOP_ALU, 0, 2, 0, 0, 0},
+               {KOP_ALU, 0, 1, 0, 0, 0},
                {KOP_ALU, 0, 1, 0, 1, 0},
                {KOP_STORE, BS_B, 0, 0, 1, 0},
                {KOP_EXIT, 0, 0, 0, 0, 0}},
-    [K_ADD] = {{KOP_ALU, 0, 8, 0, 0, 0},
+    [K_ADD] = {{KOP_ALU, 0, 10, 0, 0, 0},
                {KOP_LOAD, BS_A, 0, 1, 0, 0},
                {KOP_LOAD, BS_B, 0, 2, 0, 0},
-               {KOP_ALU, 0, 2, 0, 0, 0},
+               {KOP_ALU, 0, 1, 0, 0, 0},
                {KOP_ALU, 0, 1, 0, 1, 2},
                {KOP_STORE, BS_C, 0, 0, 1, 2},
                {KOP_EXIT, 0, 0, 0, 0, 0}},
-    [K_TRIAD] = {{KOP_ALU, 0, 8, 0, 0, 0},
+    [K_TRIAD] = {{KOP_ALU, 0, 10, 0, 0, 0},
                  {KOP_LOAD, BS_B, 0, 1, 0, 0},
                  {KOP_LOAD, BS_C, 0, 2, 0, 0},
-                 {KOP_ALU, 0, 2, 0, 0, 0},
+                 {KOP_ALU, 0, 1, 0, 0, 0},
                  {KOP_ALU, 0, 1, 0, 1, 2},
                  {KOP_STORE, BS_A, 0, 0, 1, 2},
                  {KOP_EXIT, 0, 0, 0, 0, 0}},
 };
 
-/* dot_kernel estimates: prologue (i, local_i, the loop bound) 6; per loop
- * iteration the two addresses, i += stride and the compare 6, one v_fma;
- * per reduction step offset /= 2, compare, branch 3, then the add. The
- * running sum stays in a register (the compiler promotes tb_sum[local_i]
- * out of the loop, which has no barrier), so tb_sum is stored once. */
-enum { DOT_PROLOGUE = 6, DOT_LOOP = 6, DOT_STEP = 3 };
+/* dot_kernel ALU counts from the PTX (see the file header). Prologue, once
+ * per warp: parameters, ids, i, tb_sum[local_i]'s LDS address, the zero and
+ * the loop test (14), the loop's preheader (stride, the zero sum: 3), the
+ * reduction loop's entry (offset = blockDim.x / 2 and its test: 3) and the
+ * local_i == 0 test (2). Per grid-stride iteration: i's byte offset and the
+ * two addresses, then after the loads i += stride, compare, branch (3 + 3,
+ * counted together), and the fma (1). Per reduction step: the local_i <
+ * offset test after the barrier and offset /= 2, compare, branch (2 + 3);
+ * in the adding lanes the address of tb_sum[local_i + offset] (2) and the
+ * add (1). The running sum stays in a register (the compiler promotes
+ * tb_sum[local_i] out of the loop, which has no barrier), so tb_sum is
+ * stored once. Thread 0's address of sum[blockIdx.x] (2 instructions in one
+ * warp per work-group) is left out. */
+enum { DOT_PROLOGUE = 22, DOT_LOOP = 6, DOT_STEP = 5, DOT_ADD = 3 };
 
 struct bs {
     const struct kernel_buf *arr[3], *sums;
@@ -224,7 +240,7 @@ static void dot_reduce(const struct bs *b, struct kernel_warp *w, struct kernel_
         break;
     case 10:
         op->kind = KOP_ALU;
-        op->n = 1;
+        op->n = DOT_ADD;
         op->src[0] = 3;
         op->src[1] = 4;
         break;

@@ -11,8 +11,11 @@
  * step (independent of the load), the multiply (waits for r1) and the store
  * (waits for r1). Lanes past N are inactive; a warp exits when its first
  * lane is past N. A work-group's ranges are its strided slices, merged.
- * Abstracted: no data values; the instruction counts are estimates of the
- * compiled GCN loop (see square_next).
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of the kernel
+ * (vector_square<float>; every instruction but global loads and stores,
+ * ret and cvta.to.global); blocks with no op of their own are counted in
+ * the nearest op run as often. See docs/workloads/square.md.
+ * Abstracted: no data values.
  */
 #include <stdlib.h>
 
@@ -26,13 +29,14 @@ static const struct cfg_key square_keys[] = {
     CFG_END,
 };
 
-/* Instruction estimates of the compiled kernel (GCN, hipcc -O3):
- * prologue: s_load of the arguments, v_mad for offset, s_mul for stride;
- * per iteration: v_lshlrev_b64 + v_add_co/v_addc_co for &A_d[i] (3), then
- * after the load &C_d[i] (2), i += stride (2), v_cmp (1) -- 5 that do not
- * need the loaded value -- then v_mul_f32 (1) and the store; the
- * s_andn2/s_cbranch of the loop overlap the next iteration's address ops. */
-enum { SQ_PROLOGUE = 4, SQ_ADDR_A = 3, SQ_LOOP = 5, SQ_MUL = 1 };
+/* ALU counts from the kernel's PTX (see the file header). Prologue: the
+ * parameters, offset, its widening and the first loop test (10), and the
+ * loop's preheader, stride and its widening (3), both once per warp. Per
+ * grid-stride iteration: the byte offset and &A_d[i] (2); after the load
+ * &C_d[i] (1) and, after the store, i += stride, the compare and the
+ * branch (3), which need no loaded value and are counted with it; the
+ * multiply (1). */
+enum { SQ_PROLOGUE = 13, SQ_ADDR_A = 2, SQ_LOOP = 4, SQ_MUL = 1 };
 
 struct square {
     const struct kernel_buf *a, *c;

@@ -17,23 +17,38 @@
  * are still uncoloured (the lanes that store *stop and load node_value) and
  * which vertices take the colour. Warps walk their lanes' neighbour lists
  * in SIMT lock step. Dynamic kernels: 2 x rounds.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of the HIP port's
+ * kernels (gem5-resources, pannotia/color kernel_max.h), every instruction
+ * but global loads and stores, ret and cvta.to.global; blocks with no op
+ * of their own are counted in the nearest op run as often. See
+ * docs/workloads/color.md.
  * Abstracted: no data values; the host's reset of *stop is not simulated;
- * ALU instruction counts are estimates (see the constants).
+ * the compiler's reload of col[edge] after the store to *stop (the pointers
+ * may alias) is not modelled, only its address arithmetic.
  */
 #include <stdlib.h>
 
 #include "workload/pannotia/graph.h"
 #include "workload/wl.h"
 
-/* ALU instructions per step, estimated from the GCN code of the kernels. */
-#define ALU_PROLOGUE 3 /* global id, bounds check, exec mask */
-#define ALU_TEST 1     /* compare a loaded value, exec update */
-#define ALU_END 3      /* end = tid + 1 < n ? row[tid + 1] : m; start != end - 1 */
-#define ALU_ADDR 2     /* 64-bit element address */
-#define ALU_UNCOL 2    /* col_array[..] == -1 && start != end - 1 */
-#define ALU_MAX 2      /* float compare and select */
-#define ALU_LOOP 3     /* edge++, compare, branch */
-#define ALU_COLOR 2    /* node_value >= max_d, exec update */
+/*
+ * ALU instructions per step: PTX counts of the kernels' basic blocks (see
+ * the file header). The edge loop is unrolled 4 times after a rolled
+ * remainder loop of degree mod 4 iterations; the counts are the remainder
+ * loop's, the path of the road graphs' degrees 1 to 3.
+ */
+#define ALU_PRO1 17    /* color1: parameters, id, bounds test, col_array[tid]'s address */
+#define ALU_PRO2 14    /* color2: the same */
+#define ALU_TEST 2     /* col_array[tid] == -1 compare and branch */
+#define ALU_ENDTEST 3  /* tid + 1 < num_nodes: add, compare, branch */
+#define ALU_END 6      /* row[tid]'s address, the empty-loop test, max_d[tid]'s address */
+#define ALU_SETUP 13   /* loop set-up: end - 1, trip count mod 4, the unrolled test, pointer */
+#define ALU_EADDR 1    /* pointer increment of col[edge] */
+#define ALU_NADDR 2    /* 64-bit address of col_array[col[edge]] */
+#define ALU_UNCOL 4    /* col_array[..] != -1, start == end - 1, or, branch */
+#define ALU_MAX 4      /* the constant 1, node_value[col[edge]]'s address, max */
+#define ALU_LOOP 3     /* remainder count, compare, branch */
+#define ALU_COLOR 5    /* node_value's and max_d's addresses, compare and branch */
 
 static const struct cfg_key color_keys[] = {
     GRAPH_ROAD_KEYS,
@@ -178,12 +193,12 @@ static void c1_loop_op(const struct color *c, struct kernel_warp *w, struct kern
                        uint32_t r)
 {
     switch (w->pc) {
-    case C1_EADDR: graph_op_alu(op, ALU_ADDR, 0, 0); break;
+    case C1_EADDR: graph_op_alu(op, ALU_EADDR, 0, 0); break;
     case C1_EDGE:
         graph_op_lanes(op, KOP_LOAD, 4, edge_lanes(c, w, w->r[0], c->col, false, 0));
         op->dst = 4;
         break;
-    case C1_NADDR: graph_op_alu(op, ALU_ADDR, 4, 0); break;
+    case C1_NADDR: graph_op_alu(op, ALU_NADDR, 4, 0); break;
     case C1_NCOLOR:
         graph_op_lanes(op, KOP_LOAD, 4, edge_lanes(c, w, w->r[0], c->colors, true, 0));
         op->dst = 5;
@@ -229,7 +244,7 @@ static void color1_next(const struct kernel *k, struct kernel_warp *w, struct ke
     if (!in)
         w->pc = C1_EXIT;
     switch (w->pc) {
-    case C1_PRO: graph_op_alu(op, ALU_PROLOGUE, 0, 0); break;
+    case C1_PRO: graph_op_alu(op, ALU_PRO1, 0, 0); break;
     case C1_COLOR:
         graph_op_elem(op, KOP_LOAD, c->colors, tid0, 4, in);
         op->dst = 1;
@@ -246,14 +261,15 @@ static void color1_next(const struct kernel *k, struct kernel_warp *w, struct ke
         break;
     case C1_END: /* row[tid + 1], except for the last vertex (end = num_edges) */
         if (!(w->r[0] & graph_lanes_below(w, c->n - 1))) {
-            graph_op_alu(op, 1, 0, 0); /* only the last vertex: the select of num_edges */
+            graph_op_alu(op, ALU_ENDTEST, 0, 0); /* only the last vertex: the tid + 1 test */
             break;
         }
         graph_op_elem(op, KOP_LOAD, c->row, tid0 + 1, 4, w->r[0] & graph_lanes_below(w, c->n - 1));
         op->dst = 3;
         break;
-    case C1_ENDT:
-        graph_op_alu(op, ALU_END, 2, 3);
+    case C1_ENDT: /* with the tid + 1 test where row[tid + 1] was loaded */
+        graph_op_alu(op, ALU_END + (w->r[0] & graph_lanes_below(w, c->n - 1) ? ALU_ENDTEST : 0) +
+                             (w->r[2] ? ALU_SETUP : 0), 2, 3);
         if (!w->r[2])
             w->pc = C1_STMAX - 1;
         break;
@@ -286,7 +302,7 @@ static void color2_next(const struct kernel *k, struct kernel_warp *w, struct ke
     if (!in)
         w->pc = 7;
     switch (w->pc) {
-    case 0: graph_op_alu(op, ALU_PROLOGUE, 0, 0); break;
+    case 0: graph_op_alu(op, ALU_PRO2, 0, 0); break;
     case 1:
         graph_op_elem(op, KOP_LOAD, c->colors, tid0, 4, in);
         op->dst = 1;

@@ -15,8 +15,11 @@
  * Each work-group declares its tile of both matrices plus row k and column
  * k of dist. Dynamic kernels: n.
  * Abstracted: no data values (BIGNUM, the "no arc" distance, is infinity);
- * duplicate arcs: the last one in the file wins, the diagonal is 0; ALU
- * instruction counts are estimates (see the constants).
+ * duplicate arcs: the last one in the file wins, the diagonal is 0.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of the HIP port's
+ * kernel (gem5-resources, pannotia/fw), every instruction but global loads
+ * and stores, ret and cvta.to.global; blocks with no op of their own are
+ * counted in the nearest op run as often. See docs/workloads/fw.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +31,12 @@
 #define FW_MAX_NODES 8192 /* the model keeps an n x n matrix of 64-bit distances */
 #define FW_INF INT64_MAX
 
-/* ALU instructions per step, estimated from the GCN code of the kernel. */
-#define ALU_INDEX 4  /* i and j from the work-group and work-item ids, bounds check */
-#define ALU_ADDR 3   /* i*n + k and k*n + j addresses */
+/* ALU instructions per step: PTX counts of the kernel's basic blocks. */
+#define ALU_INDEX 16 /* parameters, i and j from the ids, the two bounds tests, branch */
+#define ALU_ADDR 11  /* the addresses of dist[ik], dist[kj] and dist[ij] */
 #define ALU_ADD 1    /* dist[ik] + dist[kj] */
-#define ALU_CMP 1    /* compare with dist[ij], exec update */
+#define ALU_CMP 2    /* compare with dist[ij], branch */
+#define ALU_NEXT 2   /* next[ij]'s address, in warps that store */
 
 static const struct cfg_key fw_keys[] = {
     {"nodes", CFG_INT, "512", 1, FW_MAX_NODES,
@@ -176,8 +180,8 @@ static void fw_next(const struct kernel *k, struct kernel_warp *w, struct kernel
     case 2: graph_op_alu(op, ALU_ADDR, 0, 0); break;
     case 5: graph_op_alu(op, ALU_ADD, 2, 3); break;
     case 6:
-        graph_op_alu(op, ALU_CMP, 1, 0);
         w->r[1] = fw_lanes(f, w, f->d, 0, piv, true);
+        graph_op_alu(op, ALU_CMP + (w->r[1] ? ALU_NEXT : 0), 1, 0);
         if (!w->r[1])
             w->pc = 8;
         break;

@@ -16,9 +16,12 @@
  * Modelled: the relaxation runs in the model, one round per spmv launch, so
  * vector_diff knows exactly which lanes store *stop; the loop ends after the
  * first round that changes nothing. Dynamic kernels: 1 + 3 x rounds.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of the HIP port's
+ * kernels (gem5-resources, pannotia/sssp), every instruction but global
+ * loads and stores, ret and cvta.to.global; blocks with no op of their own
+ * are counted in the nearest op run as often. See docs/workloads/sssp.md.
  * Abstracted: no data values (distances are exact 64-bit integers in the
- * model, BIGNUM is infinity); the host's reset of *stop is not simulated;
- * ALU instruction counts are estimates (see the constants).
+ * model, BIGNUM is infinity); the host's reset of *stop is not simulated.
  */
 #include <stdlib.h>
 
@@ -27,14 +30,27 @@
 
 #define SSSP_INF INT64_MAX
 
-/* ALU instructions per step, estimated from the GCN code of the kernels. */
-#define ALU_PROLOGUE 3 /* global id, bounds check, exec mask */
-#define ALU_INIT 2     /* tid == source, select BIGNUM or 0 */
-#define ALU_BOUNDS 2   /* row_end - row_start, first loop compare */
-#define ALU_ADDR 2     /* 64-bit element address */
-#define ALU_RELAX 3    /* data[i] + d1[col[i]], compare, select */
-#define ALU_LOOP 3     /* i++, compare, branch */
-#define ALU_DIFF 1     /* d1 != d2, exec update */
+/*
+ * ALU instructions per step: PTX counts of the kernels' basic blocks (see
+ * the file header). The prologues hold the parameter loads, the global id,
+ * the bounds test and the first addresses; vector_assign's also the store
+ * address, which has no op of its own.
+ */
+static const unsigned alu_prologue[] = {
+    [0] = 10, /* vector_init: parameters, id, bounds test (K_INIT) */
+    [1] = 12, /* vector_assign: the same, d2's and d1's addresses (K_ASSIGN) */
+    [2] = 15, /* spmv: the same, the addresses of row[tid] and d1[tid] (K_SPMV) */
+    [3] = 13, /* vector_diff: the same, the addresses of d1 and d2 (K_DIFF) */
+};
+#define ALU_INIT 9     /* tid == source test and branches, BIGNUM, d2's address */
+#define ALU_INIT_SRC 4 /* the other path, in the warp holding the source vertex */
+#define ALU_BOUNDS 3   /* row_end <= row_start test and branch, d2's address */
+#define ALU_SETUP 13   /* loop set-up: trip count mod 4, its pointers, the unrolled test */
+#define ALU_ADDR 2     /* pointer increment (col, data); 64-bit address of d1[col[i]] */
+#define ALU_RELAX 2    /* data[i] + d1[col[i]], min */
+#define ALU_LOOP 4     /* i++, remainder count, compare, branch */
+#define ALU_DIFF 2     /* d1 != d2 compare and branch */
+#define ALU_DIFF_ST 1  /* the constant 1, in warps that store *stop */
 
 static const struct cfg_key sssp_keys[] = {
     GRAPH_ROAD_KEYS,
@@ -150,14 +166,14 @@ static void vec_next(const struct kernel *k, struct kernel_warp *w, struct kerne
         if (!in)
             op->kind = KOP_EXIT;
         else
-            graph_op_alu(op, ALU_PROLOGUE, 0, 0);
+            graph_op_alu(op, alu_prologue[kind], 0, 0);
         w->pc++;
         return;
     }
     unsigned step = w->pc++;
     if (kind == K_INIT) {
-        if (step == 1)
-            graph_op_alu(op, ALU_INIT, 0, 0);
+        if (step == 1) /* source vertex 0: both paths in the first warp */
+            graph_op_alu(op, ALU_INIT + (tid0 == 0 ? ALU_INIT_SRC : 0), 0, 0);
         else if (step <= 3)
             graph_op_elem(op, KOP_STORE, step == 2 ? s->d1 : s->d2, tid0, 4, in);
         else
@@ -178,7 +194,7 @@ static void vec_next(const struct kernel *k, struct kernel_warp *w, struct kerne
             graph_op_elem(op, KOP_LOAD, step == 1 ? s->d1 : s->d2, tid0, 4, in);
             op->dst = (uint8_t)step;
         } else if (step == 3) {
-            graph_op_alu(op, ALU_DIFF, 1, 2);
+            graph_op_alu(op, ALU_DIFF + (ch ? ALU_DIFF_ST : 0), 1, 2);
         } else if (step == 4 && ch) {
             graph_op_elem(op, KOP_STORE, s->stop, 0, 4, ch);
             op->stride = 0; /* *stop = 1 from every lane that differs */
@@ -209,7 +225,11 @@ static uint64_t arc_lanes(const struct sssp *s, struct kernel_warp *w, uint64_t 
 enum { S_PRO, S_START, S_END, S_MIN, S_BOUNDS, S_IADDR, S_COL, S_DATA, S_XADDR, S_X, S_RELAX,
        S_LOOP, S_STORE, S_EXIT };
 
-/* spmv_min_dot_plus_kernel. r[1]: arc iteration j, r[2]: largest in-degree. */
+/* spmv_min_dot_plus_kernel. r[1]: arc iteration j, r[2]: largest in-degree.
+ * The compiler unrolls the arc loop 4 times with a rolled remainder loop
+ * run first (in-degree mod 4 iterations); the counts are the remainder
+ * loop's (10 per arc), the path of the road graphs' in-degrees 1 to 3, and
+ * its set-up (13) runs in warps with an arc. */
 static void spmv_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct sssp *s = k->ctx;
@@ -217,7 +237,7 @@ static void spmv_next(const struct kernel *k, struct kernel_warp *w, struct kern
     if (!in)
         w->pc = S_EXIT;
     switch (w->pc) {
-    case S_PRO: graph_op_alu(op, ALU_PROLOGUE, 0, 0); break;
+    case S_PRO: graph_op_alu(op, alu_prologue[K_SPMV], 0, 0); break;
     case S_START:
     case S_END:
         graph_op_elem(op, KOP_LOAD, s->row, tid0 + (w->pc == S_END), 4, in);
@@ -228,9 +248,9 @@ static void spmv_next(const struct kernel *k, struct kernel_warp *w, struct kern
         op->dst = 3;
         break;
     case S_BOUNDS:
-        graph_op_alu(op, ALU_BOUNDS, 1, 2);
         for (uint64_t m = in; m; m &= m - 1)
             w->r[2] = max_u64(w->r[2], in_degree(s, tid0 + (unsigned)__builtin_ctzll(m)));
+        graph_op_alu(op, ALU_BOUNDS + (w->r[2] ? ALU_SETUP : 0), 1, 2);
         if (!w->r[2])
             w->pc = S_STORE - 1;
         break;

@@ -13,9 +13,12 @@
  * walks its lanes' edge lists in SIMT lock step (iteration j is active for
  * the lanes with degree > j). Kernel2 sets mask, visited and the over flag
  * for the nodes of level i + 1. Dynamic kernels: 2 x (depth + 1).
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
+ * kernel.cu and kernel2.cu (every instruction but global loads and stores,
+ * ret and cvta.to.global); blocks with no op of their own are counted in
+ * the nearest op run as often. See docs/workloads/bfs.md.
  * Abstracted: no data values; the host's resets of `over` are not
- * simulated; loop control and address arithmetic are ALU ops whose
- * instruction counts are estimates (see the constants).
+ * simulated.
  */
 #include <stdlib.h>
 
@@ -24,15 +27,23 @@
 
 #define BFS_MAX_THREADS 512 /* MAX_THREADS_PER_BLOCK */
 
-/* ALU instructions per step, estimated from the GCN code of the loop bodies:
- * tid and bounds check (v_mad, v_cmp, s_and_saveexec) ... */
-#define ALU_PROLOGUE 3
-#define ALU_TEST 1     /* v_cmp of a loaded flag + exec mask update */
-#define ALU_END 2      /* end = starting + no_of_edges, first loop compare */
-#define ALU_ADDR 2     /* 64-bit address of an element (shift, add with carry) */
-#define ALU_VISIT 2    /* v_cmp on visited[id], exec update */
-#define ALU_COST 1     /* g_cost[tid] + 1 */
-#define ALU_LOOP 3     /* i++, recompute the bound (no_of_edges + starting), compare, branch */
+/* ALU instructions per op, PTX basic blocks of Kernel and Kernel2 (see the
+ * file header). Prologue: parameters (7 / 5), ids, tid, the bounds test and
+ * the flag's address (15 / 13). */
+#define ALU_PROLOGUE 15
+#define ALU_PROLOGUE2 13
+#define ALU_TEST 2     /* compare of the loaded flag, branch */
+#define ALU_STORES2 4  /* Kernel2's store block: the stored constants and addresses,
+                        * in the ALU_TEST op of warps that store */
+#define ALU_END 11     /* mask's stored constant, the node address, the degree
+                        * test and branch (6); the loop preheader: cost[tid]'s and
+                        * the first edge's addresses, the counter (5) */
+#define ALU_ADDR 1     /* the edge pointer increment (at the loop latch in PTX) */
+#define ALU_VADDR 1    /* visited[id]'s address */
+#define ALU_VISIT 2    /* compare on visited[id], branch */
+#define ALU_COST 5     /* g_cost[tid] + 1, cost[id]'s and updating[id]'s addresses,
+                        * the stored constant */
+#define ALU_LOOP 4     /* the bound (no_of_edges + starting), i++, compare, branch */
 
 static const struct cfg_key bfs_keys[] = {
     {"nodes", CFG_INT, "131072", 1, 2147483647.0,
@@ -189,7 +200,7 @@ static void k1_loop_op(const struct bfs *b, struct kernel_warp *w, struct kernel
         graph_op_lanes(op, KOP_LOAD, 4, k1_edge_lanes(b, w, w->r[0], b->edges, 4, false));
         op->dst = 3;
         break;
-    case K1_VADDR: graph_op_alu(op, ALU_ADDR, 3, 0); break;
+    case K1_VADDR: graph_op_alu(op, ALU_VADDR, 3, 0); break;
     case K1_VISITED:
         graph_op_lanes(op, KOP_LOAD, 1, k1_edge_lanes(b, w, w->r[0], b->visited, 1, true));
         op->dst = 4;
@@ -266,14 +277,14 @@ static void bfs_k2_next(const struct kernel *k, struct kernel_warp *w, struct ke
     if (!in)
         w->pc = 7;
     switch (w->pc) {
-    case 0: graph_op_alu(op, ALU_PROLOGUE, 0, 0); break;
+    case 0: graph_op_alu(op, ALU_PROLOGUE2, 0, 0); break;
     case 1:
         graph_op_elem(op, KOP_LOAD, b->updating, tid0, 1, in);
         op->dst = 1;
         break;
     case 2:
-        graph_op_alu(op, ALU_TEST, 1, 0);
         w->r[0] = bfs_at_level(b, w, (int32_t)k->p[0] + 1);
+        graph_op_alu(op, ALU_TEST + (w->r[0] ? ALU_STORES2 : 0), 1, 0);
         if (!w->r[0])
             w->pc = 6;
         break;

@@ -17,6 +17,10 @@
  * image edges (index_n of the first block row, index_s of the last, index_w
  * of element 0, index_e of the last element) before overwriting the values:
  * those lanes are masked off here, so every access stays inside its array.
+ * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
+ * srad_kernel.cu (every instruction but global and LDS loads and stores,
+ * barriers, ret and cvta.to.global); blocks with no op of their own are
+ * counted in the nearest op run as often. See docs/workloads/srad-v2.md.
  */
 #include <stdlib.h>
 
@@ -234,8 +238,20 @@ static uint64_t sr_region_mask(const struct kernel_warp *w, unsigned kernel, uns
     return m;
 }
 
-/* The region part of the generators: per region present in the warp, one
- * branch instruction, `nsrc` LDS loads (registers 8..) and the subtractions.
+/* ALU counts of the regions (code order), before and after their LDS loads.
+ * The compiler turns the if-chains into one chain of tests that the
+ * interior lanes, present in every warp of 32 or more lanes, walk to its
+ * end: the whole chain is the interior region's first op (srad_cuda_1 24,
+ * srad_cuda_2 10); every other region carries its own block (srad_cuda_1:
+ * 5, 6 for n and s, 1 for w plus the test that picks it; srad_cuda_2: e 3;
+ * se has no block of its own and shares s's 5, the two appear in the same
+ * warps), split over its two ops. */
+static const uint8_t sr1_alu[9][2] = {{1, 4}, {1, 4}, {1, 4}, {1, 4}, {1, 5},
+                                      {1, 4}, {1, 5}, {1, 1}, {24, 3}};
+static const uint8_t sr2_alu[4][2] = {{1, 1}, {1, 2}, {1, 2}, {10, 2}};
+
+/* The region part of the generators: per region present in the warp, its
+ * tests, `nsrc` LDS loads (registers 8..) and the rest of its block.
  * r[0] region, r[1] step. Returns false when every region is done. */
 static bool sr_regions(struct kernel_warp *w, struct kernel_op *op, unsigned kernel)
 {
@@ -245,15 +261,17 @@ static bool sr_regions(struct kernel_warp *w, struct kernel_op *op, unsigned ker
         if (!m)
             continue;
         unsigned s = (unsigned)w->r[1]++;
+        const uint8_t *alu = kernel == 1 ? sr1_alu[w->r[0]] : sr2_alu[w->r[0]];
         if (s == 0) {
-            rod2_alu(op, 2, 0, 0); /* the region test and branch */
+            rod2_alu(op, alu[0], 0, 0); /* the region's tests */
         } else if (s <= nsrc) {
             const struct sr_src *src = kernel == 1 ? &sr1_src[w->r[0]][s - 1]
                                                    : &sr2_src[w->r[0]][s - 1];
             sr_lds(op, w, KOP_LDS_LOAD, src->array, src->delta, m, (uint8_t)(7 + s));
         } else {
-            /* srad_cuda_1: n, s, w, e = neighbour - jc; srad_cuda_2: nothing left */
-            rod2_alu(op, kernel == 1 ? 4 : 1, (uint8_t)(7 + nsrc), 6);
+            /* srad_cuda_1: n, s = neighbour - jc, the e and w addresses;
+             * srad_cuda_2: the cs and ce addresses */
+            rod2_alu(op, alu[1], (uint8_t)(7 + nsrc), 6);
             w->r[0]++;
             w->r[1] = 0;
         }
@@ -279,8 +297,13 @@ static void sr1_next(const struct kernel *k, struct kernel_warp *w, struct kerne
     bool left = w->wg_id.x == 0, right = w->wg_id.x == k->grid.x - 1;
     for (;;) {
         switch (w->pc++) {
-        case K1_IDX: /* bx, by, tx, ty and the five indices */
-            rod2_alu(op, 12, 0, 0);
+        case K1_IDX:
+            /* PTX blocks up to the LDS load of jc, none of which has an op of
+             * its own: parameters, ids, the indices, the edge tests and LDS
+             * addresses (68 in an interior work-group); the replacement
+             * addresses of the first block row take 2 fewer, of the last
+             * row 2 more, of the first column 2 more, of the last 4 more */
+            rod2_alu(op, 68u - 2u * top + 2u * bottom + 2u * left + 4u * right, 0, 0);
             return;
         case K1_LD_N:
             if (!sr_global(q, w, op, KOP_LOAD, q->j, AT_N, 1))
@@ -352,10 +375,12 @@ static void sr1_next(const struct kernel *k, struct kernel_warp *w, struct kerne
             }
             continue;
         case K1_MATH:
-            /* g2 (4 FMA + divide), l (3 add + divide), num, den, qsqr (divide),
-             * den (divide), c (divide), saturation: about 48 instructions, the
-             * four float divisions being ~8 each */
-            rod2_alu(op, 48, 6, 11);
+            /* the e and w subtractions, g2, l, num, den (double precision:
+             * the literals are doubles), qsqr, den, c (four div.rn.f32 and one
+             * rcp.rn.f64, one PTX instruction each), the saturation tests
+             * with 0 <= c <= 1 (37 + 3); and the tail's output addresses (6),
+             * which have no op of their own */
+            rod2_alu(op, 46, 6, 11);
             return;
         case K1_ST_RES:
             sr_lds(op, w, KOP_LDS_STORE, S1_RESULT, 0, all, 0);
@@ -399,7 +424,11 @@ static void sr2_next(const struct kernel *k, struct kernel_warp *w, struct kerne
     for (;;) {
         switch (w->pc++) {
         case K2_IDX:
-            rod2_alu(op, 8, 0, 0);
+            /* PTX blocks up to the LDS load of cc (no op of their own):
+             * parameters, ids, indices, the edge tests and LDS addresses, 54
+             * in an interior work-group; the last block row's replacement
+             * address takes 2 more, the last column's 4 more */
+            rod2_alu(op, 54u + 2u * bottom + 4u * right, 0, 0);
             return;
         case K2_LD_J:
             sr_global(q, w, op, KOP_LOAD, q->j, AT_IDX, 1);
@@ -472,8 +501,9 @@ static void sr2_next(const struct kernel *k, struct kernel_warp *w, struct kerne
             sr_global(q, w, op, KOP_LOAD, b[i], AT_IDX, (uint8_t)(12 + i));
             return;
         }
-        case K2_SUM1: /* d_sum = cn * N + cs * S + cw * W + ce * E: four FMAs */
-            rod2_alu(op, 2, 12, 13);
+        case K2_SUM1: /* d_sum = cn * N + cs * S + cw * W + ce * E: the four
+                       * load addresses, a multiply and an FMA */
+            rod2_alu(op, 6, 12, 13);
             return;
         case K2_SUM2:
             rod2_alu(op, 2, 14, 15);
@@ -481,8 +511,9 @@ static void sr2_next(const struct kernel *k, struct kernel_warp *w, struct kerne
         case K2_LD_TEMP:
             sr_lds(op, w, KOP_LDS_LOAD, S2_TEMP, 0, all, 16);
             return;
-        case K2_UPD: /* temp + 0.25 * lambda * d_sum */
-            rod2_alu(op, 2, 16, 0);
+        case K2_UPD: /* temp + 0.25 * lambda * d_sum in double precision (6),
+                      * c_cuda_result's LDS address (3) */
+            rod2_alu(op, 9, 16, 0);
             return;
         case K2_ST_CRES:
             sr_lds(op, w, KOP_LDS_STORE, S2_CRESULT, 0, all, 0);
