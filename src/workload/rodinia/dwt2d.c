@@ -24,6 +24,20 @@
  * Abstracted: the device-to-device copies (the backup in nStage2dDWT and the
  * memCopy of the LL band between levels) are copy-engine transfers, not
  * kernels, and are not modelled; no data values; the BMP is not read.
+ * ALU counts: PTX of Rodinia 3.1's c_CopySrcToComponents<int> (and
+ * c_CopySrcToComponent<int>) and fdwt53Kernel<192, 8> (nvcc 13, -ptx
+ * -arch=sm_90), per basic block, every instruction but global and LDS loads
+ * and stores, barriers, ret and cvta.to.global; blocks with no op of their
+ * own are counted in the nearest op that runs as often (once per warp: the
+ * first op; once per window: the first predict of a column, the last update
+ * of a column, the last full horizontal iteration). fdwt53: the path of the
+ * interior blocks (transform<false, false>, block rows below the top), the
+ * one most blocks run; the loops are unrolled in the PTX, so per window and
+ * per horizontal iteration (4 full and one of 15 threads at every WIN_SX).
+ * The checked boundary paths are not counted separately. Memory operations,
+ * LDS accesses and barriers are the model's, not the PTX's (the compiler
+ * forwards the column's values in registers and drops the LDS stores that
+ * the lifting overwrites).
  */
 #include <stdlib.h>
 
@@ -94,7 +108,12 @@ static void dwt2d_destroy(void *self)
 /* ---- c_CopySrcToComponents ------------------------------------------------ */
 
 /* r = none. ops: index ALU, float load of the source slice, LDS store,
- * barrier, byte LDS loads, conversions, component stores. */
+ * barrier, byte LDS loads, conversions, component stores. ALU (PTX counts,
+ * see the header): entry 8 + nc (parameters, ids, the x < 192 test), plus
+ * in warps that load the source address and the LDS address (7, 8 for
+ * 3 components); after the loads the bounds test (3), plus in warps that
+ * store the LDS address, the three `- 128` and the store addresses (3 +
+ * 2 nc). */
 static void dw_copy_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct dwt2d *d = k->ctx;
@@ -106,7 +125,7 @@ static void dw_copy_next(const struct kernel *k, struct kernel_warp *w, struct k
     for (;;) {
         unsigned pc = w->pc++;
         if (pc == 0) {
-            rod2_alu(op, 4, 0, 0);
+            rod2_alu(op, 8 + nc + (ldmask ? (nc == 3 ? 8 : 7) : 0), 0, 0);
         } else if (pc == 1 || pc == 2) {
             if (!ldmask)
                 continue;
@@ -125,7 +144,7 @@ static void dw_copy_next(const struct kernel *k, struct kernel_warp *w, struct k
             rod2_mem(op, KOP_LDS_LOAD, (addr_t)(t0 * nc + c), nc, 1, rod2_all(w));
             op->dst = (uint8_t)(2 + c);
         } else if (pc == 4 + nc) {
-            rod2_alu(op, 2 + nc, 2, (uint8_t)(1 + nc));
+            rod2_alu(op, 3 + (stmask ? 3 + 2 * nc : 0), 2, (uint8_t)(1 + nc));
         } else if (pc < 5 + 2 * nc) { /* if (globalOutputPosition < pixels) d_c[...] = c */
             if (!stmask)
                 continue;
@@ -299,13 +318,28 @@ static void dw_column(const struct kernel *k, const struct dw_geo *g, struct ker
             dw_lds_col(g, w, op, KOP_LDS_LOAD, row + 1, b, mask);
         else if (o == 2)
             dw_lds_col(g, w, op, KOP_LDS_LOAD, row, b, mask);
-        else if (o == 3) /* c -= (p + n) / 2 or c += (p + n + 2) / 4 */
-            rod2_alu(op, 3, rr, 0);
+        else if (o == 3) /* c -= (p + n) / 2 (5) or c += (p + n + 2) / 4 (7) */
+            rod2_alu(op, (v < 5 ? 5 : 7) + (v == 0 ? 10 : 0) + (v == 8 ? (b ? 4 : 2) : 0), rr,
+                     0);
         else
             dw_lds_col(g, w, op, KOP_LDS_STORE, row, b, mask);
         if (o < 3)
             op->dst = rr;
     }
+}
+
+/* ALU of horizontal iteration it (PTX counts, see the header): predict 5,
+ * update 7; the first predict also the LDS address (2); the last full
+ * iteration the test of the partial one (1), and the last full update the
+ * writer's LDS and store addresses (19) and the window loop's latch (7). */
+static uint32_t dw_fdwt_alu_h(int64_t it, int64_t steps, bool odd)
+{
+    uint32_t n = odd ? 5 : 7;
+    if (odd && it == 0)
+        n += 2;
+    if (it == steps - 1)
+        n += odd ? 1 : 1 + 19 + 7;
+    return n;
 }
 
 /* Sub-step s of a horizontal phase (odd: predict, even: update): 1 with an
@@ -323,8 +357,8 @@ static int dw_horizontal(const struct dw_geo *g, struct kernel_warp *w, struct k
     int64_t line = 2 * g->vs; /* firstLine = 2 */
     int64_t prev = odd ? line : line + g->odd, mid = odd ? line + g->odd : line + 1;
     int64_t next = odd ? line + 1 : line + g->odd + 1, at = it * g->win + t0;
-    if (o == 3) {
-        rod2_alu(op, 3, 50, 0);
+    if (o == 3) { /* predict 5, update 7; see dw_fdwt_alu_h */
+        rod2_alu(op, dw_fdwt_alu_h(it, steps, odd), 50, 0);
         return 1;
     }
     int64_t off = o == 0 ? prev : o == 1 ? next : mid;
@@ -377,7 +411,11 @@ static void dw_fdwt_next(const struct kernel *k, struct kernel_warp *w, struct k
         unsigned pc = w->pc, s = (unsigned)w->r[1];
         int64_t win = (int64_t)w->r[0];
         if (pc == DW_INIT) {
-            rod2_alu(op, 20, 0, 0); /* run(): limits; transform(): offsets, loaders, writer */
+            /* run(): limits; transform(): offsets, loaders, writer (110); the
+             * boundary columns' set-up (29, threads 0..2); the writer's band
+             * set-up for even (8) and odd (11) output columns */
+            bool lo = kernel_tid(w, 0) < g.win / 2, hi = kernel_tid(w, w->nlanes - 1) >= g.win / 2;
+            rod2_alu(op, 110 + (bm ? 29 : 0) + (lo ? 8 : 0) + (hi ? 11 : 0), 0, 0);
             w->pc++;
             return;
         }
