@@ -473,7 +473,6 @@ static bool execute(struct cu *cu, struct cu_warp *w)
     }
 }
 
-
 /* A compute op issued at t (which may lie ahead of now: runs of compute are
  * accounted without events). */
 static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
@@ -498,25 +497,34 @@ static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
 
 #define NEVER UINT64_MAX
 
-/* w's next operation, fetched if needed, and the earliest time it can issue:
- * NEVER (and W_WAIT_REG) while it reads a register a load has not returned. */
-/* When the CU-wide pipeline op needs is free (gem5's GCN3 CU: one global and
- * one LDS memory pipeline, each taking an instruction per issue period). */
-static ps_t pipe_free(const struct cu *cu, const struct kernel_op *op)
+/* The CU-wide pipelines of gem5's GCN3 CU: one for global memory and one for
+ * the LDS, each taking an instruction per issue period. */
+enum cu_pipe { PIPE_NONE, PIPE_GMEM, PIPE_LDS };
+
+static enum cu_pipe op_pipe(const struct cu *cu, const struct kernel_op *op)
 {
     switch (op->kind) {
     case KOP_LOAD:
     case KOP_STORE:
     case KOP_ATOMIC:
-        return cu->gmem_free;
+        return cu->p.gmem_pipe_cycles ? PIPE_GMEM : PIPE_NONE;
     case KOP_LDS_LOAD:
     case KOP_LDS_STORE:
-        return cu->lds_free;
+        return cu->p.lds_pipe_cycles ? PIPE_LDS : PIPE_NONE;
     default:
-        return 0;
+        return PIPE_NONE;
     }
 }
 
+/* When the CU-wide pipeline op needs is free. */
+static ps_t pipe_free(const struct cu *cu, const struct kernel_op *op)
+{
+    enum cu_pipe p = op_pipe(cu, op);
+    return p == PIPE_GMEM ? cu->gmem_free : p == PIPE_LDS ? cu->lds_free : 0;
+}
+
+/* w's next operation, fetched if needed, and the earliest time it can issue:
+ * NEVER (and W_WAIT_REG) while it reads a register a load has not returned. */
 static ps_t warp_ready(const struct cu *cu, struct cu_warp *w)
 {
     if (!w->have_op) {
@@ -536,18 +544,15 @@ static ps_t warp_ready(const struct cu *cu, struct cu_warp *w)
  * for it (gem5's GCN3 CU: one scheduler per execution unit, oldest first). */
 static bool older_wants_pipe(struct cu *cu, const struct cu_warp *w, ps_t T)
 {
-    bool gm = w->op.kind == KOP_LOAD || w->op.kind == KOP_STORE || w->op.kind == KOP_ATOMIC;
-    bool lds = w->op.kind == KOP_LDS_LOAD || w->op.kind == KOP_LDS_STORE;
-    if (!(gm && cu->p.gmem_pipe_cycles) && !(lds && cu->p.lds_pipe_cycles))
+    enum cu_pipe p = op_pipe(cu, &w->op);
+    if (p == PIPE_NONE)
         return false;
     for (unsigned i = 0; i < cu->nslots; i++) {
         struct cu_warp *o = &cu->warps[i];
         if (o->simd == w->simd || o->state != W_RUN || o->age > w->age || !o->have_op ||
             cu->simd[o->simd].free > T)
             continue;
-        bool ogm = o->op.kind == KOP_LOAD || o->op.kind == KOP_STORE || o->op.kind == KOP_ATOMIC;
-        bool olds = o->op.kind == KOP_LDS_LOAD || o->op.kind == KOP_LDS_STORE;
-        if (((gm && ogm) || (lds && olds)) && warp_ready(cu, o) <= T)
+        if (op_pipe(cu, &o->op) == p && warp_ready(cu, o) <= T)
             return true;
     }
     return false;
@@ -730,7 +735,7 @@ static uint64_t cu_pending(void *obj)
 static void cu_dump(void *obj, FILE *out)
 {
     const struct cu *cu = obj;
-    static const char *const st[] = {"free", "run", "wait-reg", "wait-barrier", "drain", "sleep"};
+    static const char *const st[] = {"free", "run", "wait-reg", "wait-barrier", "drain"};
     for (unsigned i = 0; i < cu->nslots; i++) {
         const struct cu_warp *w = &cu->warps[i];
         if (w->state != W_FREE)

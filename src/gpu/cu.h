@@ -5,20 +5,21 @@
  * warp's lane addresses into one request per cache line, the L1 data cache
  * (owned by the memory system), the LDS, and work-group barriers.
  *
- * Timing (docs/gpu.md): a warp instruction occupies its SIMD for alu_cycles
- * cycles (64 lanes on a 16-wide SIMD: 4); a compute op of n instructions
- * occupies it for n * alu_cycles at once (coarse interleaving between warps
- * of one SIMD). A memory instruction is issued like one instruction; its
- * line requests all enter the L1 at once and the L1's ports accept them at
- * their rate (Table I's L1: one line per cycle). Stores
- * are fire-and-forget for the warp but must be acknowledged before a fence
- * of device scope completes; a warp's exit waits for every access it has in
- * flight, so nothing of a kernel is in flight at its release. Each warp is driven by
- * events only when it issues memory/LDS operations or wakes up; runs of
- * compute are accounted without events. A compute op may carry its own issue
- * interval and result latency (trace-driven workloads): a later op that reads
- * its destination issues no earlier than the result is ready, which the warp
- * folds into its next issue time (still without an event per op).
+ * Timing (docs/gpu.md): each SIMD (NVIDIA: sub-core) has a warp scheduler
+ * (oldest-first or GTO) that picks, at every free issue slot, one of its
+ * warps whose next operation can issue; an instruction occupies the SIMD for
+ * its issue interval (alu_cycles, or the op's own ii), and other warps fill
+ * the cycles until a result is ready. A run of compute that no other warp
+ * would take a slot from is issued at once without events. A memory or LDS
+ * instruction also needs the CU's one global-memory (LDS) pipeline, granted
+ * to the oldest ready warp of the CU; its line requests all enter the L1 at
+ * once and the L1's ports accept them at their rate. Stores are
+ * fire-and-forget for the warp but must be acknowledged before a fence of
+ * device scope completes; a warp's exit waits for every access it has in
+ * flight, so nothing of a kernel is in flight at its release. A compute op
+ * may carry its own issue interval and result latency (trace-driven
+ * workloads): a later op that reads its destination issues no earlier than
+ * the result is ready.
  */
 #ifndef CHIPSIM_CU_H
 #define CHIPSIM_CU_H
@@ -63,7 +64,8 @@ struct cu_env {
 
 /* W_DRAIN: a fence waiting for its stores, or an exit waiting for every
  * access of the warp (a work-group ends only when nothing of it is in flight). */
-enum cu_warp_state { W_FREE, W_RUN, W_WAIT_REG, W_WAIT_BAR, W_DRAIN, W_SLEEP };
+/* W_RUN: waiting for its SIMD's scheduler to pick it (from ready_at on). */
+enum cu_warp_state { W_FREE, W_RUN, W_WAIT_REG, W_WAIT_BAR, W_DRAIN };
 
 struct cu_warp {
     struct kernel_warp kw;
