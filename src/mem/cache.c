@@ -471,11 +471,12 @@ static inline enum cache_write_alloc walloc(const struct cache *c, const struct 
     return c->p.write_alloc;
 }
 
-static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t need[2])
+static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t need[2],
+                      bool fill)
 {
     /* A target of a fill answered from the line just installed is part of the
      * miss: with allocation on miss the line's age counts from the miss. */
-    if (!(c->p.alloc_on_miss && c->filling))
+    if (!(c->p.alloc_on_miss && fill))
         touch(c, l);
     if (r->kind == REQ_READ) {
         if (c->wver)
@@ -510,14 +511,15 @@ static enum act decide(const struct cache *c, const struct req *r, int64_t l,
     return a == A_WMISS ? wmiss_tab[wp][walloc(c, r)] : a;
 }
 
-/* Carry out action a for r (line l, or -1) now; false if it has to wait. */
+/* Carry out action a for r (line l, or -1) now; false if it has to wait.
+ * fill: r is a target of the fill that just installed its line. */
 static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, int64_t l,
-                    const uint64_t need[2], ps_t done)
+                    const uint64_t need[2], ps_t done, bool fill)
 {
     uint64_t li = line_index(c, r->addr);
     switch (a) {
     case A_HIT:
-        apply_hit(c, l, r, need);
+        apply_hit(c, l, r, need, fill);
         respond(s, r, done);
         return true;
     case A_FETCH:
@@ -530,14 +532,14 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
         return true;
     case A_ALLOC:
         l = alloc_line(s, c, li, r->home, true);
-        apply_hit(c, l, r, need);
+        apply_hit(c, l, r, need, fill);
         respond(s, r, done);
         return true;
     case A_ALLOC_FWD:
         l = alloc_line(s, c, li, r->home, true);
         /* fall through */
     case A_UPD_FWD:
-        apply_hit(c, l, r, need);
+        apply_hit(c, l, r, need, fill);
         forward(s, c, r);
         return true;
     case A_DROP_FWD:
@@ -573,10 +575,7 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
             return mshr_join(c, m, r);
     }
     ps_t done = s->now + clock_cycles(c->clk, mode == M_FILL ? c->p.resp_lat : c->p.hit_lat);
-    c->filling = mode == M_FILL;
-    bool ok = perform(s, c, r, a, l, need, done);
-    c->filling = false;
-    return ok;
+    return perform(s, c, r, a, l, need, done, mode == M_FILL);
 }
 
 /* The head is unlinked while it is tried and its line stays counted as

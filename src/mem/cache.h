@@ -197,7 +197,6 @@ struct cache {
      * wait for other chiplets). */
     struct cache_waitq wq[2];
     uint32_t nfwd, nwb;        /* forwarded requests / eviction write-backs in flight */
-    bool filling;              /* the request being performed is a target of a fill */
 
     enum cache_op op;          /* whole-cache operation in progress */
     bool clean_only;
