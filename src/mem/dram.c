@@ -196,7 +196,7 @@ struct dram_loc dram_map(const struct dram_params *p, addr_t addr)
 
 /* Bring the bank's row `row` open for a column command issued no earlier than
  * `start`; returns the cycle of that column command and counts the case. */
-static uint64_t open_row(struct dram *d, struct dram_bank *b, struct dram_bank *ch, uint64_t row,
+static uint64_t open_row(struct dram *d, struct dram_bank *b, uint64_t *last_act, uint64_t row,
                          uint64_t start)
 {
     const struct dram_params *p = &d->p;
@@ -214,9 +214,9 @@ static uint64_t open_row(struct dram *d, struct dram_bank *b, struct dram_bank *
     if (p->trc && b->open_row != DRAM_ROW_NONE)
         act = max_u64(act, b->act + p->trc);
     /* activates are taken in arrival order per channel for tRRD */
-    if (p->trrd && ch->act_any)
-        act = max_u64(act, ch->act_any + p->trrd);
-    ch->act_any = max_u64(ch->act_any, act);
+    if (p->trrd && *last_act)
+        act = max_u64(act, *last_act + p->trrd);
+    *last_act = max_u64(*last_act, act);
     b->open_row = row;
     b->act = act;
     return act + p->trcd;
@@ -417,7 +417,7 @@ static void dram_access(struct sim *s, void *self, struct req *r)
     bus_advance(d, bus, now);
     if (grp)
         bus_advance(d, grp, now);
-    uint64_t col = open_row(d, b, &d->bank[(size_t)loc.channel * p->banks], loc.row,
+    uint64_t col = open_row(d, b, &d->last_act[loc.channel], loc.row,
                             max_u64(now + p->ctrl_lat, b->ready));
     uint64_t nbus = bus_cycles(p, dram_bytes(r));
     uint64_t burst, end = 0;
@@ -475,6 +475,7 @@ void dram_init(struct dram *d, struct sim *s, const char *name, const struct clo
     d->bus_words = d->p.bus_window / 64;
     d->bus_bits = xcalloc((size_t)p->channels * d->bus_words, sizeof *d->bus_bits);
     d->bus = xcalloc(p->channels, sizeof *d->bus);
+    d->last_act = xcalloc(p->channels, sizeof *d->last_act);
     for (uint32_t c = 0; c < p->channels; c++)
         d->bus[c].bits = d->bus_bits + (size_t)c * d->bus_words;
     if (p->bank_groups && p->tccdl) {
@@ -491,6 +492,7 @@ void dram_free(struct dram *d)
 {
     free(d->bank);
     free(d->bus);
+    free(d->last_act);
     free(d->bus_bits);
     free(d->grp);
     free(d->grp_bits);

@@ -87,7 +87,6 @@ struct dram_stats {
 /* Times are absolute memory-clock cycles. */
 struct dram_bank {
     uint64_t open_row; /* DRAM_ROW_NONE when precharged */
-    uint64_t act_any;  /* (first bank of a channel) its latest activate, for tRRD */
     uint64_t ready;    /* earliest next command */
     uint64_t act;      /* last activate, for tRAS */
 };
@@ -109,6 +108,7 @@ struct dram {
     const struct clock *clk;
     struct dram_bank *bank;  /* channels x banks, channel-major */
     struct dram_bus *bus;    /* per channel */
+    uint64_t *last_act;      /* per channel: its latest activate, for tRRD */
     uint64_t *bus_bits;      /* channels x bus_words, allocated at init */
     struct dram_bus *grp;    /* channels x bank_groups: column windows (tCCDL), or NULL */
     uint64_t *grp_bits;
