@@ -173,6 +173,31 @@ static const struct vsource *find_source(const char *name)
     return NULL;
 }
 
+#define MT_WORDS 20
+
+/* Split a make_trace command ("gen-synth-trace.py OUT KIND [options]") into
+ * words, in place; false if it has another form or more than MT_WORDS words. */
+static bool split_make_trace(char *cmd, char **words, size_t *nw)
+{
+    char *save = NULL;
+    *nw = 0;
+    for (char *w = strtok_r(cmd, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        if (*nw == MT_WORDS)
+            return false;
+        words[(*nw)++] = w;
+    }
+    return *nw >= 3 && !strcmp(words[0], "gen-synth-trace.py") && !strcmp(words[1], "OUT");
+}
+
+static bool valid_make_trace(const char *cmd)
+{
+    char *copy = xstrdup(cmd), *words[MT_WORDS];
+    size_t nw;
+    bool ok = split_make_trace(copy, words, &nw);
+    free(copy);
+    return ok;
+}
+
 /* One data row into *c; col[k] is the column of field k (-1: absent). */
 static int parse_case(const char *path, unsigned line, char **f, size_t nf, const int *col,
                       const int *ccol, struct vcase *c, struct err *e)
@@ -192,9 +217,9 @@ static int parse_case(const char *path, unsigned line, char **f, size_t nf, cons
     if (!*v[C_TRACE] == !*v[C_MAKE])
         return err_set(e, "%s:%u: case %s: give exactly one of trace and make_trace", path,
                        line, v[C_CASE]);
-    if (*v[C_MAKE] && strncmp(v[C_MAKE], "gen-synth-trace.py OUT ", 23))
+    if (*v[C_MAKE] && !valid_make_trace(v[C_MAKE]))
         return err_set(e, "%s:%u: make_trace = '%s': expected 'gen-synth-trace.py OUT KIND "
-                          "[options]'", path, line, v[C_MAKE]);
+                          "[options]' (at most %d words)", path, line, v[C_MAKE], MT_WORDS);
     if (strcmp(v[C_PRESET], "qv100") && strcmp(v[C_PRESET], "h100"))
         return err_set(e, "%s:%u: preset = '%s': expected qv100 or h100", path, line,
                        v[C_PRESET]);
@@ -307,18 +332,12 @@ static int load_cases(const struct vopts *o, struct vcase **out, size_t *n, stru
 /* ---- traces --------------------------------------------------------------------- */
 
 /* Write a synthetic trace with the generator unless DIR already holds the
- * one this command describes ("gen-synth-trace.py OUT kind args..."). */
+ * one this command describes. */
 static int make_trace(const struct vopts *o, struct vcase *c, struct err *e)
 {
-    char *words[24], *cmd = xstrdup(c->make_trace), *save = NULL;
-    size_t nw = 0;
-    for (char *w = strtok_r(cmd, " \t", &save); w && nw < 20; w = strtok_r(NULL, " \t", &save))
-        words[nw++] = w;
-    if (nw < 3 || strcmp(words[0], "gen-synth-trace.py") || strcmp(words[1], "OUT")) {
-        free(cmd);
-        return err_set(e, "%s:%u: make_trace = '%s': expected 'gen-synth-trace.py OUT KIND "
-                          "[options]'", o->refs, c->line, c->make_trace);
-    }
+    char *words[MT_WORDS], *cmd = xstrdup(c->make_trace);
+    size_t nw;
+    split_make_trace(cmd, words, &nw); /* checked when the references were read */
     char dir[PATH_MAX - 64], gen[PATH_MAX], stamp[PATH_MAX + 16], have[1024] = "";
     snprintf(dir, sizeof dir, "%s/traces/%s", o->out, c->name);
     snprintf(gen, sizeof gen, "%s/validation/gen-synth-trace.py", o->shared);
@@ -332,7 +351,7 @@ static int make_trace(const struct vopts *o, struct vcase *c, struct err *e)
     }
     int rc = 0;
     if (strcmp(have, c->make_trace) || access(c->path, R_OK)) {
-        const char *argv[24] = {CLI_PYTHON, gen, dir};
+        const char *argv[MT_WORDS + 2] = {CLI_PYTHON, gen, dir};
         for (size_t i = 2; i < nw; i++)
             argv[i + 1] = words[i];
         argv[nw + 1] = NULL;
