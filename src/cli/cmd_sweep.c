@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "stats/report.h"
 #include "sweep.h"
 
 static void usage(void)
@@ -44,18 +45,17 @@ int cli_parse_jobs(const char *arg, unsigned *jobs)
 
 int cli_write_csv(const char *db, const char *path, struct err *e)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
     if (!f)
         return err_set(e, "%s: cannot write", path);
     int rc = sweep_export_csv(db, f, e);
     if (fclose(f) && !rc)
         rc = err_set(e, "%s: write failed", path);
-    if (!rc && rename(tmp, path))
-        rc = err_set(e, "%s: cannot write", path);
-    if (rc)
-        unlink(tmp);
+    if (!rc)
+        rc = report_write_atomic(path, buf, len, e);
+    free(buf);
     return rc;
 }
 
