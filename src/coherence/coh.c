@@ -143,22 +143,32 @@ void coh_all_l1(struct coh_seq *q, enum coh_cache_op op, coh_done_fn done, void 
     seq_one_done(q->m->s, q);
 }
 
-void coh_l2_pair(struct coh_seq *q, uint64_t mask1, enum coh_cache_op first, uint64_t mask2,
-                 enum coh_cache_op second, coh_done_fn done, void *arg)
+void coh_l2_each(struct coh_seq *q, const enum coh_cache_op (*ops)[2], coh_done_fn done,
+                 void *arg)
 {
     seq_begin(q, done, arg);
     for (unsigned c = 0; c < q->m->nch; c++) {
         struct coh_seq_slot *sl = &q->slot[c];
-        bool one = mask1 >> c & 1, two = mask2 >> c & 1;
-        if (!one && !two)
+        enum coh_cache_op op = ops[c][0] != COH_NONE ? ops[c][0] : ops[c][1];
+        if (op == COH_NONE)
             continue;
-        sl->again = one && two;
-        sl->second = second;
-        enum coh_cache_op op = one ? first : second;
+        sl->again = ops[c][0] != COH_NONE && ops[c][1] != COH_NONE;
+        sl->second = ops[c][1];
         log_op(q, c, op);
         start_op(q, &q->m->l2[c], op, slot_done, sl);
     }
     seq_one_done(q->m->s, q);
+}
+
+void coh_l2_pair(struct coh_seq *q, uint64_t mask1, enum coh_cache_op first, uint64_t mask2,
+                 enum coh_cache_op second, coh_done_fn done, void *arg)
+{
+    enum coh_cache_op ops[COH_MAX_CHIPLETS][2];
+    for (unsigned c = 0; c < q->m->nch; c++) {
+        ops[c][0] = mask1 >> c & 1 ? first : COH_NONE;
+        ops[c][1] = mask2 >> c & 1 ? second : COH_NONE;
+    }
+    coh_l2_each(q, (const enum coh_cache_op (*)[2])ops, done, arg);
 }
 
 void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_done_fn done,

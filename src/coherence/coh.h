@@ -119,7 +119,7 @@ void coh_default_remote_in(const struct coh_machine *m, unsigned home, struct re
  * operation on many L1s or L2s in parallel and call done() when all have
  * finished. The sequencer object must stay alive until done() runs. */
 #define COH_MAX_CHIPLETS 64
-enum coh_cache_op { COH_FLUSH, COH_INVALIDATE, COH_INVALIDATE_CLEAN };
+enum coh_cache_op { COH_FLUSH, COH_INVALIDATE, COH_INVALIDATE_CLEAN, COH_NONE };
 
 /* A record of every L2 operation issued, for tests and traces. */
 struct coh_log_ent {
@@ -158,5 +158,9 @@ void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_don
  * mask2 (after the first, on chiplets in both); chiplets run in parallel. */
 void coh_l2_pair(struct coh_seq *q, uint64_t mask1, enum coh_cache_op first, uint64_t mask2,
                  enum coh_cache_op second, coh_done_fn done, void *arg);
+/* The general form: chiplet c runs ops[c][0], then ops[c][1] (COH_NONE: no
+ * operation); chiplets run in parallel. */
+void coh_l2_each(struct coh_seq *q, const enum coh_cache_op (*ops)[2], coh_done_fn done,
+                 void *arg);
 
 #endif

@@ -41,12 +41,13 @@ struct cpe_arg {
     struct coh_ranges *r;     /* [nch] when ranged */
 };
 
-enum cpe_fault { F_NONE, F_NO_XSTALE, F_NO_FLUSH };
+enum cpe_fault { F_NONE, F_NO_XSTALE, F_NO_FLUSH, F_NO_INVALIDATE, F_EVICT_INVALIDATE_FIRST };
 
 struct cpe {
     const struct coh_machine *m;
     struct coh_d4 d4;
     unsigned nch, nrows, per_kernel;
+    addr_t line;              /* L2 line size: ranges are kept in whole lines */
     double cp_period_ps;
     ps_t algo_ps, table_ps, unicast_ps, broadcast_ps;
     enum cpe_fault fault;
@@ -58,7 +59,7 @@ struct cpe {
 
     /* the launch in progress */
     struct coh_seq l1q, l2q;
-    uint64_t inv, fl;
+    uint64_t inv, fl, ev;     /* ev: flushed, then invalidated (an evicted row) */
     bool full;
     unsigned parts, touched;
     coh_done_fn done;
@@ -85,8 +86,11 @@ static const struct cfg_key cpe_keys[] = {
     {"broadcast_cycles", CFG_INT, "100", 0, 1e6,
      "CP crossbar broadcast latency, CP cycles (spec 4.1)", NULL},
     {"fault", CFG_ENUM, "none", 0, 0,
-     "testing only: no_xstale ignores the multi-range-write hazard (spec 4.14), no_flush drops "
-     "every release, so the checker must fire", "none|no_xstale|no_flush"},
+     "testing only, each drops an operation correctness needs, so the checker must fire: "
+     "no_xstale ignores the multi-range-write hazard (spec 4.14), no_flush drops every "
+     "release, no_invalidate every invalidation, evict_invalidate_first invalidates an evicted "
+     "row's chiplets before flushing them, so flushed lines outlive the row (D14)",
+     "none|no_xstale|no_flush|no_invalidate|evict_invalidate_first"},
     CFG_END,
 };
 
@@ -186,7 +190,8 @@ static void row_merge(struct cpe *p, struct cpe_row *a, struct cpe_row *b)
 }
 
 /* Evict the least recently used row not used by kernel k (spec D14): the
- * chiplets that may hold it are flushed and invalidated. */
+ * chiplets that may hold it dirty are flushed and then invalidated, so that
+ * no copy survives the row; those holding it clean are invalidated. */
 static void evict_lru(struct cpe *p, unsigned k)
 {
     struct cpe_row *victim = NULL;
@@ -198,13 +203,26 @@ static void evict_lru(struct cpe *p, unsigned k)
     if (!victim)
         BUG("cpelide: table full with rows of the current kernel only");
     for (unsigned c = 0; c < p->nch; c++) {
-        if (victim->st[c] == DIR)
+        if (victim->st[c] == DIR && p->fault == F_EVICT_INVALIDATE_FIRST) {
             p->fl |= 1ull << c;
-        if (victim->st[c] != NP)
+            p->inv |= 1ull << c;
+        } else if (victim->st[c] == DIR)
+            p->ev |= 1ull << c;
+        else if (victim->st[c] != NP)
             p->inv |= 1ull << c;
     }
     p->st.evictions++;
     row_clear(p, victim);
+}
+
+static bool has_row(const struct cpe *p, addr_t lo, addr_t hi)
+{
+    for (unsigned i = 0; i < p->nrows; i++) {
+        const struct cpe_row *r = &p->rows[i];
+        if (r->used && r->lo < hi && lo < r->hi)
+            return true;
+    }
+    return false;
 }
 
 /* The row of [lo, hi): rows it overlaps are merged into one; a new row is
@@ -247,21 +265,26 @@ static int arg_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Copy the kernel's arguments; if more than rows_per_kernel, merge the
- * structures closest to each other in memory (contiguous ones first) until
- * they fit. Returns the count. */
+static addr_t line_down(const struct cpe *p, addr_t a) { return a & ~(p->line - 1); }
+static addr_t line_up(const struct cpe *p, addr_t a) { return line_down(p, a + p->line - 1); }
+
+/* Copy the kernel's arguments, widened to whole L2 lines: two chiplets whose
+ * ranges share a line share it in their caches. If more than rows_per_kernel,
+ * merge the structures closest to each other in memory (contiguous ones
+ * first) until they fit. Returns the count. */
 static unsigned take_args(struct cpe *p, const struct coh_kernel *k)
 {
     unsigned n = k->nargs;
     for (unsigned a = 0; a < n; a++) {
         const struct coh_arg *ca = &k->args[a];
         struct cpe_arg *x = &p->args[a];
-        *x = (struct cpe_arg){ca->base, ca->base + ca->size, ca->write, ca->same_pattern,
-                              ca->ranged, &p->argr[a * p->nch]};
+        *x = (struct cpe_arg){line_down(p, ca->base), line_up(p, ca->base + ca->size),
+                              ca->write, ca->same_pattern, ca->ranged, &p->argr[a * p->nch]};
         for (unsigned c = 0; c < p->nch; c++) {
             x->r[c].n = 0;
-            if (ca->ranged)
-                rs_union(&x->r[c], &ca->ranges[c]);
+            for (unsigned i = 0; ca->ranged && i < ca->ranges[c].n; i++)
+                rs_add(&x->r[c], line_down(p, ca->ranges[c].v[i].lo),
+                       line_up(p, ca->ranges[c].v[i].hi));
         }
     }
     if (n <= p->per_kernel)
@@ -318,6 +341,12 @@ static void whole_cache_effects(struct cpe *p)
         if (!r->used)
             continue;
         for (unsigned c = 0; c < p->nch; c++) {
+            if (p->ev >> c & 1) {
+                r->st[c] = NP;
+                r->rd[c].n = r->wr[c].n = 0;
+                r->xstale[c] = false;
+                continue;
+            }
             if (p->inv >> c & 1) {
                 if (r->st[c] == VAL || r->st[c] == STL)
                     r->st[c] = NP;
@@ -408,7 +437,7 @@ static struct cpe_row *row_find(struct cpe *p, addr_t lo, addr_t hi)
 static void decide(struct cpe *p, const struct coh_kernel *k)
 {
     uint64_t S = k->chiplets & p->all;
-    p->inv = p->fl = 0;
+    p->inv = p->fl = p->ev = 0;
     p->full = false;
     p->touched = 0;
     if (!k->nargs || p->prev_unannotated) {
@@ -420,14 +449,22 @@ static void decide(struct cpe *p, const struct coh_kernel *k)
             return;
     }
     unsigned n = take_args(p, k);
+    /* rows that exist first, so that no row of this kernel is evicted for it */
+    bool had[COH_MAX_ARGS];
     for (unsigned i = 0; i < n; i++)
-        row_for(p, p->args[i].lo, p->args[i].hi, k->id);
+        had[i] = has_row(p, p->args[i].lo, p->args[i].hi);
+    for (unsigned pass = 0; pass < 2; pass++)
+        for (unsigned i = 0; i < n; i++)
+            if (had[i] == !pass)
+                row_for(p, p->args[i].lo, p->args[i].hi, k->id);
     for (unsigned i = 0; i < n; i++)
         if (!p->args[i].same_pattern)
             release_and_acquire_rules(p, row_find(p, p->args[i].lo, p->args[i].hi),
                                       &p->args[i], S);
     if (p->fault == F_NO_FLUSH)
         p->fl = 0;
+    if (p->fault == F_NO_INVALIDATE)
+        p->inv = 0;
     whole_cache_effects(p);
     for (unsigned i = 0; i < n; i++)
         kernel_effects(p, row_find(p, p->args[i].lo, p->args[i].hi), &p->args[i], S);
@@ -455,24 +492,34 @@ static void ops_done(struct sim *s, void *obj)
         sim_after(s, p->unicast_ps + p->broadcast_ps, enable_ev, p, 0);
 }
 
-/* The decision reached the local CPs: L1s everywhere, L2s as decided (on a
- * chiplet the invalidate before the flush; the fallback in baseline order). */
+/* The decision reached the local CPs: L1s everywhere, L2s as decided. On a
+ * chiplet the invalidate precedes the flush, except where a row was evicted
+ * and in the fallback (baseline order: flush, then invalidate). */
 static void local_ops_ev(struct sim *s, void *obj, uint64_t arg)
 {
     (void)s;
     (void)arg;
     struct cpe *p = obj;
+    enum coh_cache_op ops[COH_MAX_CHIPLETS][2];
+    uint64_t ev = p->full ? p->all : p->ev;
+    for (unsigned c = 0; c < p->nch; c++) {
+        bool i = p->inv >> c & 1, f = p->fl >> c & 1;
+        if (ev >> c & 1) {
+            ops[c][0] = COH_FLUSH;
+            ops[c][1] = COH_INVALIDATE_CLEAN;
+        } else {
+            ops[c][0] = i ? COH_INVALIDATE_CLEAN : COH_NONE;
+            ops[c][1] = f ? COH_FLUSH : COH_NONE;
+        }
+    }
     p->parts = 2;
     coh_all_l1(&p->l1q, COH_INVALIDATE, ops_done, p);
-    if (p->full)
-        coh_l2_pair(&p->l2q, p->all, COH_FLUSH, p->all, COH_INVALIDATE_CLEAN, ops_done, p);
-    else
-        coh_l2_pair(&p->l2q, p->inv, COH_INVALIDATE_CLEAN, p->fl, COH_FLUSH, ops_done, p);
+    coh_l2_each(&p->l2q, (const enum coh_cache_op (*)[2])ops, ops_done, p);
 }
 
 static void count_ops(struct cpe *p)
 {
-    uint64_t inv = p->full ? p->all : p->inv, fl = p->full ? p->all : p->fl;
+    uint64_t inv = p->full ? p->all : p->inv | p->ev, fl = p->full ? p->all : p->fl | p->ev;
     unsigned ni = popcount64(inv), nf = popcount64(fl);
     p->st.l2_invalidates += ni;
     p->st.l2_flushes += nf;
@@ -516,13 +563,18 @@ static void cpe_l2_access(void *self, unsigned ch, struct req *r)
 
 static void *cpe_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
 {
-    (void)e;
+    unsigned rows = (unsigned)cfg_uint(sec, "table_rows");
+    if (cfg_uint(sec, "rows_per_kernel") > rows) {
+        cfg_err(e, sec, "rows_per_kernel", "more than table_rows (%u): a kernel must fit", rows);
+        return NULL;
+    }
     struct cpe *p = xcalloc(1, sizeof *p);
     p->m = m;
     p->nch = m->nch;
+    p->line = m->l2[0].p.line_b;
     p->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
     coh_d4_from_cfg(sec, &p->d4);
-    p->nrows = (unsigned)cfg_uint(sec, "table_rows");
+    p->nrows = rows;
     p->per_kernel = (unsigned)cfg_uint(sec, "rows_per_kernel");
     if (p->per_kernel > COH_MAX_ARGS)
         p->per_kernel = COH_MAX_ARGS;

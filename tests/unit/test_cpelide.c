@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "machine.h"
 
@@ -71,6 +72,49 @@ static void kern(struct machine *m, const struct kernel_buf *x, enum role x0, en
     }
 }
 
+/* A kernel over [base + lo_wg, base + hi_wg) per work-group, role per
+ * work-group: p[0] base, p[1 + 3 wg] role, p[2 + 3 wg] lo, p[3 + 3 wg] hi. */
+static void span_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+{
+    enum role r = (enum role)k->p[1 + 3 * w->wg];
+    addr_t lo = k->p[2 + 3 * w->wg] + w->pc * 256, hi = k->p[3 + 3 * w->wg];
+    if (r == NONE || lo >= hi) {
+        op->kind = KOP_EXIT;
+        return;
+    }
+    w->pc++;
+    op->kind = r == READ ? KOP_LOAD : KOP_STORE;
+    op->dst = r == READ ? (uint8_t)(1 + w->pc % 8) : 0;
+    op->size = 4;
+    op->stride = 4;
+    op->base = k->p[0] + lo;
+    op->mask = hi - lo >= 256 ? ~0ull : (1ull << (hi - lo) / 4) - 1;
+}
+
+static unsigned span_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
+                            struct kernel_range *out, unsigned max)
+{
+    (void)arg;
+    (void)max;
+    addr_t b = k->p[0];
+    bool none = (enum role)k->p[1 + 3 * wg] == NONE;
+    out[0] = (struct kernel_range){b + (none ? 0 : k->p[2 + 3 * wg]),
+                                   b + (none ? 0 : k->p[3 + 3 * wg])};
+    return 1;
+}
+
+/* Work-group c on chiplet c: role rc on bytes [loc, hic) of x. */
+static void span(struct machine *m, const struct kernel_buf *x, enum role r0, addr_t lo0,
+                 addr_t hi0, enum role r1, addr_t lo1, addr_t hi1)
+{
+    struct kernel *k = &m->k[m->nk++];
+    wl_kernel_init(k, "span", 2, 1, 64, 1, span_next);
+    k->ranges = span_ranges;
+    wl_kernel_arg(k, x, r0 == WRITE || r1 == WRITE ? KERNEL_RW : KERNEL_R);
+    uint64_t v[8] = {x->base, r0, lo0, hi0, r1, lo1, hi1, 0};
+    memcpy(k->p, v, sizeof v);
+}
+
 struct op {
     unsigned k, c;
     enum coh_cache_op op;
@@ -80,10 +124,13 @@ static void expect_log(const struct coh_log *log, const struct op *want, size_t 
 {
     cr_expect_eq(log->n, n, "%zu operations, expected %zu", log->n, n);
     for (size_t i = 0; i < n && i < log->n; i++) {
-        cr_expect_eq(log->v[i].kernel, want[i].k, "op %zu kernel", i);
-        cr_expect_eq(log->v[i].chiplet, want[i].c, "op %zu chiplet", i);
-        cr_expect_eq(log->v[i].op, want[i].op, "op %zu kind", i);
+        cr_expect_eq(log->v[i].kernel, want[i].k, "op %zu kernel %u", i, log->v[i].kernel);
+        cr_expect_eq(log->v[i].chiplet, want[i].c, "op %zu chiplet %u", i, log->v[i].chiplet);
+        cr_expect_eq(log->v[i].op, want[i].op, "op %zu kind %d", i, (int)log->v[i].op);
     }
+    for (size_t i = n; i < log->n; i++)
+        cr_log_error("extra op %zu: kernel %u chiplet %u kind %d", i, log->v[i].kernel,
+                     log->v[i].chiplet, (int)log->v[i].op);
 }
 
 static struct machine *start(const char *ini, struct coh_log *log)
@@ -228,7 +275,7 @@ Test(cpelide, unannotated_kernel_falls_back_to_the_baseline_twice)
 Test(cpelide, a_full_table_evicts_with_flush_and_invalidate)
 {
     struct coh_log log = {0};
-    struct machine *m = start(D4 "table_rows = 1\n", &log);
+    struct machine *m = start(D4 "table_rows = 1\nrows_per_kernel = 1\n", &log);
     const struct kernel_buf *x = wl_alloc(&m->env, "X", LINES * 64);
     const struct kernel_buf *y = wl_alloc(&m->env, "Y", LINES * 64);
     kern(m, x, WRITE, NONE, NULL, 0, 0); /* X Dirty on 0 and 1 (both run the kernel) */
@@ -243,6 +290,62 @@ Test(cpelide, a_full_table_evicts_with_flush_and_invalidate)
     m->g.ms.cm.log = NULL;
     free(log.v);
     machine_free(m);
+}
+
+Test(cpelide, an_evicted_row_is_flushed_then_invalidated)
+{
+    /* Spec D14: a victim row's Dirty chiplets are flushed and then
+     * invalidated, so no copy outlives its row. K2 evicts Z while chiplet 0
+     * holds it dirty (K1). Invalidated before the flush (the fault, and the
+     * order this scheme once had), chiplet 0 keeps the flushed Z lines as
+     * clean copies that no row tracks; chiplet 1 rewrites Z in K3, and K4
+     * reads chiplet 0's old copies: 16 stale lines. */
+    const char *ini[] = {D4 "table_rows = 2\nrows_per_kernel = 2\n",
+                         D4 "table_rows = 2\nrows_per_kernel = 2\nfault = evict_invalidate_first\n"};
+    for (int f = 0; f < 2; f++) {
+        struct coh_log log = {0};
+        struct machine *m = start(ini[f], &log);
+        const struct kernel_buf *x = wl_alloc(&m->env, "X", LINES * 64);
+        const struct kernel_buf *y = wl_alloc(&m->env, "Y", LINES * 64);
+        const struct kernel_buf *z = wl_alloc(&m->env, "Z", LINES * 64);
+        kern(m, z, READ, READ, x, WRITE, NONE);  /* K0: rows Z (Valid), X (Dirty) */
+        kern(m, z, WRITE, NONE, y, NONE, NONE);  /* K1: X evicted; Z Dirty on 0 */
+        kern(m, x, NONE, WRITE, NULL, 0, 0);     /* K2: Z evicted (Y is LRU too: first row) */
+        kern(m, z, NONE, WRITE, x, READ, NONE);  /* K3: Y was dropped (Not Present); flush 1 */
+        kern(m, z, READ, READ, NULL, 0, 0);      /* K4: flush 1 */
+        run(m);
+        static const struct op want[] = {
+            {1, 0, COH_FLUSH}, {1, 1, COH_FLUSH}, {1, 1, COH_INVALIDATE_CLEAN},
+            {1, 0, COH_INVALIDATE_CLEAN}, {2, 0, COH_FLUSH}, {2, 1, COH_FLUSH},
+            {2, 1, COH_INVALIDATE_CLEAN}, {2, 0, COH_INVALIDATE_CLEAN}, {3, 1, COH_FLUSH},
+            {4, 1, COH_FLUSH}};
+        if (!f)
+            expect_log(&log, want, sizeof want / sizeof *want);
+        cr_expect_eq(machine_stat(m, "coherence.evictions"), 2);
+        finish(m, &log, f ? LINES : 0);
+    }
+}
+
+Test(cpelide, ranges_that_share_a_line_overlap)
+{
+    /* Chiplet 0 owns X up to the middle of line 16, chiplet 1 the rest: the
+     * two share line 16 though not a byte of it. K0 brings line 16 whole
+     * into chiplet 1's L2; K1 writes its first half on chiplet 0. Compared
+     * byte by byte, chiplet 1's ranges miss chiplet 0's write and K2 reads
+     * the old line: one stale line. Compared by lines, chiplet 1 is xstale
+     * and K2 invalidates it. */
+    struct coh_log log = {0};
+    struct machine *m = start(D4, &log);
+    const addr_t mid = 16 * 64 + 32, end = 2 * LINES * 64;
+    const struct kernel_buf *x = wl_alloc(&m->env, "X", end);
+    span(m, x, NONE, 0, 0, READ, mid, end);   /* K0 */
+    span(m, x, WRITE, 0, mid, NONE, 0, 0);    /* K1 */
+    span(m, x, NONE, 0, 0, READ, 0, end);     /* K2: flush 0, invalidate 1 */
+    run(m);
+    static const struct op want[] = {{2, 0, COH_FLUSH}, {2, 1, COH_INVALIDATE_CLEAN}};
+    expect_log(&log, want, 2);
+    cr_expect_eq(machine_stat(m, "coherence.xstale_invalidates"), 1);
+    finish(m, &log, 0);
 }
 
 Test(cpelide, kernels_with_many_structures_are_coarsened)
