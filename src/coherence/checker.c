@@ -38,6 +38,7 @@ void chk_free(struct chk *c)
     u64map_free(&c->pages);
     u64map_free(&c->kernels_seen);
     free(c->period);
+    free(c->stored.v);
 }
 
 void chk_reg_stats(struct chk *c, struct stats *st, const char *prefix)
@@ -124,6 +125,26 @@ static inline bool touched(const uint64_t m[2], unsigned w)
     return (m[w >> 4] >> ((w & 15) * 4)) & 0xf;
 }
 
+/* Record line once per period: none of its words stored in this period yet. */
+static void note_line(struct chk *c, addr_t line, const struct chk_word *w)
+{
+    uint32_t first = c->period[c->nperiod - 1].first;
+    for (unsigned i = 0; i < c->words; i++)
+        if (w[i].cur > first)
+            return;
+    c->stored.v = xgrow(c->stored.v, sizeof *c->stored.v, &c->stored.cap, c->stored.n + 1);
+    c->stored.v[c->stored.n++] = line;
+}
+
+void chk_track_lines(struct chk *c) { c->track_lines = true; }
+
+void chk_line_floor(const struct chk *c, addr_t line, uint32_t *want)
+{
+    const struct chk_word *w = line_words((struct chk *)c, line, false);
+    for (unsigned i = 0; i < c->words; i++)
+        want[i] = w ? floor_of(c, w[i].cur) : 0;
+}
+
 void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver)
 {
     if (!c->on)
@@ -132,6 +153,8 @@ void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver
         BUG("checker: more than 2^32 stores; versions would wrap");
     uint32_t v = ++c->seq;
     struct chk_word *w = line_words(c, line, true);
+    if (c->track_lines)
+        note_line(c, line, w);
     for (unsigned i = 0; i < c->words; i++) {
         if (!touched(mask, i))
             continue;

@@ -60,6 +60,11 @@ struct chk {
     struct u64map kernels_seen; /* kernel numbers (+1) of every period so far */
     struct u64map pages;   /* page -> its words (pointer into blocks) */
     struct pool blocks;    /* the words of one page per object, on huge pages */
+    bool track_lines;      /* record the lines stored in the current period */
+    struct {
+        addr_t *v;         /* line addresses, each once per period */
+        size_t n, cap;
+    } stored;
     struct chk_report rep[CHK_REPORTS];
     struct chk_annot_report arep[CHK_REPORTS];
     struct {
@@ -77,6 +82,12 @@ void chk_store(struct chk *c, addr_t line_addr, const uint64_t mask[2], uint32_t
 /* A load's data arrived with versions ver[]; true (and counted) if stale. */
 bool chk_load(struct chk *c, addr_t line_addr, const uint64_t mask[2], const uint32_t *ver,
               unsigned cu);
+/* For oracles. The oldest version of each word of the line (line_b / 4 of
+ * them) that a load of the next kernel may return: 0 for words never written. */
+void chk_line_floor(const struct chk *c, addr_t line_addr, uint32_t *want);
+/* Record, from now on, the lines stored in each period (c->stored: the
+ * caller takes them and resets stored.n). */
+void chk_track_lines(struct chk *c);
 /* An access that breaks the kernel's annotations (checked by the CU). */
 void chk_annotation(struct chk *c, const char *kname, uint32_t wg, addr_t addr, const char *why);
 /* Print the first stale reads and annotation violations. */

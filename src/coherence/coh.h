@@ -23,8 +23,11 @@
 
 #include "config/cfg.h"
 #include "mem/cache.h"
+#include "mem/shadow.h"
 #include "net/topo.h"
 #include "stats/stats.h"
+
+struct chk;
 
 struct coh_machine {
     struct sim *s;
@@ -33,6 +36,10 @@ struct coh_machine {
     unsigned cu_per_ch;
     struct cache *l1;          /* [ncu], global CU index */
     struct cache *l2;          /* [nch] */
+    struct cache *l3;          /* [nch * l3_per_ch]: chiplet ch's slices from ch * l3_per_ch */
+    unsigned l3_per_ch;        /* 0: no L3 */
+    struct shadow *mem;        /* memory's data versions (kept when the checker is on) */
+    struct chk *chk;           /* the coherence checker (for oracles; its `on` may be false) */
     struct mem_port *to_l3;    /* [nch]: from chiplet ch's L2 to its own L3 slices */
     struct mem_port *to_net;   /* [nch]: from chiplet ch into the network, to r->home's remote_in */
     struct coh_log *log;       /* when set, every L2 operation is recorded */

@@ -27,7 +27,6 @@ struct viper {
     struct coh_d4 d4;
     enum viper_fault fault;
     enum viper_release release_at;
-    bool sync_l2;              /* false: the `ideal` reference (no L2 operations) */
     struct coh_seq l1q, l2q;
     unsigned parts;            /* parallel parts of the current boundary still running */
     coh_done_fn done;
@@ -48,31 +47,18 @@ static const struct cfg_key viper_keys[] = {
     CFG_END,
 };
 
-static void *create_common(const struct coh_machine *m, const struct cfg_sec *sec, bool sync_l2)
-{
-    struct viper *v = xcalloc(1, sizeof *v);
-    v->m = m;
-    coh_d4_from_cfg(sec, &v->d4);
-    v->sync_l2 = sync_l2;
-    v->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
-    coh_seq_init(&v->l1q, v->m);
-    coh_seq_init(&v->l2q, v->m);
-    return v;
-}
-
 static void *viper_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
 {
     (void)e;
-    struct viper *v = create_common(m, sec, true);
+    struct viper *v = xcalloc(1, sizeof *v);
+    v->m = m;
+    coh_d4_from_cfg(sec, &v->d4);
+    v->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
+    coh_seq_init(&v->l1q, v->m);
+    coh_seq_init(&v->l2q, v->m);
     v->fault = (enum viper_fault)cfg_enum(sec, "fault");
     v->release_at = (enum viper_release)cfg_enum(sec, "release_at");
     return v;
-}
-
-static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
-{
-    (void)e;
-    return create_common(m, sec, false);
 }
 
 static void viper_destroy(void *self) { free(self); }
@@ -142,7 +128,7 @@ static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done
     } else {
         part_done(s, v);
     }
-    if (!v->sync_l2 || v->fault == F_SKIP_L2_INV)
+    if (v->fault == F_SKIP_L2_INV)
         part_done(s, v);
     else if (v->release_at == REL_LAUNCH && v->fault != F_SKIP_L2_FLUSH)
         l2_flush_then_inv(v);
@@ -157,7 +143,7 @@ static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn
     struct sim *s = v->m->s;
     v->l2q.kernel = k->id;
     begin(v, 1, done, arg);
-    if (v->sync_l2 && v->release_at == REL_KERNEL_END && v->fault != F_SKIP_L2_FLUSH)
+    if (v->release_at == REL_KERNEL_END && v->fault != F_SKIP_L2_FLUSH)
         l2_flush(v);
     else
         part_done(s, v);
@@ -176,19 +162,6 @@ const struct coh_ops coh_viper = {
             "kernel boundary (spec cpelide 3)",
     .keys = viper_keys,
     .create = viper_create,
-    .destroy = viper_destroy,
-    .reg_stats = viper_reg_stats,
-    .kernel_launch = viper_kernel_launch,
-    .kernel_end = viper_kernel_end,
-    .l2_access = viper_l2_access,
-};
-
-const struct coh_ops coh_ideal = {
-    .name = "ideal",
-    .desc = "no-sync reference: the viper hierarchy with no L2 flush or invalidate at kernel "
-            "boundaries (an upper bound; not a correct protocol when L2s keep remote data)",
-    .keys = NULL,
-    .create = ideal_create,
     .destroy = viper_destroy,
     .reg_stats = viper_reg_stats,
     .kernel_launch = viper_kernel_launch,

@@ -96,6 +96,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
     g->cp.chk = &g->chk;
     cp_set_copy(&g->cp, host_copy, g);
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
+    g->ms.cm.chk = &g->chk;
     g->coh = coh_find(cfg_str(cs, "scheme"));
     g->coh_self = g->coh->create(&g->ms.cm, cs, e);
     if (!g->coh_self)

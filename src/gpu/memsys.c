@@ -271,6 +271,8 @@ static void machine_view(struct memsys *ms)
 {
     ms->cm = (struct coh_machine){.s = ms->s, .t = &ms->t, .nch = ms->nch, .ncu = ms->ncu,
                                   .cu_per_ch = ms->t.cus, .l1 = ms->l1, .l2 = ms->l2,
+                                  .l3 = ms->l3, .l3_per_ch = ms->t.llc_slices,
+                                  .mem = &ms->shadow,
                                   .to_l3 = ms->to_l3, .to_net = ms->to_net, .send = send_msg,
                                   .net = ms};
 }

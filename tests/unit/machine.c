@@ -17,6 +17,8 @@ static struct machine *build(const char *extra, const struct wl_ops *w, struct e
     if (w && w->keys)
         cfg_define(&m->cfg, "workload", NULL, w->keys, NULL);
     cr_assert_eq(cfg_load_file(&m->cfg, "configs/tiny.ini", &e), 0, "%s", e.msg);
+    if (w) /* workloads run where the schemes' L2 operations are needed */
+        cr_assert_eq(cfg_load_file(&m->cfg, "configs/d4-artifact.ini", &e), 0, "%s", e.msg);
     cr_assert_eq(cfg_load_string(&m->cfg, "test.ini", extra ? extra : "", &e), 0, "%s", e.msg);
     cr_assert_eq(gpu_define_scheme(&m->cfg, &e), 0, "%s", e.msg);
     cr_assert_eq(cfg_resolve(&m->cfg, &e), 0, "%s", e.msg);

@@ -1,0 +1,218 @@
+/*
+ * ideal.c -- an oracle upper bound for the kernel-boundary schemes: caches
+ * keep data wherever the most generous scheme may keep it, and coherence
+ * costs nothing.
+ *
+ * Request path: the requester's L2 keeps the lines it reads from other
+ * chiplets and keeps its stores to them dirty (the artifact reading of
+ * spec cpelide D4, whatever the D4 keys say); the home allocates lines for
+ * remote readers as HMG's does (D13; `home_alloc`); atomics are performed
+ * at the home. Kernel boundaries: every L1 is invalidated, as under every
+ * scheme. Then, at no cost in time or traffic, the oracle takes from the
+ * coherence checker the lines stored during the kernel that ended, moves
+ * their dirty words held on chiplets other than the home to the home's
+ * path (its L2 copy, else its L3 copy, else memory), and drops exactly the
+ * copies (in any L2 or L3) that hold a word older than the checker says the
+ * next kernel must see. Nothing else is flushed or invalidated: every
+ * other copy stays, and dirty lines stay dirty until evicted. The oracle
+ * reads the checker's versions, so it needs `[check] enable = true`.
+ */
+#include <stdlib.h>
+
+#include "checker.h"
+#include "coh.h"
+
+struct ideal {
+    const struct coh_machine *m;
+    struct coh_d4 d4;
+    bool home_alloc;
+    enum { F_NONE, F_NO_MOVE, F_NO_DROP } fault;
+    unsigned words;
+    struct coh_seq l1q;
+    struct {
+        uint64_t l1_invalidates, lines_moved, lines_invalidated;
+    } st;
+};
+
+static const struct cfg_key ideal_keys[] = {
+    {"home_alloc", CFG_BOOL, "true", 0, 0,
+     "the home allocates lines in its L2 for remote readers (as HMG's, D13; needs [l2] "
+     "mshrs_remote > 0); false: it serves hits and relays misses without allocating",
+     NULL},
+    {"fault", CFG_ENUM, "none", 0, 0,
+     "testing only, so the checker must fire: no_move leaves remote dirty data away from its "
+     "home, no_drop keeps stale copies", "none|no_move|no_drop"},
+    CFG_END,
+};
+
+static inline bool word_in(const uint64_t m[2], unsigned w)
+{
+    return (m[w >> 4] >> ((w & 15) * 4)) & 0xf;
+}
+
+/* Copy the words of m from ver into line l of c, valid and dirty. */
+static void merge_words(struct cache *c, int64_t l, const uint64_t m[2], const uint32_t *ver)
+{
+    uint32_t *v = cache_line_versions(c, l);
+    for (unsigned w = 0; w < c->words; w++)
+        if (word_in(m, w))
+            v[w] = ver[w];
+    const uint64_t *va = cache_line_valid(c, l), *di = cache_line_dirty(c, l);
+    uint64_t valid[2] = {va[0] | m[0], va[1] | m[1]}, dirty[2] = {di[0] | m[0], di[1] | m[1]};
+    cache_line_set_masks(c, l, valid, dirty);
+}
+
+/* Dirty words m (versions ver) of `line` to the first holder on the home's
+ * path: its L2, one of its L3 slices, or memory. */
+static void to_home(struct ideal *o, addr_t line, unsigned home, const uint64_t m[2],
+                    const uint32_t *ver)
+{
+    const struct coh_machine *cm = o->m;
+    int64_t l = cache_find(&cm->l2[home], line);
+    if (l >= 0) {
+        merge_words(&cm->l2[home], l, m, ver);
+        return;
+    }
+    for (unsigned k = 0; k < cm->l3_per_ch; k++) {
+        struct cache *l3 = &cm->l3[home * cm->l3_per_ch + k];
+        if ((l = cache_find(l3, line)) >= 0) {
+            merge_words(l3, l, m, ver);
+            return;
+        }
+    }
+    shadow_write(cm->mem, line, o->words, m, ver);
+}
+
+/* Chiplets other than the home holding `line` dirty: their dirty words go
+ * home and their copies stay, clean. */
+static void move_home(struct ideal *o, addr_t line)
+{
+    for (unsigned c = 0; c < o->m->nch; c++) {
+        struct cache *l2 = &o->m->l2[c];
+        int64_t l = cache_find(l2, line);
+        if (l < 0 || cache_line_home(l2, l) == c)
+            continue;
+        const uint64_t *d = cache_line_dirty(l2, l);
+        if (!(d[0] | d[1]))
+            continue;
+        uint64_t dirty[2] = {d[0], d[1]}, none[2] = {0, 0};
+        uint64_t valid[2] = {cache_line_valid(l2, l)[0], cache_line_valid(l2, l)[1]};
+        to_home(o, line, cache_line_home(l2, l), dirty, cache_line_versions(l2, l));
+        cache_line_set_masks(l2, l, valid, none);
+        o->st.lines_moved++;
+    }
+}
+
+/* Drop c's copy of line if a word it holds is older than want[]. */
+static void drop_if_stale(struct ideal *o, struct cache *c, addr_t line, const uint32_t *want)
+{
+    int64_t l = cache_find(c, line);
+    if (l < 0)
+        return;
+    const uint32_t *v = cache_line_versions(c, l);
+    const uint64_t *va = cache_line_valid(c, l);
+    for (unsigned w = 0; w < o->words; w++)
+        if (word_in(va, w) && v[w] < want[w]) {
+            o->st.lines_invalidated += cache_inval_line(c, line);
+            return;
+        }
+}
+
+static void sync_stored_lines(struct ideal *o)
+{
+    const struct coh_machine *cm = o->m;
+    struct chk *chk = cm->chk;
+    uint32_t want[32];
+    for (size_t i = 0; i < chk->stored.n && o->fault != F_NO_MOVE; i++)
+        move_home(o, chk->stored.v[i]);
+    for (size_t i = 0; i < chk->stored.n && o->fault != F_NO_DROP; i++) {
+        addr_t line = chk->stored.v[i];
+        chk_line_floor(chk, line, want);
+        for (unsigned c = 0; c < cm->nch; c++)
+            drop_if_stale(o, &cm->l2[c], line, want);
+        for (unsigned k = 0; k < cm->nch * cm->l3_per_ch; k++)
+            drop_if_stale(o, &cm->l3[k], line, want);
+    }
+    chk->stored.n = 0;
+}
+
+static void ideal_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done,
+                                void *arg)
+{
+    struct ideal *o = self;
+    sync_stored_lines(o);
+    o->st.l1_invalidates++;
+    o->l1q.kernel = k->id;
+    coh_all_l1(&o->l1q, COH_INVALIDATE, done, arg);
+}
+
+static void ideal_l2_access(void *self, unsigned ch, struct req *r)
+{
+    struct ideal *o = self;
+    coh_d4_l2_access(o->m, &o->d4, ch, r);
+}
+
+static void ideal_remote_in(void *self, unsigned home, struct req *r)
+{
+    struct ideal *o = self;
+    if (r->kind != REQ_READ || !o->home_alloc) {
+        coh_default_remote_in(o->m, home, r);
+        return;
+    }
+    r->flags |= REQ_F_REMOTE;
+    cache_access(o->m->s, &o->m->l2[home], r);
+}
+
+static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
+{
+    if (!m->chk || !m->chk->on) {
+        cfg_err(e, sec, "scheme", "ideal is an oracle that reads the coherence checker's data "
+                "versions: it needs [check] enable = true");
+        return NULL;
+    }
+    bool home_alloc = cfg_bool(sec, "home_alloc");
+    if (home_alloc && !m->l2[0].p.mshrs_remote) {
+        cfg_err(e, sec, "home_alloc", "needs MSHRs kept for remote requests ([l2] "
+                "mshrs_remote > 0), or local and remote misses could deadlock over the L2's "
+                "MSHRs");
+        return NULL;
+    }
+    struct ideal *o = xcalloc(1, sizeof *o);
+    *o = (struct ideal){.m = m, .d4 = {.read_alloc = true, .store_local = true},
+                        .home_alloc = home_alloc, .words = m->l2[0].words,
+                        .fault = cfg_enum(sec, "fault")};
+    chk_track_lines(m->chk);
+    coh_seq_init(&o->l1q, m);
+    return o;
+}
+
+static void ideal_destroy(void *self) { free(self); }
+
+#define IDEAL_ST(f, d) STAT_DESC(__typeof__(((struct ideal *)0)->st), f, d)
+static const struct stat_desc ideal_desc[] = {
+    IDEAL_ST(l1_invalidates, "kernel boundaries at which every L1 was invalidated"),
+    IDEAL_ST(lines_moved, "dirty lines away from their home whose words the oracle moved "
+                          "home at a boundary (no cost)"),
+    IDEAL_ST(lines_invalidated, "stale L2 and L3 copies the oracle dropped at a boundary "
+                                "(no cost)"),
+    {0},
+};
+
+static void ideal_reg_stats(void *self, struct stats *st)
+{
+    stats_reg_block(st, "coherence", ideal_desc, &((struct ideal *)self)->st);
+}
+
+const struct coh_ops coh_ideal = {
+    .name = "ideal",
+    .desc = "oracle upper bound: remote data cached at requester and home, stores kept dirty; "
+            "at each boundary exactly the stale copies dropped and remote dirty data moved "
+            "home, at no cost",
+    .keys = ideal_keys,
+    .create = ideal_create,
+    .destroy = ideal_destroy,
+    .reg_stats = ideal_reg_stats,
+    .kernel_launch = ideal_kernel_launch,
+    .l2_access = ideal_l2_access,
+    .remote_in = ideal_remote_in,
+};
