@@ -17,7 +17,7 @@ static const char *const l2_defaults[] = {
     "write_policy=write_back", "write_alloc=validate", NULL,
 };
 static const char *const l3_defaults[] = {
-    "size_kib=4096", "line_b=64", "ways=16", "banks=8", "ports=1", "mshrs=1024",
+    "size_kib=16384", "line_b=64", "ways=16", "banks=8", "ports=1", "mshrs=1024",
     "mshr_targets=16", "hit_lat=40", "miss_lat=10", "resp_lat=10",
     "write_policy=write_back", "write_alloc=validate", NULL,
 };
@@ -33,7 +33,8 @@ void memsys_define_sections(struct cfg *c)
                cache_keys, l1d_defaults);
     cfg_define(c, "l2", "L2 cache, one per chiplet (Table I: 8 MB, 64 B lines, 32-way)",
                cache_keys, l2_defaults);
-    cfg_define(c, "l3", "L3 slice (size per chiplet; Table I: 16 MB total over 4 chiplets)",
+    cfg_define(c, "l3", "L3 (size: a GPU's total or per slice, see [gpu] l3_sizing; Table I: "
+               "16 MB, 64 B lines, 16-way)",
                cache_keys, l3_defaults);
     cfg_define(c, "dram", "HBM per chiplet (channels are per stack)", dram_keys, NULL);
     cfg_define(c, "link_l1_l2", "link between a CU's L1 and its chiplet's L2, each direction",
@@ -51,9 +52,29 @@ struct build_params {
     struct xbar_params xbar, gsw;
 };
 
+/* A GPU's L3 of p->size_b split over n slices: each keeps the configured
+ * ways over the largest power of two of sets that fits its share, and as
+ * many more ways as the share then holds whole (16 MB over 6 slices of
+ * 16-way, 64 B lines: 2048 sets x 21 ways each, 15.75 MiB in all). */
+static int split_l3(struct cache_params *p, unsigned n, char *why, size_t len)
+{
+    uint64_t share = p->size_b / p->line_b / n, sets = 1;
+    while (sets * 2 * p->ways <= share)
+        sets *= 2;
+    if (sets * p->ways > share || sets < p->banks) {
+        snprintf(why, len, "%llu KiB cannot be split over %u slices of %u ways and %u banks",
+                 (unsigned long long)(p->size_b / 1024), n, p->ways, p->banks);
+        return -1;
+    }
+    p->ways = (uint32_t)(share / sets);
+    p->size_b = sets * p->ways * p->line_b;
+    return 0;
+}
+
 static int read_params(const struct cfg *c, struct memsys *ms, struct build_params *bp,
                        struct err *e)
 {
+    char buf[160];
     if (topo_from_cfg(cfg_sec(c, "gpu"), &ms->t, e) ||
         cache_params_from_cfg(cfg_sec(c, "l1d"), &bp->l1, e) ||
         cache_params_from_cfg(cfg_sec(c, "l2"), &bp->l2, e) ||
@@ -68,6 +89,9 @@ static int read_params(const struct cfg *c, struct memsys *ms, struct build_para
         return cfg_err(e, cfg_sec(c, "l2"), "line_b", "must equal [l1d] line_b (%u)", bp->l1.line_b);
     if (ms->t.llc_slices && bp->l3.line_b != bp->l1.line_b)
         return cfg_err(e, cfg_sec(c, "l3"), "line_b", "must equal [l1d] line_b (%u)", bp->l1.line_b);
+    if (ms->t.llc_slices && ms->t.l3_per_gpu &&
+        split_l3(&bp->l3, ms->t.chiplets * ms->t.llc_slices, buf, sizeof buf))
+        return cfg_err(e, cfg_sec(c, "l3"), "size_kib", "%s", buf);
     ms->t.l2_banks = bp->l2.banks;
     bp->dram.channels *= ms->t.hbm_stacks;
     return 0;

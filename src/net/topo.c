@@ -12,6 +12,11 @@ const struct cfg_key topo_keys[] = {
     {"l2_banks", CFG_INT, "8", 1, 256, "L2 banks per chiplet", NULL},
     {"llc_slices", CFG_INT, "1", 0, 256,
      "last-level cache (L3) slices per chiplet (0: no L3, L2 misses go to the HBM)", NULL},
+    {"l3_sizing", CFG_ENUM, "gpu_total", 0, 0,
+     "gpu_total: [l3] size_kib is one GPU's whole L3, split evenly over its chiplets' slices "
+     "(Table I: 16 MB for every chiplet count; each slice keeps power-of-two sets, so its ways "
+     "are rounded down where the split is uneven); per_slice: it is the size of each slice",
+     "gpu_total|per_slice"},
     {"hbm_stacks", CFG_INT, "1", 1, 64, "HBM stacks per chiplet", NULL},
     {"clock_mhz", CFG_FLOAT, "1801", 1, 10000, "GPU core clock, MHz", NULL},
     CFG_END,
@@ -25,6 +30,7 @@ int topo_from_cfg(const struct cfg_sec *sec, struct topo *t, struct err *e)
         .cus = (unsigned)cfg_uint(sec, "cus_per_chiplet"),
         .l2_banks = (unsigned)cfg_uint(sec, "l2_banks"),
         .llc_slices = (unsigned)cfg_uint(sec, "llc_slices"),
+        .l3_per_gpu = cfg_enum(sec, "l3_sizing") == 0,
         .hbm_stacks = (unsigned)cfg_uint(sec, "hbm_stacks"),
         .gpu_mhz = cfg_float(sec, "clock_mhz"),
     };

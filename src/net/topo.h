@@ -18,6 +18,7 @@ struct topo {
     unsigned cus;             /* K, per chiplet */
     unsigned l2_banks;        /* per chiplet */
     unsigned llc_slices;      /* per chiplet */
+    bool l3_per_gpu;          /* [l3] size_kib is a GPU's total (l3_sizing = gpu_total) */
     unsigned hbm_stacks;      /* per chiplet */
     double gpu_mhz;           /* core clock */
 };

@@ -5,6 +5,7 @@
  * 16-line buffer X: read it, write it, or write one half of every line.
  */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "machine.h"
 
@@ -225,4 +226,30 @@ Test(checker, annotation_mode_checks_work_group_ranges)
     cr_expect_str_eq(m->g.chk.arep[0].why, "outside the work-group's declared ranges");
     cr_expect_eq(m->g.chk.arep[0].addr, x->base + LINES * 32);
     machine_free(m);
+}
+
+/* Table I's L3 is one 16 MB cache per GPU whatever the chiplet count
+ * (l3_sizing = gpu_total): the tiny machine's 64 KiB of 8-way, 64 B lines
+ * over 2, 4 and 6 slices. 6 does not divide it: each slice keeps 16 sets
+ * (the largest power of two of 8-way sets in its 170 lines) and 10 ways. */
+Test(memsys, the_l3_is_split_over_the_chiplets)
+{
+    static const struct {
+        unsigned chiplets, sets, ways;
+    } want[] = {{2, 64, 8}, {4, 32, 8}, {6, 16, 10}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char ini[96];
+        snprintf(ini, sizeof ini, "[gpu]\nl3_sizing = gpu_total\nchiplets = %u\n",
+                 want[i].chiplets);
+        struct machine *m = machine_new(ini);
+        for (unsigned c = 0; c < want[i].chiplets; c++) {
+            cr_expect_eq(m->g.ms.l3[c].sets, want[i].sets, "%u chiplets", want[i].chiplets);
+            cr_expect_eq(m->g.ms.l3[c].p.ways, want[i].ways, "%u chiplets", want[i].chiplets);
+        }
+        machine_free(m);
+    }
+    struct err e;
+    cr_expect_null(machine_try("[gpu]\nl3_sizing = gpu_total\nchiplets = 64\n[l3]\nbanks = 4\n",
+                               &e));
+    cr_expect(strstr(e.msg, "[l3] size_kib"), "%s", e.msg);
 }
