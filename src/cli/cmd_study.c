@@ -1,8 +1,11 @@
 /*
- * cmd_study.c -- `chipsim study cpelide [--quick] [--out DIR] [--jobs N]`:
+ * cmd_study.c -- `chipsim study cpelide [--quick] [--d4 paper|artifact] [--out DIR]
+ * [--jobs N]`:
  * a paper's whole evaluation in one command. The matrix is the bundled sweep
  * file studies/NAME.ini (found beside the executable's ../, else in the
- * current directory); --quick keeps its 4-chiplet slice. Results go to
+ * current directory); --quick keeps its 4-chiplet slice; --d4 artifact runs
+ * every run under the artifact's reading of spec cpelide D4 (the overrides of
+ * configs/d4-artifact.ini), in results/NAME-artifact by default. Results go to
  * DIR/results.db (resumable, shared by the quick and the full study),
  * DIR/results.csv, and the summary table and plots that
  * tools/study_report.py makes from the CSV (DIR/summary.txt and PNG plots).
@@ -20,8 +23,8 @@
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: chipsim study cpelide [--quick] [--out DIR] [--jobs N] "
-                    "[--file STUDY.ini]\n");
+    fprintf(stderr, "usage: chipsim study cpelide [--quick] [--d4 paper|artifact] [--out DIR] "
+                    "[--jobs N] [--file STUDY.ini]\n");
 }
 
 static int report(const char *out, bool quick)
@@ -36,11 +39,20 @@ int cli_study(int argc, char **argv)
 {
     struct sweep_opts o = {.jobs = cli_default_jobs(), .label = "study"};
     const char *name = NULL, *out = NULL, *file = NULL;
-    bool quick = false;
+    bool quick = false, artifact = false;
     for (int i = 1; i < argc; i++) {
         bool more = i + 1 < argc;
         if (!strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!strcmp(argv[i], "--d4") && more) {
+            const char *d4 = argv[++i];
+            artifact = !strcmp(d4, "artifact");
+            if (!artifact && strcmp(d4, "paper")) {
+                fprintf(stderr, "chipsim study: --d4 %s: expected paper or artifact\n", d4);
+                usage();
+                return EXIT_USAGE;
+            }
+        }
         else if (!strcmp(argv[i], "--out") && more)
             out = argv[++i];
         else if (!strcmp(argv[i], "--file") && more)
@@ -67,7 +79,7 @@ int cli_study(int argc, char **argv)
         fprintf(stderr, "chipsim: studies/cpelide.ini not found\n");
         return EXIT_USAGE;
     }
-    snprintf(dflt_out, sizeof dflt_out, "results/%s", name);
+    snprintf(dflt_out, sizeof dflt_out, "results/%s%s", name, artifact ? "-artifact" : "");
     out = out ? out : dflt_out;
     struct sweep sw;
     struct err e;
@@ -77,6 +89,10 @@ int cli_study(int argc, char **argv)
     }
     if (quick)
         sweep_filter(&sw, "gpu.chiplets=4");
+    if (artifact) { /* the overrides of configs/d4-artifact.ini */
+        sweep_add_override(&sw, "coherence.remote_read_alloc=requester_yes");
+        sweep_add_override(&sw, "coherence.remote_store=write_back");
+    }
     if (cli_mkdirs(out)) {
         fprintf(stderr, "chipsim: %s: cannot create the output directory\n", out);
         sweep_free(&sw);

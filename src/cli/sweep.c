@@ -485,6 +485,21 @@ void sweep_filter(struct sweep *sw, const char *override)
     sw->nruns = k;
 }
 
+void sweep_add_override(struct sweep *sw, const char *override)
+{
+    for (size_t i = 0; i < sw->nruns; i++) {
+        struct sweep_run *r = &sw->runs[i];
+        r->overrides = xrealloc(r->overrides, (r->noverrides + 2) * sizeof *r->overrides);
+        r->overrides[r->noverrides++] = xstrdup(override);
+        r->overrides[r->noverrides] = NULL;
+        size_t len = strlen(r->key) + strlen(override) + 2;
+        char *key = xmalloc(len);
+        snprintf(key, len, "%s %s", r->key, override);
+        free(r->key);
+        r->key = key;
+    }
+}
+
 void sweep_free(struct sweep *sw)
 {
     for (size_t i = 0; i < sw->nruns; i++)

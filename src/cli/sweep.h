@@ -37,6 +37,8 @@ struct sweep {
 int sweep_load(struct sweep *sw, const char *path, struct err *e);
 /* Only the runs whose overrides include `override` (e.g. gpu.chiplets=4). */
 void sweep_filter(struct sweep *sw, const char *override);
+/* Append `override` (section.key=value, known to be valid) to every run. */
+void sweep_add_override(struct sweep *sw, const char *override);
 void sweep_free(struct sweep *sw);
 void sweep_run_free(struct sweep_run *r);
 

@@ -71,6 +71,15 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
     cr_expect_str_eq(sw.db, want, "db relative to the sweep file");
     sweep_filter(&sw, "gpu.chiplets=4");
     cr_expect_eq(sw.nruns, 4);
+    /* what `study --d4 artifact` does: one more override on every run, in its key too */
+    sweep_add_override(&sw, "coherence.remote_store=write_back");
+    snprintf(key, sizeof key,
+             "%s square workload.n=4096 sim.seed=3 coherence.scheme=hmg gpu.chiplets=4 "
+             "coherence.remote_store=write_back", tiny());
+    cr_expect(has_run(&sw, key), "%s", key);
+    cr_expect_eq(sw.runs[0].noverrides, 5);
+    cr_expect_str_eq(sw.runs[0].overrides[4], "coherence.remote_store=write_back");
+    cr_expect_null(sw.runs[0].overrides[5]);
     sweep_free(&sw);
     free(path);
     free(dir);
