@@ -11,10 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
-#include "cli/cli.h"
-#include "workload/wl.h"
+#include "tiny_run.h"
 
 struct must {
     const char *scheme, *fault, *wl[4]; /* NULL-terminated */
@@ -45,29 +42,14 @@ static const struct wl_ops *wl_named(const char *name)
 static long stale_reads(const char *scheme, const char *fault, const struct wl_ops *w,
                         const char *json)
 {
-    const char *argv[64] = {"run", "-q", "-c", "configs/tiny.ini", "-c",
-                            "configs/d4-artifact.ini", "-w", w->name, "--json", json};
-    int n = 10;
-    char sch[64], fl[64], ov[16][96];
+    char sch[64], fl[64];
     snprintf(sch, sizeof sch, "coherence.scheme=%s", scheme);
     snprintf(fl, sizeof fl, "coherence.fault=%s", fault);
-    argv[n++] = "-p";
-    argv[n++] = sch;
-    argv[n++] = "-p";
-    argv[n++] = fl;
-    int k = 0;
-    for (const char *const *o = w->small; o && *o && k < 16; o++, k++) {
-        snprintf(ov[k], sizeof ov[k], "workload.%s", *o);
-        argv[n++] = "-p";
-        argv[n++] = ov[k];
-    }
-    argv[n] = NULL;
-    cr_assert_eq(cli_run(n, (char **)argv), 0, "%s/%s on %s", scheme, fault, w->name);
-    json_error_t je;
-    json_t *j = json_load_file(json, 0, &je);
-    cr_assert(j, "%s", je.text);
-    long v = (long)json_integer_value(json_object_get(json_object_get(j, "summary"),
-                                                      "stale_reads"));
+    const char *extra[] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", fl, NULL};
+    int rc;
+    json_t *j = tiny_run(w, extra, json, &rc);
+    cr_assert_eq(rc, 0, "%s/%s on %s", scheme, fault, w->name);
+    long v = (long)tiny_summary(j, "stale_reads");
     json_decref(j);
     return v;
 }
@@ -75,11 +57,7 @@ static long stale_reads(const char *scheme, const char *fault, const struct wl_o
 Test(mustfire, every_dropped_operation_makes_the_checker_fire)
 {
     char json[] = "/tmp/chipsim-mustfire-XXXXXX";
-    int fd = mkstemp(json);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    FILE *null = freopen("/dev/null", "w", stdout);
-    cr_assert(null);
+    tiny_begin(json);
     FILE *nerr = freopen("/dev/null", "w", stderr); /* the checker's reports */
     cr_assert(nerr);
     for (size_t i = 0; i < sizeof musts / sizeof *musts; i++)
