@@ -176,3 +176,44 @@ void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_don
 {
     coh_l2_pair(q, chiplets, op, 0, op, done, arg);
 }
+
+/* ---- command-processor rounds ------------------------------------------- */
+
+void coh_cp_timing(struct coh_machine *m, double cp_mhz, unsigned unicast_cycles,
+                   unsigned broadcast_cycles)
+{
+    m->cp_period_ps = 1e6 / cp_mhz;
+    m->cp_unicast_ps = (ps_t)(m->cp_period_ps * unicast_cycles + 0.5);
+    m->cp_broadcast_ps = (ps_t)(m->cp_period_ps * broadcast_cycles + 0.5);
+}
+
+static void round_ops_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)s;
+    (void)arg;
+    struct coh_round *r = obj;
+    r->ops(r->obj);
+}
+
+static void round_end_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)arg;
+    struct coh_round *r = obj;
+    r->done(s, r->arg);
+}
+
+void coh_round(struct coh_round *r, const struct coh_machine *m, ps_t at, unsigned targets,
+               bool enable, void (*ops)(void *obj), void *obj, coh_done_fn done, void *arg)
+{
+    *r = (struct coh_round){.m = m, .enable = enable, .ops = ops, .obj = obj, .done = done,
+                            .arg = arg};
+    ps_t msg = targets > 1 ? m->cp_broadcast_ps : m->cp_unicast_ps;
+    sim_at(m->s, (at > m->s->now ? at : m->s->now) + msg, round_ops_ev, r, 0);
+}
+
+void coh_round_ops_done(struct sim *s, void *round)
+{
+    struct coh_round *r = round;
+    ps_t back = r->m->cp_unicast_ps + (r->enable ? r->m->cp_broadcast_ps : 0);
+    sim_after(s, back, round_end_ev, r, 0);
+}

@@ -40,6 +40,8 @@ struct coh_machine {
     unsigned l3_per_ch;        /* 0: no L3 */
     struct shadow *mem;        /* memory's data versions (kept when the checker is on) */
     struct chk *chk;           /* the coherence checker (for oracles; its `on` may be false) */
+    double cp_period_ps;       /* the command processors' clock */
+    ps_t cp_unicast_ps, cp_broadcast_ps; /* global-to-local CP crossbar */
     struct mem_port *to_l3;    /* [nch]: from chiplet ch's L2 to its own L3 slices */
     struct mem_port *to_net;   /* [nch]: from chiplet ch into the network, to r->home's remote_in */
     struct coh_log *log;       /* when set, every L2 operation is recorded */
@@ -157,6 +159,25 @@ struct coh_seq {
 };
 
 void coh_seq_init(struct coh_seq *q, const struct coh_machine *m);
+void coh_cp_timing(struct coh_machine *m, double cp_mhz, unsigned unicast_cycles,
+                   unsigned broadcast_cycles);
+
+/* A command-processor round (spec cpelide 4.7, 4.8), charged alike to every
+ * scheme: the global CP's request reaches the local CPs (unicast to one,
+ * broadcast to several), ops(obj) starts their cache operations, which end
+ * with coh_round_ops_done(s, round); each local CP acknowledges (unicast)
+ * and, for a launch, the global CP broadcasts launch-enable; then done(). */
+struct coh_round {
+    const struct coh_machine *m;
+    bool enable;
+    void (*ops)(void *obj);
+    void *obj;
+    coh_done_fn done;
+    void *arg;
+};
+void coh_round(struct coh_round *r, const struct coh_machine *m, ps_t at, unsigned targets,
+               bool enable, void (*ops)(void *obj), void *obj, coh_done_fn done, void *arg);
+void coh_round_ops_done(struct sim *s, void *round);
 void coh_all_l1(struct coh_seq *q, enum coh_cache_op op, coh_done_fn done, void *arg);
 /* chiplets: bitmask of chiplets whose L2 takes the operation. */
 void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_done_fn done,

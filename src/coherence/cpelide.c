@@ -48,8 +48,7 @@ struct cpe {
     struct coh_d4 d4;
     unsigned nch, nrows, per_kernel;
     addr_t line;              /* L2 line size: ranges are kept in whole lines */
-    double cp_period_ps;
-    ps_t algo_ps, table_ps, unicast_ps, broadcast_ps;
+    ps_t algo_ps, table_ps;
     enum cpe_fault fault;
     struct cpe_row *rows;
     struct cpe_arg args[COH_MAX_ARGS];
@@ -59,11 +58,10 @@ struct cpe {
 
     /* the launch in progress */
     struct coh_seq l1q, l2q;
+    struct coh_round round;
     uint64_t inv, fl, ev;     /* ev: flushed, then invalidated (an evicted row) */
     bool full;
     unsigned parts, touched;
-    coh_done_fn done;
-    void *arg;
 
     struct {
         uint64_t l2_flushes, l2_invalidates, flushes_elided, invalidates_elided;
@@ -76,15 +74,10 @@ static const struct cfg_key cpe_keys[] = {
      "Chiplet Coherence Table capacity in rows (spec 4.2: 64 = 8 structures x 8 kernels)", NULL},
     {"rows_per_kernel", CFG_INT, "8", 1, 65536,
      "structures one kernel may occupy; kernels with more are coarsened (spec 4.9)", NULL},
-    {"cp_mhz", CFG_FLOAT, "1500", 1, 100000, "command-processor clock, MHz (spec 4.2)", NULL},
     {"table_access_cycles", CFG_INT, "31", 0, 1e6,
      "CP cycles per table row read or written (spec 4.2, D14)", NULL},
     {"algo_us", CFG_FLOAT, "6", 0, 1e6,
      "decision time per kernel, us, overlapped with the previous kernel (spec 4.8, D10)", NULL},
-    {"unicast_cycles", CFG_INT, "65", 0, 1e6,
-     "CP crossbar unicast latency, CP cycles (spec 4.1)", NULL},
-    {"broadcast_cycles", CFG_INT, "100", 0, 1e6,
-     "CP crossbar broadcast latency, CP cycles (spec 4.1)", NULL},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only, each drops an operation correctness needs, so the checker must fire: "
      "no_xstale ignores the multi-range-write hazard (spec 4.14), no_flush drops every "
@@ -476,29 +469,18 @@ static void decide(struct cpe *p, const struct coh_kernel *k)
 
 /* ---- the launch protocol (spec 4.7, 4.8) ------------------------------------ */
 
-static void enable_ev(struct sim *s, void *obj, uint64_t arg)
-{
-    (void)arg;
-    struct cpe *p = obj;
-    p->done(s, p->arg);
-}
-
-/* Both the L1 and the L2 operations are over: the local CPs acknowledge
- * (unicast) and the global CP broadcasts launch-enable. */
 static void ops_done(struct sim *s, void *obj)
 {
     struct cpe *p = obj;
     if (--p->parts == 0)
-        sim_after(s, p->unicast_ps + p->broadcast_ps, enable_ev, p, 0);
+        coh_round_ops_done(s, &p->round);
 }
 
 /* The decision reached the local CPs: L1s everywhere, L2s as decided. On a
  * chiplet the invalidate precedes the flush, except where a row was evicted
  * and in the fallback (baseline order: flush, then invalidate). */
-static void local_ops_ev(struct sim *s, void *obj, uint64_t arg)
+static void local_ops(void *obj)
 {
-    (void)s;
-    (void)arg;
     struct cpe *p = obj;
     enum coh_cache_op ops[COH_MAX_CHIPLETS][2];
     uint64_t ev = p->full ? p->all : p->ev;
@@ -530,18 +512,13 @@ static void count_ops(struct cpe *p)
 static void cpe_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
 {
     struct cpe *p = self;
-    struct sim *s = p->m->s;
     decide(p, k);
     count_ops(p);
-    p->done = done;
-    p->arg = arg;
     p->l1q.kernel = p->l2q.kernel = k->id;
-    /* the decision runs from the packet's arrival, behind the previous kernel */
+    /* the decision runs from the packet's arrival, behind the previous kernel;
+     * every local CP takes part (its L1s are invalidated) */
     ps_t ready = k->ready_ps + p->algo_ps + (ps_t)p->touched * p->table_ps;
-    ps_t start = ready > s->now ? ready : s->now;
-    /* every local CP takes part (its L1s are invalidated): a broadcast */
-    ps_t msg = p->nch > 1 ? p->broadcast_ps : p->unicast_ps;
-    sim_at(s, start + msg, local_ops_ev, p, 0);
+    coh_round(&p->round, p->m, ready, p->nch, true, local_ops, p, done, arg);
 }
 
 /* Releases are lazy: nothing at kernel end (the warps' stores are already
@@ -578,10 +555,7 @@ static void *cpe_create(const struct coh_machine *m, const struct cfg_sec *sec, 
     p->per_kernel = (unsigned)cfg_uint(sec, "rows_per_kernel");
     if (p->per_kernel > COH_MAX_ARGS)
         p->per_kernel = COH_MAX_ARGS;
-    double cp_ps = 1e6 / cfg_float(sec, "cp_mhz");
-    p->table_ps = (ps_t)(cp_ps * (double)cfg_uint(sec, "table_access_cycles") + 0.5);
-    p->unicast_ps = (ps_t)(cp_ps * (double)cfg_uint(sec, "unicast_cycles") + 0.5);
-    p->broadcast_ps = (ps_t)(cp_ps * (double)cfg_uint(sec, "broadcast_cycles") + 0.5);
+    p->table_ps = (ps_t)(m->cp_period_ps * (double)cfg_uint(sec, "table_access_cycles") + 0.5);
     p->algo_ps = (ps_t)(cfg_float(sec, "algo_us") * 1e6 + 0.5);
     p->fault = (enum cpe_fault)cfg_enum(sec, "fault");
     p->rows = xcalloc(p->nrows, sizeof *p->rows);

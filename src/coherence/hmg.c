@@ -13,9 +13,9 @@
  * every sharer of the victim. Invalidations are control messages on the
  * chiplet network; a sharer drops its clean copies of the entry's lines.
  * Atomics are performed at the home (in HMG-WT, below its L2, at the L3).
- * Kernel boundaries: L1s are invalidated at every launch, no L2 is bulk
- * invalidated; a release (kernel end) waits until every invalidation sent
- * has been delivered. HMG-WB (`hmg_write_back = true`): L2s keep stores
+ * Kernel boundaries: L1s are invalidated at every launch (a command-
+ * processor round, coh_round), no L2 is bulk invalidated; a release (kernel
+ * end) waits until every invalidation sent has been delivered. HMG-WB (`hmg_write_back = true`): L2s keep stores
  * dirty; at each release every L2 is flushed, remote lines going to their
  * home, which then invalidates the other sharers.
  *
@@ -48,6 +48,7 @@ struct hmg {
     bool write_back, no_inval, home_alloc;
     struct hmg_dir *dir;      /* [nch] */
     struct coh_seq l1q, l2q;
+    struct coh_round round;
     uint64_t all;
     uint64_t inv_in_flight;
     coh_done_fn rel_done;     /* a release waiting for invalidations */
@@ -217,20 +218,34 @@ static void hmg_remote_in(void *self, unsigned home, struct req *r)
 
 /* ---- kernel boundaries -------------------------------------------------------------- */
 
+/* At the local CPs, a launch: every L1 invalidated. */
+static void l1_ops(void *obj)
+{
+    struct hmg *h = obj;
+    coh_all_l1(&h->l1q, COH_INVALIDATE, coh_round_ops_done, &h->round);
+}
+
 static void hmg_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
 {
     struct hmg *h = self;
     h->l1q.kernel = k->id;
-    coh_all_l1(&h->l1q, COH_INVALIDATE, done, arg);
+    coh_round(&h->round, h->m, h->m->s->now, h->nch, true, l1_ops, h, done, arg);
 }
 
-static void flushed(struct sim *s, void *obj)
+static void released(struct sim *s, void *obj)
 {
     release_check(s, obj);
 }
 
-/* Release: (HMG-WB) write every dirty line back, then wait for every
- * invalidation in flight to be delivered. */
+/* HMG-WB at the local CPs: every L2 flushed. */
+static void flush_ops(void *obj)
+{
+    struct hmg *h = obj;
+    coh_l2s(&h->l2q, h->all, COH_FLUSH, coh_round_ops_done, &h->round);
+}
+
+/* Release: (HMG-WB) write every dirty line back, in a CP round, then wait
+ * for every invalidation in flight to be delivered. */
 static void hmg_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
 {
     struct hmg *h = self;
@@ -238,7 +253,7 @@ static void hmg_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn d
     h->rel_arg = arg;
     h->l2q.kernel = k->id;
     if (h->write_back)
-        coh_l2s(&h->l2q, h->all, COH_FLUSH, flushed, h);
+        coh_round(&h->round, h->m, h->m->s->now, h->nch, false, flush_ops, h, released, h);
     else
         release_check(h->m->s, h);
 }

@@ -7,14 +7,15 @@
  * chiplets and keeps its stores to them dirty (the artifact reading of
  * spec cpelide D4, whatever the D4 keys say); the home allocates lines for
  * remote readers as HMG's does (D13; `home_alloc`); atomics are performed
- * at the home. Kernel boundaries: every L1 is invalidated, as under every
- * scheme. Then, at no cost in time or traffic, the oracle takes from the
- * coherence checker the lines stored during the kernel that ended, moves
- * their dirty words held on chiplets other than the home to the home's
- * path (its L2 copy, else its L3 copy, else memory), and drops exactly the
- * copies (in any L2 or L3) that hold a word older than the checker says the
- * next kernel must see. Nothing else is flushed or invalidated: every
- * other copy stays, and dirty lines stay dirty until evicted. The oracle
+ * at the home. Kernel boundaries: every L1 is invalidated in a command-
+ * processor round, as under every scheme (coh_round). Before it, at no cost
+ * in time or traffic, the oracle takes from the coherence checker the lines
+ * stored during the kernel that ended, moves their dirty words held on
+ * chiplets other than the home to the home's path (its L2 copy, else its L3
+ * copy, else memory), and drops exactly the copies (in any L2 or L3) that
+ * hold a word older than the checker says the next kernel must see.
+ * Nothing else is flushed or invalidated: every other copy stays, and dirty
+ * lines stay dirty until evicted. The oracle
  * reads the checker's versions, so it needs `[check] enable = true`.
  */
 #include <stdlib.h>
@@ -29,6 +30,7 @@ struct ideal {
     enum { F_NONE, F_NO_MOVE, F_NO_DROP } fault;
     unsigned words;
     struct coh_seq l1q;
+    struct coh_round round;
     struct {
         uint64_t l1_invalidates, lines_moved, lines_invalidated;
     } st;
@@ -136,14 +138,23 @@ static void sync_stored_lines(struct ideal *o)
     chk->stored.n = 0;
 }
 
+/* At the local CPs: the L1 invalidation that every scheme makes. */
+static void l1_ops(void *obj)
+{
+    struct ideal *o = obj;
+    o->st.l1_invalidates++;
+    coh_all_l1(&o->l1q, COH_INVALIDATE, coh_round_ops_done, &o->round);
+}
+
+/* The oracle's work is immediate and free; the L1 invalidation takes a CP
+ * round as under every scheme. */
 static void ideal_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done,
                                 void *arg)
 {
     struct ideal *o = self;
     sync_stored_lines(o);
-    o->st.l1_invalidates++;
     o->l1q.kernel = k->id;
-    coh_all_l1(&o->l1q, COH_INVALIDATE, done, arg);
+    coh_round(&o->round, o->m, o->m->s->now, o->m->nch, true, l1_ops, o, done, arg);
 }
 
 static void ideal_l2_access(void *self, unsigned ch, struct req *r)

@@ -11,7 +11,9 @@
  * Kernel boundaries (D11): release = flush every chiplet's L2 at the end of
  * each kernel; acquire = invalidate every L1 and every L2 at each launch, so
  * no L2 data survives a boundary. `release_at = launch` gives the artifact's
- * order instead (both at launch: flush, then invalidate).
+ * order instead (both at launch: flush, then invalidate). Each is a
+ * command-processor round (coh_round: request, operations, ACK and, at a
+ * launch, launch-enable).
  * `fault` drops one required operation; it exists to prove in tests that
  * the checker notices.
  */
@@ -28,9 +30,9 @@ struct viper {
     enum viper_fault fault;
     enum viper_release release_at;
     struct coh_seq l1q, l2q;
+    struct coh_round round;
     unsigned parts;            /* parallel parts of the current boundary still running */
-    coh_done_fn done;
-    void *arg;
+    unsigned kernel;
     uint64_t all;              /* mask of every chiplet */
     struct {
         uint64_t l2_flushes, l2_invalidates, l1_invalidates;
@@ -81,17 +83,8 @@ static void part_done(struct sim *s, void *obj)
 {
     struct viper *v = obj;
     if (--v->parts == 0)
-        v->done(s, v->arg);
+        coh_round_ops_done(s, &v->round);
 }
-
-static void begin(struct viper *v, unsigned parts, coh_done_fn done, void *arg)
-{
-    v->parts = parts + 1; /* guard, released by finish() */
-    v->done = done;
-    v->arg = arg;
-}
-
-static void finish(struct sim *s, struct viper *v) { part_done(s, v); }
 
 static void l2_flush(struct viper *v)
 {
@@ -99,10 +92,8 @@ static void l2_flush(struct viper *v)
     coh_l2s(&v->l2q, v->all, COH_FLUSH, part_done, v);
 }
 
-static void l2_inv_after_flush(struct sim *s, void *obj)
+static void l2_inv(struct viper *v)
 {
-    struct viper *v = obj;
-    (void)s;
     v->st.l2_invalidates += v->m->nch;
     coh_l2s(&v->l2q, v->all, COH_INVALIDATE_CLEAN, part_done, v);
 }
@@ -115,13 +106,14 @@ static void l2_flush_then_inv(struct viper *v)
     coh_l2_pair(&v->l2q, v->all, COH_FLUSH, v->all, COH_INVALIDATE_CLEAN, part_done, v);
 }
 
-static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done,
-                                void *arg)
+/* At the local CPs, a launch: every L1 and every L2 (the guard part ends
+ * last, so that operations finishing at once cannot end the round early). */
+static void launch_ops(void *obj)
 {
-    struct viper *v = self;
+    struct viper *v = obj;
     struct sim *s = v->m->s;
-    v->l2q.kernel = k->id;
-    begin(v, 2, done, arg);
+    v->parts = 3;
+    v->l2q.kernel = v->kernel;
     if (v->fault != F_SKIP_L1_INV) {
         v->st.l1_invalidates++;
         coh_all_l1(&v->l1q, COH_INVALIDATE, part_done, v);
@@ -133,21 +125,36 @@ static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done
     else if (v->release_at == REL_LAUNCH && v->fault != F_SKIP_L2_FLUSH)
         l2_flush_then_inv(v);
     else
-        l2_inv_after_flush(s, v);
-    finish(s, v);
+        l2_inv(v);
+    part_done(s, v);
 }
 
+static void release_ops(void *obj)
+{
+    struct viper *v = obj;
+    v->parts = 2;
+    v->l2q.kernel = v->kernel;
+    l2_flush(v);
+    part_done(v->m->s, v);
+}
+
+static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done,
+                                void *arg)
+{
+    struct viper *v = self;
+    v->kernel = k->id;
+    coh_round(&v->round, v->m, v->m->s->now, v->m->nch, true, launch_ops, v, done, arg);
+}
+
+/* The release at kernel end (D11): every L2 flushed, in a round of its own. */
 static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
 {
     struct viper *v = self;
-    struct sim *s = v->m->s;
-    v->l2q.kernel = k->id;
-    begin(v, 1, done, arg);
+    v->kernel = k->id;
     if (v->release_at == REL_KERNEL_END && v->fault != F_SKIP_L2_FLUSH)
-        l2_flush(v);
+        coh_round(&v->round, v->m, v->m->s->now, v->m->nch, false, release_ops, v, done, arg);
     else
-        part_done(s, v);
-    finish(s, v);
+        done(v->m->s, arg);
 }
 
 static void viper_l2_access(void *self, unsigned ch, struct req *r)

@@ -9,6 +9,13 @@
 const struct cfg_key cp_keys[] = {
     {"launch_us", CFG_FLOAT, "2", 0, 1e6,
      "command-processor scheduling latency per kernel, us (artifact GSDelay: 2)", NULL},
+    {"cp_mhz", CFG_FLOAT, "1500", 1, 100000, "command-processor clock, MHz (spec cpelide 4.2)",
+     NULL},
+    {"unicast_cycles", CFG_INT, "65", 0, 1e6,
+     "global-to-local CP crossbar, one local CP, CP cycles (spec cpelide 4.1; 0 on a monolithic "
+     "GPU, which has one CP)", NULL},
+    {"broadcast_cycles", CFG_INT, "100", 0, 1e6,
+     "global-to-local CP crossbar, several local CPs, CP cycles (spec cpelide 4.1)", NULL},
     {"wg_dispatch_cycles", CFG_INT, "1", 1, 1e6,
      "cycles between two work-group dispatches of one chiplet's local CP", NULL},
     {"wg_policy", CFG_ENUM, "static", 0, 0,
@@ -45,6 +52,9 @@ int cp_params_from_cfg(const struct cfg_sec *sec, struct cp_params *p, struct er
     (void)e;
     *p = (struct cp_params){
         .launch_us = cfg_float(sec, "launch_us"),
+        .cp_mhz = cfg_float(sec, "cp_mhz"),
+        .unicast_cycles = (unsigned)cfg_uint(sec, "unicast_cycles"),
+        .broadcast_cycles = (unsigned)cfg_uint(sec, "broadcast_cycles"),
         .wg_dispatch_cycles = (unsigned)cfg_uint(sec, "wg_dispatch_cycles"),
         .policy = (enum wgs_policy)cfg_enum(sec, "wg_policy"),
         .chiplets_per_kernel = (unsigned)cfg_uint(sec, "chiplets_per_kernel"),

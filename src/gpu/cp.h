@@ -24,6 +24,8 @@
 
 struct cp_params {
     double launch_us;             /* scheduling latency per kernel */
+    double cp_mhz;                /* CP clock */
+    unsigned unicast_cycles, broadcast_cycles; /* global-to-local CP crossbar, CP cycles */
     unsigned wg_dispatch_cycles;  /* per chiplet, between two work-group dispatches */
     enum wgs_policy policy;
     unsigned chiplets_per_kernel; /* 0: all (spec D12) */

@@ -97,6 +97,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
     cp_set_copy(&g->cp, host_copy, g);
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
     g->ms.cm.chk = &g->chk;
+    coh_cp_timing(&g->ms.cm, cpp.cp_mhz, cpp.unicast_cycles, cpp.broadcast_cycles);
     g->coh = coh_find(cfg_str(cs, "scheme"));
     g->coh_self = g->coh->create(&g->ms.cm, cs, e);
     if (!g->coh_self)
