@@ -229,6 +229,15 @@ static uint64_t op_mask(const struct kernel_op *op)
 
 static struct trace tr;
 
+/* The sum of the ALU ops of the traced warp. */
+static uint64_t alu_sum(const struct trace *t)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < t->n; i++)
+        n += t->op[i].kind == KOP_ALU ? t->op[i].n : 0;
+    return n;
+}
+
 Test(wl_ml, lstm_gemm_wx_ops)
 {
     struct wlh m;
@@ -245,10 +254,12 @@ Test(wl_ml, lstm_gemm_wx_ops)
     cr_expect(k.args[1].same_pattern);
     cr_expect_not(k.args[0].same_pattern || k.args[2].same_pattern);
     trace_warp(&k, 1, 0, &tr); /* N tile 32..63, warp 0: tx = l % 16, ty = l / 16 */
+    /* PTX counts of the GEMM (docs/workloads/rnn-lstm-small.md): 57 before the
+     * first K step, 25 per step, 4 FMAs per kk, epilogue 35 (stores) or 43 */
     cr_expect_eq(tr.op[0].kind, KOP_ALU);
-    cr_expect_eq(tr.op[0].n, 12);
+    cr_expect_eq(tr.op[0].n, 57);
     cr_expect_eq(tr.op[1].kind, KOP_ALU);
-    cr_expect_eq(tr.op[1].n, 4);
+    cr_expect_eq(tr.op[1].n, 25);
     /* A[ty][tx] of x_1; the i = 1 rows (16..19) are past M = 4: skipped */
     EXPECT_LANES(&tr, 2, KOP_LOAD, x + ((1 * 4 + l / 16) * 256 + l % 16) * 4);
     cr_expect_eq(tr.op[2].dst, 3);
@@ -280,8 +291,9 @@ Test(wl_ml, lstm_gemm_wx_ops)
     cr_expect_eq(tr.n, 1 + 16 * 90 + 1 + 2 + 1);
     unsigned e = 1 + 16 * 90;
     cr_expect_eq(tr.op[e].kind, KOP_ALU);
-    cr_expect_eq(tr.op[e].n, 8);
+    cr_expect_eq(tr.op[e].n, 35);
     cr_expect_eq(tr.op[e].src[0], 0); /* beta = 0: C is not read */
+    cr_expect_eq(alu_sum(&tr), 57 + 16 * (25 + 16 * 4) + 35);
     EXPECT_LANES(&tr, e + 1, KOP_STORE, g + ((1 * 4 + l / 16) * 1024 + 32 + l % 16) * 4);
     EXPECT_LANES(&tr, e + 2, KOP_STORE, g + ((1 * 4 + l / 16) * 1024 + 48 + l % 16) * 4);
     /* warp 1 (ty 4..7) has no row of A or C: B loads only */
@@ -320,6 +332,7 @@ Test(wl_ml, lstm_gemm_rh_ops)
     cr_expect_eq(tr.op[e].dst, 5);
     EXPECT_LANES(&tr, e + 1, KOP_LOAD, g + ((2 * 16 + 8 + l / 16) * 2048 + 176 + l % 16) * 4);
     cr_expect_eq(tr.op[e + 2].kind, KOP_ALU);
+    cr_expect_eq(tr.op[e + 2].n, 43);
     cr_expect_eq(tr.op[e + 2].src[0], 5);
     EXPECT_LANES(&tr, e + 3, KOP_STORE, g + ((2 * 16 + 8 + l / 16) * 2048 + 160 + l % 16) * 4);
     mw_close(&m);
@@ -338,12 +351,12 @@ Test(wl_ml, lstm_elementwise_ops)
     addr_t g = buf(&m, "gates")->base;
     trace_warp(&k, 2, 3, &tr); /* elements 704..767: row 2, units 192..255 */
     cr_expect_eq(tr.n, 1 + 4 + 1 + 4 + 1);
-    cr_expect_eq(tr.op[0].n, 13);
+    cr_expect_eq(tr.op[0].n, 28); /* LSTMFwdHidUpdate's PTX, split (rnn-lstm-small.md) */
     for (unsigned q = 0; q < 4; q++) {
         EXPECT_LANES(&tr, 1 + q, KOP_LOAD, g + ((4 + 2) * 1024 + q * 256 + 192 + l) * 4);
         EXPECT_LANES(&tr, 6 + q, KOP_STORE, g + ((4 + 2) * 1024 + q * 256 + 192 + l) * 4);
     }
-    cr_expect_eq(tr.op[5].n, 41);
+    cr_expect_eq(tr.op[5].n, 84);
     cr_expect_eq(tr.op[5].src[0], 1);
     struct kernel_range rg[64];
     cr_expect_eq(k.ranges(&k, 2, 0, rg, 64), 1); /* the 4 gates of row 2: the whole row */
@@ -359,6 +372,8 @@ Test(wl_ml, lstm_elementwise_ops)
     cr_expect_eq(k.args[2].mode, KERNEL_RW);
     trace_warp(&k, 1, 1, &tr); /* row 1, units 64..127 */
     cr_expect_eq(tr.n, 1 + 5 + 1 + 2 + 1);
+    cr_expect_eq(tr.op[0].n, 44); /* t > 0: c_{t-1} from c */
+    cr_expect_eq(tr.op[6].n, 53);
     EXPECT_LANES(&tr, 4, KOP_LOAD, g + ((4 + 1) * 1024 + 3 * 256 + 64 + l) * 4);
     EXPECT_LANES(&tr, 5, KOP_LOAD, c + (0 * 1024 + 256 + 64 + l) * 4);
     EXPECT_LANES(&tr, 7, KOP_STORE, c + (1 * 1024 + 256 + 64 + l) * 4);
@@ -383,6 +398,8 @@ Test(wl_ml, gru_elementwise_ops)
 #define E(l) (64 + (l))
 #define ROWCOL(l, ld, col) ((E(l) / 48) * (ld) + (col) + E(l) % 48)
     cr_expect_eq(tr.n, 1 + 4 + 1 + 2 + 1);
+    cr_expect_eq(tr.op[0].n, 27);
+    cr_expect_eq(tr.op[5].n, 39);
     EXPECT_LANES(&tr, 1, KOP_LOAD, xg + ROWCOL(l, 144, 0) * 4);
     EXPECT_LANES(&tr, 2, KOP_LOAD, xg + ROWCOL(l, 144, 48) * 4);
     EXPECT_LANES(&tr, 3, KOP_LOAD, hg + ROWCOL(l, 144, 0) * 4);
@@ -390,6 +407,9 @@ Test(wl_ml, gru_elementwise_ops)
     EXPECT_LANES(&tr, 7, KOP_STORE, xg + ROWCOL(l, 144, 48) * 4);
     trace_warp(&k, 0, 2, &tr); /* elements 128..191: only 128..191 < 192 = 4 x 48 */
     EXPECT_LANES(&tr, 1, KOP_LOAD, xg + ((128 + l) / 48 * 144 + (128 + l) % 48) * 4);
+    trace_warp(&k, 0, 3, &tr); /* elements 192..: none; the bounds test, exit */
+    cr_expect_eq(tr.n, 2);
+    cr_expect_eq(tr.op[0].n, 12);
     mw_kernel_at(&m, 0, &k);
     cr_expect_str_eq(k.name, "gru_hidden");
     addr_t hx = buf(&m, "hx")->base, y = buf(&m, "y")->base;
@@ -399,7 +419,8 @@ Test(wl_ml, gru_elementwise_ops)
     EXPECT_LANES(&tr, 4, KOP_LOAD, hg + (l / 48 * 144 + 96 + l % 48) * 4);
     EXPECT_LANES(&tr, 5, KOP_LOAD, hx + l * 4);
     EXPECT_LANES(&tr, 7, KOP_STORE, y + l * 4);
-    cr_expect_eq(tr.op[6].n, 14);
+    cr_expect_eq(tr.op[0].n, 35);
+    cr_expect_eq(tr.op[6].n, 34);
 #undef E
 #undef ROWCOL
     mw_close(&m);
