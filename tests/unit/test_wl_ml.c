@@ -229,6 +229,15 @@ static uint64_t op_mask(const struct kernel_op *op)
 
 static struct trace tr;
 
+/* The sum of the ALU ops of the traced warp. */
+static uint64_t alu_sum(const struct trace *t)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < t->n; i++)
+        n += t->op[i].kind == KOP_ALU ? t->op[i].n : 0;
+    return n;
+}
+
 Test(wl_ml, lstm_gemm_wx_ops)
 {
     struct wlh m;
@@ -245,10 +254,12 @@ Test(wl_ml, lstm_gemm_wx_ops)
     cr_expect(k.args[1].same_pattern);
     cr_expect_not(k.args[0].same_pattern || k.args[2].same_pattern);
     trace_warp(&k, 1, 0, &tr); /* N tile 32..63, warp 0: tx = l % 16, ty = l / 16 */
+    /* PTX counts of the GEMM (docs/workloads/rnn-lstm-small.md): 57 before the
+     * first K step, 25 per step, 4 FMAs per kk, epilogue 35 (stores) or 43 */
     cr_expect_eq(tr.op[0].kind, KOP_ALU);
-    cr_expect_eq(tr.op[0].n, 12);
+    cr_expect_eq(tr.op[0].n, 57);
     cr_expect_eq(tr.op[1].kind, KOP_ALU);
-    cr_expect_eq(tr.op[1].n, 4);
+    cr_expect_eq(tr.op[1].n, 25);
     /* A[ty][tx] of x_1; the i = 1 rows (16..19) are past M = 4: skipped */
     EXPECT_LANES(&tr, 2, KOP_LOAD, x + ((1 * 4 + l / 16) * 256 + l % 16) * 4);
     cr_expect_eq(tr.op[2].dst, 3);
@@ -280,8 +291,9 @@ Test(wl_ml, lstm_gemm_wx_ops)
     cr_expect_eq(tr.n, 1 + 16 * 90 + 1 + 2 + 1);
     unsigned e = 1 + 16 * 90;
     cr_expect_eq(tr.op[e].kind, KOP_ALU);
-    cr_expect_eq(tr.op[e].n, 8);
+    cr_expect_eq(tr.op[e].n, 35);
     cr_expect_eq(tr.op[e].src[0], 0); /* beta = 0: C is not read */
+    cr_expect_eq(alu_sum(&tr), 57 + 16 * (25 + 16 * 4) + 35);
     EXPECT_LANES(&tr, e + 1, KOP_STORE, g + ((1 * 4 + l / 16) * 1024 + 32 + l % 16) * 4);
     EXPECT_LANES(&tr, e + 2, KOP_STORE, g + ((1 * 4 + l / 16) * 1024 + 48 + l % 16) * 4);
     /* warp 1 (ty 4..7) has no row of A or C: B loads only */
@@ -320,6 +332,7 @@ Test(wl_ml, lstm_gemm_rh_ops)
     cr_expect_eq(tr.op[e].dst, 5);
     EXPECT_LANES(&tr, e + 1, KOP_LOAD, g + ((2 * 16 + 8 + l / 16) * 2048 + 176 + l % 16) * 4);
     cr_expect_eq(tr.op[e + 2].kind, KOP_ALU);
+    cr_expect_eq(tr.op[e + 2].n, 43);
     cr_expect_eq(tr.op[e + 2].src[0], 5);
     EXPECT_LANES(&tr, e + 3, KOP_STORE, g + ((2 * 16 + 8 + l / 16) * 2048 + 160 + l % 16) * 4);
     mw_close(&m);
@@ -338,12 +351,12 @@ Test(wl_ml, lstm_elementwise_ops)
     addr_t g = buf(&m, "gates")->base;
     trace_warp(&k, 2, 3, &tr); /* elements 704..767: row 2, units 192..255 */
     cr_expect_eq(tr.n, 1 + 4 + 1 + 4 + 1);
-    cr_expect_eq(tr.op[0].n, 13);
+    cr_expect_eq(tr.op[0].n, 28); /* LSTMFwdHidUpdate's PTX, split (rnn-lstm-small.md) */
     for (unsigned q = 0; q < 4; q++) {
         EXPECT_LANES(&tr, 1 + q, KOP_LOAD, g + ((4 + 2) * 1024 + q * 256 + 192 + l) * 4);
         EXPECT_LANES(&tr, 6 + q, KOP_STORE, g + ((4 + 2) * 1024 + q * 256 + 192 + l) * 4);
     }
-    cr_expect_eq(tr.op[5].n, 41);
+    cr_expect_eq(tr.op[5].n, 84);
     cr_expect_eq(tr.op[5].src[0], 1);
     struct kernel_range rg[64];
     cr_expect_eq(k.ranges(&k, 2, 0, rg, 64), 1); /* the 4 gates of row 2: the whole row */
@@ -359,6 +372,8 @@ Test(wl_ml, lstm_elementwise_ops)
     cr_expect_eq(k.args[2].mode, KERNEL_RW);
     trace_warp(&k, 1, 1, &tr); /* row 1, units 64..127 */
     cr_expect_eq(tr.n, 1 + 5 + 1 + 2 + 1);
+    cr_expect_eq(tr.op[0].n, 44); /* t > 0: c_{t-1} from c */
+    cr_expect_eq(tr.op[6].n, 53);
     EXPECT_LANES(&tr, 4, KOP_LOAD, g + ((4 + 1) * 1024 + 3 * 256 + 64 + l) * 4);
     EXPECT_LANES(&tr, 5, KOP_LOAD, c + (0 * 1024 + 256 + 64 + l) * 4);
     EXPECT_LANES(&tr, 7, KOP_STORE, c + (1 * 1024 + 256 + 64 + l) * 4);
@@ -383,6 +398,8 @@ Test(wl_ml, gru_elementwise_ops)
 #define E(l) (64 + (l))
 #define ROWCOL(l, ld, col) ((E(l) / 48) * (ld) + (col) + E(l) % 48)
     cr_expect_eq(tr.n, 1 + 4 + 1 + 2 + 1);
+    cr_expect_eq(tr.op[0].n, 27);
+    cr_expect_eq(tr.op[5].n, 39);
     EXPECT_LANES(&tr, 1, KOP_LOAD, xg + ROWCOL(l, 144, 0) * 4);
     EXPECT_LANES(&tr, 2, KOP_LOAD, xg + ROWCOL(l, 144, 48) * 4);
     EXPECT_LANES(&tr, 3, KOP_LOAD, hg + ROWCOL(l, 144, 0) * 4);
@@ -390,6 +407,9 @@ Test(wl_ml, gru_elementwise_ops)
     EXPECT_LANES(&tr, 7, KOP_STORE, xg + ROWCOL(l, 144, 48) * 4);
     trace_warp(&k, 0, 2, &tr); /* elements 128..191: only 128..191 < 192 = 4 x 48 */
     EXPECT_LANES(&tr, 1, KOP_LOAD, xg + ((128 + l) / 48 * 144 + (128 + l) % 48) * 4);
+    trace_warp(&k, 0, 3, &tr); /* elements 192..: none; the bounds test, exit */
+    cr_expect_eq(tr.n, 2);
+    cr_expect_eq(tr.op[0].n, 12);
     mw_kernel_at(&m, 0, &k);
     cr_expect_str_eq(k.name, "gru_hidden");
     addr_t hx = buf(&m, "hx")->base, y = buf(&m, "y")->base;
@@ -399,11 +419,19 @@ Test(wl_ml, gru_elementwise_ops)
     EXPECT_LANES(&tr, 4, KOP_LOAD, hg + (l / 48 * 144 + 96 + l % 48) * 4);
     EXPECT_LANES(&tr, 5, KOP_LOAD, hx + l * 4);
     EXPECT_LANES(&tr, 7, KOP_STORE, y + l * 4);
-    cr_expect_eq(tr.op[6].n, 14);
+    cr_expect_eq(tr.op[0].n, 35);
+    cr_expect_eq(tr.op[6].n, 34);
 #undef E
 #undef ROWCOL
     mw_close(&m);
 }
+
+/* MIOpenConvUni's PTX counts (docs/workloads/cnn.md): set-up 69; per channel
+ * the first halo element 19 + 4, a second one 16 + 1, the end of the halo loop
+ * 6, the filter element 11 + 3 and the end of its loop 4, per filter row and
+ * output channel 5 multiply-adds and an add, loop control 5; the epilogue 46,
+ * and 2 per store when the warp stores. */
+#define CONV_CH_FULL (19 + 4 + 16 + 1 + 6 + 11 + 3 + 4 + 5 * 8 * (5 + 1) + 5)
 
 Test(wl_ml, conv_ops)
 {
@@ -421,53 +449,71 @@ Test(wl_ml, conv_ops)
     /* WG (1, 2, 6): image 1, filters 16..23, output rows 32..47, columns 16..31 */
     uint32_t wg = 1 + 2 * 8 + 6 * 64;
     trace_warp(&k, wg, 0, &tr);
-    cr_expect_eq(tr.op[0].n, 12);
-    cr_expect_eq(tr.op[1].n, 10);
+    cr_expect_eq(tr.op[0].n, 69);
+    cr_expect_eq(tr.op[1].kind, KOP_BARRIER); /* at the top of the channel loop */
+    cr_expect_eq(tr.op[2].n, 19);
     /* halo tile element e = lane: rows 30 + e / 20, columns 14 + e % 20 of channel 0 */
-    EXPECT_LANES(&tr, 2, KOP_LOAD, in + (((1 * 3 + 0) * 128 + 30 + l / 20) * 128 + 14 + l % 20) * 4);
-    EXPECT_LANES(&tr, 3, KOP_LOAD,
-                 in + (((1 * 3 + 0) * 128 + 30 + (l + 256) / 20) * 128 + 14 + (l + 256) % 20) * 4);
-    EXPECT_LANES(&tr, 4, KOP_LOAD, cw + ((16 + l / 25) * 3 * 25 + l % 25) * 4);
+    EXPECT_LANES(&tr, 3, KOP_LOAD, in + (((1 * 3 + 0) * 128 + 30 + l / 20) * 128 + 14 + l % 20) * 4);
+    cr_expect_eq(tr.op[4].n, 4);
+    cr_expect_eq(tr.op[4].src[0], 3);
     EXPECT_LANES(&tr, 5, KOP_LDS_STORE, l * 4);
-    EXPECT_LANES(&tr, 6, KOP_LDS_STORE, (256 + l) * 4);
-    EXPECT_LANES(&tr, 7, KOP_LDS_STORE, 1600 + ((l % 25) * 8 + l / 25) * 4);
-    cr_expect_eq(tr.op[8].kind, KOP_BARRIER);
-    /* tap (0, 0): in[ty][tx]; filters 0..3 and 4..7 broadcast; 8 FMAs */
-    EXPECT_LANES(&tr, 9, KOP_LDS_LOAD, ((l / 16) * 20 + l % 16) * 4);
-    EXPECT_LANES(&tr, 10, KOP_LDS_LOAD, 1600);
-    cr_expect_eq(tr.op[10].size, 16);
-    EXPECT_LANES(&tr, 11, KOP_LDS_LOAD, 1616);
-    cr_expect_eq(tr.op[12].kind, KOP_ALU);
-    cr_expect_eq(tr.op[12].n, 8);
-    /* tap (4, 3) = 23 */
-    EXPECT_LANES(&tr, 9 + 23 * 4, KOP_LDS_LOAD, ((l / 16 + 4) * 20 + l % 16 + 3) * 4);
-    EXPECT_LANES(&tr, 9 + 23 * 4 + 1, KOP_LDS_LOAD, 1600 + 23 * 32);
-    unsigned body = 1 + 6 + 1 + 25 * 4 + 1;
-    cr_expect_eq(tr.op[8 + 100 + 1 - 0].kind, KOP_BARRIER);
+    cr_expect_eq(tr.op[6].n, 16);
+    EXPECT_LANES(&tr, 7, KOP_LOAD,
+                 in + (((1 * 3 + 0) * 128 + 30 + (l + 256) / 20) * 128 + 14 + (l + 256) % 20) * 4);
+    cr_expect_eq(tr.op[8].n, 1);
+    EXPECT_LANES(&tr, 9, KOP_LDS_STORE, (256 + l) * 4);
+    cr_expect_eq(tr.op[10].n, 6);
+    cr_expect_eq(tr.op[11].n, 11);
+    EXPECT_LANES(&tr, 12, KOP_LOAD, cw + ((16 + l / 25) * 3 * 25 + l % 25) * 4);
+    cr_expect_eq(tr.op[13].n, 3);
+    EXPECT_LANES(&tr, 14, KOP_LDS_STORE, 1600 + l * 4); /* filter-major, as loaded */
+    cr_expect_eq(tr.op[15].n, 4);
+    cr_expect_eq(tr.op[16].kind, KOP_BARRIER);
+    /* filter row 0: the 5 inputs under the pixel, then per output channel its 5
+     * weights (the same address in every lane) and 6 ALU */
+    EXPECT_LANES(&tr, 17, KOP_LDS_LOAD, ((l / 16) * 20 + l % 16) * 4);
+    EXPECT_LANES(&tr, 21, KOP_LDS_LOAD, ((l / 16) * 20 + l % 16 + 4) * 4);
+    EXPECT_LANES(&tr, 22, KOP_LDS_LOAD, 1600);
+    EXPECT_LANES(&tr, 26, KOP_LDS_LOAD, 1600 + 4 * 4);
+    cr_expect_eq(tr.op[27].kind, KOP_ALU);
+    cr_expect_eq(tr.op[27].n, 6);
+    cr_expect_eq(tr.op[27].src[0], 1);
+    cr_expect_eq(tr.op[27].src[1], 2);
+    EXPECT_LANES(&tr, 28, KOP_LDS_LOAD, 1600 + 25 * 4); /* output channel 1 */
+    /* row 4: input 3; output channel 7, weight 4 (the last of the 200) */
+    unsigned row = 5 + 8 * 6;
+    EXPECT_LANES(&tr, 17 + 4 * row + 3, KOP_LDS_LOAD, ((l / 16 + 4) * 20 + l % 16 + 3) * 4);
+    EXPECT_LANES(&tr, 17 + 4 * row + 5 + 7 * 6 + 4, KOP_LDS_LOAD, 1600 + 199 * 4);
+    unsigned body = 16 + 5 * row + 1;
+    cr_expect_eq(tr.op[body].n, 5);
     /* channel 2 */
-    EXPECT_LANES(&tr, 1 + 2 * body + 1, KOP_LOAD,
+    EXPECT_LANES(&tr, 1 + 2 * body + 2, KOP_LOAD,
                  in + (((1 * 3 + 2) * 128 + 30 + l / 20) * 128 + 14 + l % 20) * 4);
-    EXPECT_LANES(&tr, 1 + 2 * body + 3, KOP_LOAD, cw + ((16 + l / 25) * 75 + 50 + l % 25) * 4);
+    EXPECT_LANES(&tr, 1 + 2 * body + 11, KOP_LOAD, cw + ((16 + l / 25) * 75 + 50 + l % 25) * 4);
     unsigned e = 1 + 3 * body;
     cr_expect_eq(tr.n, e + 1 + 8 + 1);
-    cr_expect_eq(tr.op[e].n, 4);
+    cr_expect_eq(tr.op[e].n, 46 + 16);
     for (unsigned q = 0; q < 8; q++)
         EXPECT_LANES(&tr, e + 1 + q, KOP_STORE,
                      co + (((1 * 32 + 16 + q) * 128 + 32 + l / 16) * 128 + 16 + l % 16) * 4);
-    /* WG 0, warp 0: the tile starts at (-2, -2): padding lanes are not loaded */
+    cr_expect_eq(alu_sum(&tr), 69 + 3 * CONV_CH_FULL + 46 + 16);
+    /* WG 0, warp 0: the tile starts at (-2, -2): padding lanes read input[0] */
     trace_warp(&k, 0, 0, &tr);
-    EXPECT_LANES(&tr, 2, KOP_LOAD,
-                 l / 20 >= 2 && l % 20 >= 2 ? in + ((l / 20 - 2) * 128 + l % 20 - 2) * 4 : NA);
+    EXPECT_LANES(&tr, 3, KOP_LOAD,
+                 l / 20 >= 2 && l % 20 >= 2 ? in + ((l / 20 - 2) * 128 + l % 20 - 2) * 4 : in);
     EXPECT_LANES(&tr, 5, KOP_LDS_STORE, l * 4);
     /* warp 3: halo elements 448.. do not exist; filter elements 192..199 only */
     trace_warp(&k, 0, 3, &tr);
-    EXPECT_LANES(&tr, 2, KOP_LOAD,
+    EXPECT_LANES(&tr, 3, KOP_LOAD,
                  (192 + l) % 20 >= 2 ? in + (((192 + l) / 20 - 2) * 128 + (192 + l) % 20 - 2) * 4
-                                     : NA);
-    EXPECT_LANES(&tr, 3, KOP_LOAD, l < 8 ? cw + ((7 * 3) * 25 + 17 + l) * 4 : NA);
-    EXPECT_LANES(&tr, 4, KOP_LDS_STORE, (192 + l) * 4);
-    EXPECT_LANES(&tr, 5, KOP_LDS_STORE, l < 8 ? 1600 + ((17 + l) * 8 + 7) * 4 : NA);
-    cr_expect_eq(tr.op[6].kind, KOP_BARRIER);
+                                     : in);
+    EXPECT_LANES(&tr, 5, KOP_LDS_STORE, (192 + l) * 4);
+    cr_expect_eq(tr.op[6].n, 6);
+    cr_expect_eq(tr.op[7].n, 11);
+    EXPECT_LANES(&tr, 8, KOP_LOAD, l < 8 ? cw + ((7 * 3) * 25 + 17 + l) * 4 : NA);
+    EXPECT_LANES(&tr, 10, KOP_LDS_STORE, l < 8 ? 1600 + (192 + l) * 4 : NA);
+    cr_expect_eq(tr.op[12].kind, KOP_BARRIER);
+    cr_expect_eq(alu_sum(&tr), 69 + 3 * (CONV_CH_FULL - 16 - 1) + 46 + 16);
     /* ranges: input rows 30..49 of the 3 channels; 8 filters; 8 output planes */
     struct kernel_range rg[64];
     cr_expect_eq(k.ranges(&k, wg, 0, rg, 64), 3);
@@ -480,8 +526,20 @@ Test(wl_ml, conv_ops)
     cr_expect_eq(rg[7].lo, co + ((1 * 32 + 23) * 128 + 32) * 128 * 4);
     cr_expect_eq(rg[7].hi, co + ((1 * 32 + 23) * 128 + 48) * 128 * 4);
     cr_expect_eq(k.ranges(&k, wg, 0, rg, 2), 0); /* more than max: unknown */
+    /* WG (0, 0, 4): image 1 at the border: input[0] comes first */
+    cr_expect_eq(k.ranges(&k, 4 * 64, 0, rg, 64), 4);
+    cr_expect_eq(rg[0].lo, in);
+    cr_expect_eq(rg[0].hi, in + 4);
+    cr_expect_eq(rg[1].lo, in + (1 * 3 * 128) * 128 * 4);
     mw_close(&m);
 }
+
+/* mloPoolingG's PTX counts at the Table II tile (docs/workloads/cnn.md). */
+static const unsigned pool_row[33] = {16, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18, 16,
+                                      18, 16, 18, 16, 18, 16, 17, 19, 23, 46, 46, 46, 46, 55, 52, 52,
+                                      65};
+static const unsigned pool_in[33] = {9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9, 9,
+                                     9,  9,  9,  9,  9,  9,  9,  16, 16, 19, 19, 19, 28, 33, 36, 11};
 
 Test(wl_ml, pool_and_fc_ops)
 {
@@ -490,34 +548,61 @@ Test(wl_ml, pool_and_fc_ops)
     mw_open(&m, &wl_cnn, NULL);
     mw_kernel_at(&m, 1, &k);
     cr_expect_str_eq(k.name, "pool_fwd");
-    cr_expect_eq(k.grid.x, 4); /* 63 x 63 outputs */
-    cr_expect_eq(k.grid.y, 4);
+    /* 63 x 63 outputs: 16 output rows per thread, groups of 32 x 4 threads */
+    cr_expect_eq(k.grid.x, 2);
+    cr_expect_eq(k.grid.y, 1);
     cr_expect_eq(k.grid.z, 4 * 32);
+    cr_expect_eq(k.block.x, 32);
+    cr_expect_eq(k.block.y, 4);
     addr_t co = buf(&m, "conv_out")->base, po = buf(&m, "pool_out")->base;
-    /* WG (3, 1, plane 5): outputs x 48..62 (tx < 15), y 16.. */
-    trace_warp(&k, 3 + 1 * 4 + 5 * 16, 1, &tr);
-    cr_expect_eq(tr.n, 1 + 9 + 1 + 1 + 1);
-#define OY(l) (16 + 4 + (l) / 16)
-    for (unsigned q = 0; q < 9; q++)
-        EXPECT_LANES(&tr, 1 + q, KOP_LOAD,
-                     l % 16 < 15 ? co + ((5 * 128 + OY(l) * 2 + q / 3) * 128 + (48 + l % 16) * 2 +
-                                         q % 3) * 4
-                                 : NA);
-    cr_expect_eq(tr.op[10].n, 9);
-    cr_expect_eq(tr.op[10].src[0], 1);
-    EXPECT_LANES(&tr, 11, KOP_STORE,
-                 l % 16 < 15 ? po + ((5 * 63 + OY(l)) * 63 + 48 + l % 16) * 4 : NA);
-#undef OY
-    /* WG (0, 3): rows 48..62; warp 3 holds rows 60..63: row 63 masked */
-    trace_warp(&k, 0 + 3 * 4, 3, &tr);
-    EXPECT_LANES(&tr, 11, KOP_STORE, l / 16 < 3 ? po + ((60 + l / 16) * 63 + l % 16) * 4 : NA);
+    /* WG (1, 0, plane 5), warp 1: thread rows 2, 3 (output rows 32.. and 48..),
+     * columns 32..63 */
+    trace_warp(&k, 1 + 5 * 2, 1, &tr);
+    cr_expect_eq(tr.n, 1 + 33 * 4 + 1 + 16 * 2 + 1);
+    cr_expect_eq(tr.op[0].n, 46);
+#define OY0(l) (32 + 16 * ((l) / 32))
+#define OX(l) (32 + (l) % 32)
+    for (unsigned j = 0; j < 33; j++) {
+        cr_expect_eq(tr.op[1 + 4 * j].n, pool_row[j] + pool_in[j], "row %u", j);
+        for (unsigned i = 0; i < 3; i++)
+            EXPECT_LANES(&tr, 2 + 4 * j + i, KOP_LOAD,
+                         OY0(l) * 2 + j < 128 && OX(l) * 2 + i < 128
+                             ? co + ((5 * 128 + OY0(l) * 2 + j) * 128 + OX(l) * 2 + i) * 4
+                             : NA);
+    }
+    unsigned t = 1 + 33 * 4;
+    cr_expect_eq(tr.op[t].n, 165);
+    cr_expect_eq(tr.op[t].src[0], 1);
+    for (unsigned q = 0; q < 16; q++) {
+        cr_expect_eq(tr.op[t + 1 + 2 * q].n, (q ? 4 : 0) + 3);
+        EXPECT_LANES(&tr, t + 2 + 2 * q, KOP_STORE,
+                     OX(l) < 63 && OY0(l) + q < 63 ? po + ((5 * 63 + OY0(l) + q) * 63 + OX(l)) * 4
+                                                  : NA);
+    }
+#undef OY0
+#undef OX
+    unsigned rows = 0, in = 0;
+    for (unsigned j = 0; j < 33; j++)
+        rows += pool_row[j], in += pool_in[j];
+    cr_expect_eq(alu_sum(&tr), 46 + rows + in + 165 + 3 + 15 * (4 + 3));
+    struct kernel_range rg[4];
+    cr_expect_eq(k.ranges(&k, 1 + 5 * 2, 0, rg, 4), 1); /* input rows 0..127 */
+    cr_expect_eq(rg[0].lo, co + 5 * 128 * 128 * 4);
+    cr_expect_eq(rg[0].hi, co + 6 * 128 * 128 * 4);
+    cr_expect_eq(k.ranges(&k, 1 + 5 * 2, 1, rg, 4), 1);
+    cr_expect_eq(rg[0].hi, po + 6 * 63 * 63 * 4);
     mw_kernel_at(&m, 0, &k);
     cr_expect_str_eq(k.name, "fc_zero");
     cr_expect_eq(k.grid.x, 1);
     addr_t fo = buf(&m, "fc_out")->base, fw = buf(&m, "fc_w")->base;
     trace_warp(&k, 0, 0, &tr);
-    cr_expect_eq(tr.n, 4); /* set-up, v_mov, store, exit */
+    cr_expect_eq(tr.n, 4); /* set-up, the zero, store, exit */
+    cr_expect_eq(tr.op[0].n, 67);
+    cr_expect_eq(tr.op[1].n, 2);
     EXPECT_LANES(&tr, 2, KOP_STORE, l < 40 ? fo + l * 4 : NA);
+    trace_warp(&k, 0, 1, &tr); /* no element: the bounds test, exit */
+    cr_expect_eq(tr.n, 2);
+    cr_expect_eq(tr.op[0].n, 21);
     mw_kernel_at(&m, 0, &k);
     cr_expect_str_eq(k.name, "fc_gemm");
     /* K = 32 x 63 x 63 = 127008 = 7938 steps; 125 per split -> 64 splits */
@@ -529,13 +614,14 @@ Test(wl_ml, pool_and_fc_ops)
     EXPECT_LANES(&tr, 3, KOP_LOAD, fw + ((l / 16) * 127008 + 126000 + l % 16) * 4);
     unsigned e = 1 + 63 * 89; /* B j = 1 rows 16.. are past N = 10 */
     cr_expect_eq(tr.n, e + 1 + 1 + 1);
+    cr_expect_eq(tr.op[e].n, 29 + 3); /* split-K epilogue and the one atomic's address */
     EXPECT_LANES(&tr, e + 1, KOP_ATOMIC, l % 16 < 10 ? fo + ((l / 16) * 10 + l % 16) * 4 : NA);
-    struct kernel_range rg[64];
-    cr_expect_eq(k.ranges(&k, 63, 0, rg, 64), 4);
-    cr_expect_eq(rg[3].lo, po + (3 * 127008 + 126000) * 4);
-    cr_expect_eq(rg[3].hi, po + (4 * 127008) * 4);
-    cr_expect_eq(k.ranges(&k, 63, 1, rg, 64), 10);
-    cr_expect_eq(k.ranges(&k, 63, 2, rg, 64), 1); /* 4 x 10 contiguous */
+    struct kernel_range fr[64];
+    cr_expect_eq(k.ranges(&k, 63, 0, fr, 64), 4);
+    cr_expect_eq(fr[3].lo, po + (3 * 127008 + 126000) * 4);
+    cr_expect_eq(fr[3].hi, po + (4 * 127008) * 4);
+    cr_expect_eq(k.ranges(&k, 63, 1, fr, 64), 10);
+    cr_expect_eq(k.ranges(&k, 63, 2, fr, 64), 1); /* 4 x 10 contiguous */
     cr_expect_not(m.ops->next_kernel(m.self, &k));
     mw_close(&m);
 }

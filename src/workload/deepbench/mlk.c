@@ -16,9 +16,12 @@
  * Out-of-range rows and K columns are masked on the global loads (the LDS
  * stores still write the zeros); every thread computes. The epilogue loads C
  * when beta is set, scales (alpha, beta) and stores, or adds atomically
- * under split-K. Instruction estimates (GCN, per thread): 12 for the index
- * set-up, 4 per K step for the pointer increments and loop control, 4 FMAs
- * per kk, 8 in the epilogue (alpha and beta scaling of 4 values).
+ * under split-K. Instructions per thread: the PTX of this algorithm written
+ * as a plain CUDA kernel (no readable source of the library's GEMM exists),
+ * block by block (docs/workloads/rnn-lstm-small.md): 57 before the first K
+ * step, 25 per K step (the load bounds tests, pointer increments and loop
+ * control), the 4 FMAs per kk, and the epilogue: 35 (stores), 43 (beta: C
+ * loaded first), 29 plus 3 per atomic the warp issues (split-K).
  */
 #include "mlk.h"
 
@@ -44,9 +47,13 @@ enum {
 enum { GE_LDC = 0, GE_ALU = 4, GE_STC = 5, GE_EXIT = 9 };
 enum { GP_PRO, GP_BODY, GP_EPI };
 
-#define G_ALU_PRO 12
-#define G_ALU_LOOP 4
-#define G_ALU_EPI 8
+#define G_ALU_PRO 57
+#define G_ALU_LOOP 25
+#define G_ALU_KK 4
+#define G_ALU_EPI_ST 35
+#define G_ALU_EPI_BETA 43
+#define G_ALU_EPI_ATOM 29
+#define G_ALU_ATOM 3 /* address arithmetic inside each atomic's block */
 
 void mlk_gemm_init(struct mlk_gemm *g)
 {
@@ -166,7 +173,7 @@ static bool g_body(const struct mlk_gemm *g, struct kernel_warp *w, struct kerne
         unsigned kk = (pos - GB_KK) / 5, r = (pos - GB_KK) % 5;
         if (r == 4) {
             op->kind = KOP_ALU;
-            op->n = 4;
+            op->n = G_ALU_KK;
             op->src[0] = 1;
             op->src[1] = 2;
         } else {
@@ -180,6 +187,18 @@ static bool g_body(const struct mlk_gemm *g, struct kernel_warp *w, struct kerne
     return true;
 }
 
+/* Epilogue instructions of the warp: the split-K kernel computes each
+ * atomic's address inside the block that only runs when the atomic does. */
+static uint32_t g_epi_alu(const struct mlk_gemm *g, struct kernel_warp *w)
+{
+    if (g->gz == 1)
+        return g->beta ? G_ALU_EPI_BETA : G_ALU_EPI_ST;
+    uint32_t n = G_ALU_EPI_ATOM;
+    for (unsigned i = 0; i < 4; i++)
+        n += g_lanes(g, w, GO_C, i, 0) ? G_ALU_ATOM : 0;
+    return n;
+}
+
 static bool g_epi(const struct mlk_gemm *g, struct kernel_warp *w, struct kernel_op *op,
                   unsigned pos)
 {
@@ -189,7 +208,7 @@ static bool g_epi(const struct mlk_gemm *g, struct kernel_warp *w, struct kernel
         op->dst = 5;
     } else if (pos == GE_ALU) {
         op->kind = KOP_ALU;
-        op->n = G_ALU_EPI;
+        op->n = g_epi_alu(g, w);
         op->src[0] = g->beta ? 5 : 0;
     } else if (pos < GE_EXIT) {
         uint8_t kind = g->gz > 1 ? KOP_ATOMIC : KOP_STORE;
@@ -336,7 +355,8 @@ static void ew_mem(const struct mlk_ew *e, const struct mlk_ew_stream *s, struct
     }
 }
 
-/* pc: 0 index ALU, 1..L loads, L+1 compute, then the stores, then exit. */
+/* pc: 0 index ALU, 1..L loads, L+1 compute, then the stores, then exit (a
+ * warp with no element: its bounds test, then exit). */
 static void ew_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct mlk_ew *e = k->ctx;
@@ -345,6 +365,11 @@ static void ew_next(const struct kernel *k, struct kernel_warp *w, struct kernel
     unsigned nl = ew_nloads(e), nst = e->ns - nl;
     for (;;) {
         unsigned pc = w->pc++;
+        if (!nact && pc == 0 && e->alu_none) {
+            op->kind = KOP_ALU;
+            op->n = e->alu_none;
+            return;
+        }
         if (!nact || pc > nl + 1 + nst) {
             op->kind = KOP_EXIT;
             return;

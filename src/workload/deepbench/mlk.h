@@ -10,8 +10,8 @@
  * W stored one output unit per row). Macro tile 32 x 32, K step 16, 16 x 16
  * threads with a 2 x 2 strided micro-tile; optional split-K (grid z) that
  * accumulates with atomics (Tensile's GlobalSplitU). See mlk.c for the exact
- * op sequence and instruction estimates. Abstracted: no data values, no
- * prefetch/double-buffering of the LDS tiles.
+ * op sequence and where its instruction counts come from. Abstracted: no data
+ * values, no prefetch/double-buffering of the LDS tiles.
  */
 #ifndef CHIPSIM_MLK_H
 #define CHIPSIM_MLK_H
@@ -57,10 +57,11 @@ struct mlk_ew_stream {
 /* One thread per element of a rows x cols view (element e = row * cols +
  * col), `block` threads per work-group. Each thread: `alu_pre` instructions
  * (index and address arithmetic), a load of every load stream in order, `alu`
- * instructions (waiting for the loads), a store to every store stream. */
+ * instructions (waiting for the loads), a store to every store stream. A warp
+ * with no element runs `alu_none` instructions (its bounds test) and exits. */
 struct mlk_ew {
     uint32_t rows, cols, block;
-    uint32_t alu_pre, alu;
+    uint32_t alu_pre, alu, alu_none;
     unsigned ns;
     struct mlk_ew_stream s[MLK_EW_MAX];
     /* set by mlk_ew_kernel: distinct buffers, R/W if any stream stores */

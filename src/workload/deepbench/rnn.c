@@ -15,8 +15,9 @@
  *         gru_hidden (c = tanh(W_c x + r R_c h); h_t = (1 - z) c + z h_{t-1})
  * h_{-1} = hx, c_{-1} = cx; h_t is row t of y. GEMMs are mlk.h's tiled GEMM;
  * element-wise kernels have one thread per (batch, unit).
- * Abstracted: MIOpen batches the input GEMM over all time steps and splits
- * the gate math over more (smaller) kernels; no bias; hy/cy copies omitted
+ * Abstracted: MIOpen batches the input GEMM over all time steps (and runs
+ * none in the skip input mode DeepBench sets), updates the LSTM state in one
+ * kernel and the GRU state in several; no bias; hy/cy copies omitted
  * (docs/workloads/rnn-*.md lists every approximation).
  */
 #include <stdlib.h>
@@ -103,24 +104,36 @@ static void rnn_gemms(struct rnn *n, uint32_t t)
 }
 
 /*
- * Instruction estimates per thread (GCN; a transcendental v_exp/v_rcp is
- * quarter rate and counts 4): index set-up (global id, row and column by a
- * magic-number division, bounds) 8, plus 2 per 64-bit address and 1 per
- * extra gate offset from the same row; sigmoid = v_mul, v_exp, v_add, v_rcp
- * = 10; tanh = 2 sigmoid(2x) - 1 = 11.
+ * Instructions per thread: PTX counts per basic block (docs/workloads/
+ * rnn-lstm-small.md). LSTM: MIOpen's LSTMFwdHidUpdate, its statements split
+ * the way the model splits the update: lstm_act (index 28; the three sigmoids,
+ * the tanh, the other addresses and loop control 84) and lstm_state (index
+ * and addresses 49 at t = 0, reading cx, and 44 after, reading c_{t-1}; the
+ * cell update, its tanh and h = o tanh(c) 44 and 53). GRU: the model's two
+ * kernels written in LSTMFwdHidUpdate's style with MIOpen's sigmoid and tanh
+ * (MIOpen has no such fused GRU kernels). A warp with no element runs the
+ * kernel's entry block (its bounds test) and exits.
  */
+enum {
+    LSTM_ACT_PRE = 28, LSTM_ACT = 84, LSTM_ACT_NONE = 14,
+    LSTM_ST_PRE0 = 49, LSTM_ST0 = 44, LSTM_ST_PRE = 44, LSTM_ST = 53, LSTM_ST_NONE = 25,
+    GRU_Z_PRE = 27, GRU_Z = 39, GRU_Z_NONE = 12,
+    GRU_H_PRE = 35, GRU_H = 34, GRU_H_NONE = 16,
+};
+
 static void rnn_lstm_ew(struct rnn *n, uint32_t t)
 {
     uint64_t bs = n->bs, h = n->h, gh = 4 * h, g0 = fl(t * bs * gh);
     struct mlk_ew *a = &n->ew1[t], *s = &n->ew2[t];
-    *a = (struct mlk_ew){.rows = n->bs, .cols = n->h, .block = 256,
-                         .alu_pre = 8 + 2 + 3, .alu = 3 * 10 + 11};
+    *a = (struct mlk_ew){.rows = n->bs, .cols = n->h, .block = 256, .alu_pre = LSTM_ACT_PRE,
+                         .alu = LSTM_ACT, .alu_none = LSTM_ACT_NONE};
     for (int st = 0; st < 2; st++)
         for (uint64_t g = 0; g < 4; g++)
             mlk_ew_add(a, n->gates, g0 + fl(g * h), (uint32_t)gh, st);
-    /* loads i, f, o, g, c_{t-1}; c = f c + i g (2); tanh (11); h = o tanh(c) (1) */
+    /* loads i, f, o, g, c_{t-1}; c = f c + i g; h = o tanh(c) */
     *s = (struct mlk_ew){.rows = n->bs, .cols = n->h, .block = 256,
-                         .alu_pre = 8 + 2 + 3 + 3 * 2, .alu = 2 + 11 + 1};
+                         .alu_pre = t ? LSTM_ST_PRE : LSTM_ST_PRE0, .alu = t ? LSTM_ST : LSTM_ST0,
+                         .alu_none = LSTM_ST_NONE};
     for (uint64_t g = 0; g < 4; g++)
         mlk_ew_add(s, n->gates, g0 + fl(g * h), (uint32_t)gh, false);
     mlk_ew_add(s, t ? n->cs : n->cx, t ? fl((t - 1) * bs * h) : 0, n->h, false);
@@ -132,18 +145,18 @@ static void rnn_gru_ew(struct rnn *n, uint32_t t)
 {
     uint64_t bs = n->bs, h = n->h, gh = 3 * h, g0 = fl(t * bs * gh);
     struct mlk_ew *z = &n->ew1[t], *c = &n->ew2[t];
-    /* loads xz, xr, hz, hr; z, r = sigmoid(x + h): 2 adds + 2 sigmoids */
-    *z = (struct mlk_ew){.rows = n->bs, .cols = n->h, .block = 256,
-                         .alu_pre = 8 + 2 * 2 + 2, .alu = 2 + 2 * 10};
+    /* loads xz, xr, hz, hr; z, r = sigmoid(x + h) */
+    *z = (struct mlk_ew){.rows = n->bs, .cols = n->h, .block = 256, .alu_pre = GRU_Z_PRE,
+                         .alu = GRU_Z, .alu_none = GRU_Z_NONE};
     for (uint64_t g = 0; g < 2; g++)
         mlk_ew_add(z, n->gates, g0 + fl(g * h), (uint32_t)gh, false);
     for (uint64_t g = 0; g < 2; g++)
         mlk_ew_add(z, n->hg, fl(g * h), (uint32_t)gh, false);
     for (uint64_t g = 0; g < 2; g++)
         mlk_ew_add(z, n->gates, g0 + fl(g * h), (uint32_t)gh, true);
-    /* loads z, r, xc, hc, h_{t-1}; c = tanh(xc + r hc) (1 + 11); h = c + z (h' - c) (2) */
-    *c = (struct mlk_ew){.rows = n->bs, .cols = n->h, .block = 256,
-                         .alu_pre = 8 + 2 * 4 + 2, .alu = 1 + 11 + 2};
+    /* loads z, r, xc, hc, h_{t-1}; c = tanh(xc + r hc); h = (1 - z) c + z h_{t-1} */
+    *c = (struct mlk_ew){.rows = n->bs, .cols = n->h, .block = 256, .alu_pre = GRU_H_PRE,
+                         .alu = GRU_H, .alu_none = GRU_H_NONE};
     for (uint64_t g = 0; g < 3; g++)
         mlk_ew_add(c, n->gates, g0 + fl(g * h), (uint32_t)gh, false);
     mlk_ew_add(c, n->hg, fl(2 * h), (uint32_t)gh, false);

@@ -1,11 +1,15 @@
 /*
  * cnn.c -- DNNMark's composed forward model "Conv+Pool+FC" (CPElide Table II:
  * input 128 x 128 x 3, batch 4), fp32, NCHW, as MIOpen and rocBLAS run it:
- *   conv_fwd  direct convolution (MIOpen's OpenCL direct kernels): a 16 x 16
- *             output tile per work-group, 8 output channels per thread; per
- *             input channel the input tile with its halo and the 8 filters
- *             are staged in LDS, then 8 FMAs per filter tap
- *   pool_fwd  max pooling, one thread per output pixel, read from global
+ *   conv_fwd  MIOpen's OpenCL direct convolution (MIOpenConvUni of
+ *             MIOpenConvDirUni.cl) at one configuration of its solver: a
+ *             16 x 16 output tile per work-group, 8 output channels per thread;
+ *             per input channel the input tile with its halo and the 8 filters
+ *             are staged in LDS, then per filter row a row of inputs and, per
+ *             output channel, its row of weights are read from LDS
+ *   pool_fwd  MIOpen's max pooling kernel (mloPoolingG), with the tile its
+ *             host code derives from the output size: several output rows per
+ *             thread, the input read from global memory
  *   fc_zero   Tensile's beta-only kernel that clears C before a split-K GEMM
  *             (only when the GEMM is split)
  *   fc_gemm   fully connected layer: out[n][o] = sum_i pool[n][i] W[o][i],
@@ -13,11 +17,12 @@
  * Layer shapes (our reading of DNNMark's composed-model example, cifar10
  * "quick" conv1/pool1 and a 10-way classifier, on the Table II input): conv
  * 32 filters 5 x 5, pad 2, stride 1; max pool 3 x 3, stride 2; FC 10 outputs.
- * Abstracted: no bias, no activation layer; the weight reads of the conv
- * inner loop are LDS broadcasts of 16 B counted as one access each; the exact
- * MIOpen solver (tile sizes) is not reproduced (docs/workloads/cnn.md).
+ * Instruction counts are PTX counts of the kernels' source per basic block
+ * (docs/workloads/cnn.md). Abstracted: no bias, no activation layer; whether
+ * MIOpen's solver search picks this convolution kernel and configuration.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "workload/deepbench/mlk.h"
 
@@ -41,16 +46,11 @@ static const struct cfg_key cnn_keys[] = {
 #define CNN_MAX_BUF_B (64ull << 30)
 #define CNN_T 16   /* output tile edge (threads per dimension) */
 #define CNN_KPT 8  /* output channels per thread */
-/* Instruction estimates per thread: set-up (indices, bounds) 12; per input
- * channel the tile-load addresses and halo bounds checks 10; 8 FMAs per tap;
- * the 8 output addresses 4. Pooling: 12 set-up, 1 v_max per window element. */
-#define CNN_ALU_PRO 12
-#define CNN_ALU_CH 10
-#define CNN_ALU_EPI 4
 
 struct cnn {
     uint32_t n, c, h, w, k, r, pad, st, oh, ow, pk, ps, ph, pw, fo;
     uint32_t tin_h, tin_w, tin, woff, nl, nw, body;
+    uint32_t pnv, pg0, pg1, prows; /* pooling: output rows per thread, group, input rows */
     const struct kernel_buf *in, *cw, *co, *po, *fw, *fo_buf;
     struct mlk_ew zero;
     struct mlk_gemm fc;
@@ -116,6 +116,49 @@ static int cnn_shape(struct cnn *m, const struct cfg_sec *sec, struct err *e)
     return cnn_check_sizes(m, sec, e);
 }
 
+/* Previous power of two (MIOpen's prePow2): the largest one <= v. */
+static uint32_t pre_pow2(uint32_t v)
+{
+    v |= v >> 1;
+    v |= v >> 2;
+    v |= v >> 4;
+    v |= v >> 8;
+    v |= v >> 16;
+    return (v + 1) >> 1;
+}
+
+/* The pooling tile of MIOpen's 2D pooling host code for this output size:
+ * output rows per thread, work-group size, and input rows per thread. */
+static void cnn_pool_tile(struct cnn *m)
+{
+    uint32_t h = m->ph, w = m->pw;
+    m->pnv = h <= 8 ? 1 : h <= 32 ? 4 : 8;
+    if (h > 16 && h % 32 > 16)
+        m->pnv = (uint32_t)min_u64(16, pre_pow2(m->pnv * m->ps));
+    m->pg0 = w <= 8 ? 8 : w % 32 <= 16 ? 16 : 32;
+    m->pg1 = h <= 8 ? 8 : h < 16 ? 16 : h <= 32 ? 32 : h <= 64 ? 64 : 128;
+    m->pg1 = m->pg1 / m->pnv ? m->pg1 / m->pnv : 1;
+    while (m->pg0 * m->pg1 > 256 && m->pg0 > 1)
+        m->pg0 >>= 1;
+    m->prows = (m->pnv - 1) * m->ps + m->pk;
+}
+
+/* Positions of the conv kernel's channel body (see conv_body). */
+static unsigned cv_w0(const struct cnn *m)
+{
+    return 2 + 4 * m->nl;
+}
+
+static unsigned cv_rows(const struct cnn *m)
+{
+    return cv_w0(m) + 4 * m->nw + 2;
+}
+
+static unsigned cv_row_len(const struct cnn *m)
+{
+    return m->r + CNN_KPT * (m->r + 1);
+}
+
 /* Sizes of the conv kernel's LDS tile and op sequence. */
 static void cnn_tiles(struct cnn *m)
 {
@@ -125,8 +168,8 @@ static void cnn_tiles(struct cnn *m)
     m->woff = (uint32_t)div_ceil(m->tin * 4, 16) * 16;
     m->nl = (uint32_t)div_ceil(m->tin, CNN_T * CNN_T);
     m->nw = (uint32_t)div_ceil(CNN_KPT * m->r * m->r, CNN_T * CNN_T);
-    /* ALU, loads, LDS stores, barrier, taps x (in, KPT/4 weights, FMAs), barrier */
-    m->body = 1 + 2 * (m->nl + m->nw) + 1 + m->r * m->r * (2 + CNN_KPT / 4) + 1;
+    m->body = cv_rows(m) + m->r * cv_row_len(m) + 1;
+    cnn_pool_tile(m);
 }
 
 static void *cnn_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
@@ -148,13 +191,33 @@ static void *cnn_create(struct wl_env *env, const struct cfg_sec *sec, struct er
                               .c = m->fo_buf, .ldc = m->fo, .m = m->n, .n = m->fo,
                               .k = (uint32_t)fin, .splits = (uint32_t)cfg_uint(sec, "fc_split_k")};
     mlk_gemm_init(&m->fc);
-    /* clear C: index set-up 8, address 2, one v_mov */
-    m->zero = (struct mlk_ew){.rows = m->n, .cols = m->fo, .block = 256, .alu_pre = 10, .alu = 1};
+    /* clear C (Tensile's beta-only kernel, PTX counts): ids, the element's
+     * indices by 64-bit division, its address, the beta test 67; the zero and
+     * the branch to the exit 2; a warp with no element: its bounds test 21 */
+    m->zero = (struct mlk_ew){.rows = m->n, .cols = m->fo, .block = 256, .alu_pre = 67, .alu = 2,
+                              .alu_none = 21};
     mlk_ew_add(&m->zero, m->fo_buf, 0, m->fo, true);
     return m;
 }
 
 /* ---- convolution ---------------------------------------------------------- */
+
+/*
+ * Instructions per thread: PTX of MIOpenConvUni (with readData of data_ops.h)
+ * at this configuration, block by block; Table II values, kept at other sizes
+ * but for the FMAs, which follow the filter size.
+ */
+enum {
+    CV_PRO = 69,                  /* parameters, indices, tile origins, loop set-up */
+    CV_IN0 = 19, CV_IN0_MID = 4,  /* first halo element: loop tests, its position and
+                                     address; the padding select before the LDS store */
+    CV_IN = 16, CV_IN_MID = 1,    /* each further halo element */
+    CV_IN_END = 6,                /* the halo loop's exit, the weight loop's test */
+    CV_W0 = 11, CV_W0_MID = 3,    /* the filter element: index split, range test, address */
+    CV_W = 9, CV_W_MID = 1, CV_W_END = 4,
+    CV_CH_END = 5,                /* channel loop control */
+    CV_EPI = 46, CV_EPI_ST = 16,  /* output address and the 8 store tests; 2 per store */
+};
 
 enum { CP_PRO, CP_BODY, CP_EPI };
 
@@ -168,7 +231,9 @@ static struct cnn_wg conv_wg(const struct cnn *m, uint32_t bx, uint32_t by, uint
     return (struct cnn_wg){bz / groups, bz % groups * CNN_KPT, by * CNN_T, bx * CNN_T};
 }
 
-/* Input-tile load p of channel c (element e = tid + 256 p of the halo tile). */
+/* Halo element p of channel c (element e = tid + 256 p of the tile). Lanes
+ * outside the image read the input's first element (readDataElem loads
+ * in[0] and discards it) and store a zero to LDS. */
 static uint64_t conv_in_lanes(const struct cnn *m, struct kernel_warp *w, unsigned p, uint32_t c,
                               bool lds)
 {
@@ -178,23 +243,22 @@ static uint64_t conv_in_lanes(const struct cnn *m, struct kernel_warp *w, unsign
         uint32_t el = kernel_tid(w, l) + CNN_T * CNN_T * p;
         if (el >= m->tin)
             continue;
+        mask |= 1ull << l;
         int64_t iy = (int64_t)g.oy0 * m->st - m->pad + el / m->tin_w;
         int64_t ix = (int64_t)g.ox0 * m->st - m->pad + el % m->tin_w;
-        if (lds) {
+        if (lds)
             w->lane_addr[l] = el * 4;
-        } else {
-            if (iy < 0 || ix < 0 || iy >= m->h || ix >= m->w)
-                continue; /* zero padding: not loaded */
+        else if (iy < 0 || ix < 0 || iy >= m->h || ix >= m->w)
+            w->lane_addr[l] = m->in->base;
+        else
             w->lane_addr[l] = m->in->base +
                               fl((((uint64_t)g.n * m->c + c) * m->h + (uint64_t)iy) * m->w +
                                  (uint64_t)ix);
-        }
-        mask |= 1ull << l;
     }
     return mask;
 }
 
-/* Filter load p of channel c: element e = kk * R * S + rs, stored to LDS as [rs][kk]. */
+/* Filter element p of channel c: e = kk * R * S + rs, to LDS in the same order. */
 static uint64_t conv_w_lanes(const struct cnn *m, struct kernel_warp *w, unsigned p, uint32_t c,
                              bool lds)
 {
@@ -206,74 +270,88 @@ static uint64_t conv_w_lanes(const struct cnn *m, struct kernel_warp *w, unsigne
         if (el >= CNN_KPT * rs)
             continue;
         uint32_t kk = el / rs, t = el % rs;
-        w->lane_addr[l] = lds ? m->woff + (t * CNN_KPT + kk) * 4
+        w->lane_addr[l] = lds ? m->woff + el * 4
                               : m->cw->base + fl(((uint64_t)(g.k0 + kk) * m->c + c) * rs + t);
         mask |= 1ull << l;
     }
     return mask;
 }
 
-static void conv_tap(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op,
-                     unsigned tap, unsigned q)
+/* Op q (ALU, load, ALU, LDS store) of halo (wt = false) or filter element p. */
+static bool conv_stage(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op,
+                       bool wt, unsigned p, unsigned q, uint32_t c)
 {
-    op->size = 4;
-    op->kind = KOP_LDS_LOAD;
-    if (q == 0) { /* the input pixel under tap (r, s) */
-        unsigned r = tap / m->r, s = tap % m->r;
-        for (unsigned l = 0; l < w->nlanes; l++) {
-            uint32_t tid = kernel_tid(w, l), tx = tid % CNN_T, ty = tid / CNN_T;
-            w->lane_addr[l] = ((ty * m->st + r) * m->tin_w + tx * m->st + s) * 4;
-        }
-        op->lanes = true;
-        op->dst = 1;
-        return;
+    uint64_t mask = wt ? conv_w_lanes(m, w, p, c, q == 3) : conv_in_lanes(m, w, p, c, q == 3);
+    uint8_t reg = wt ? 4 : 3;
+    if (!mask)
+        return false; /* no lane has this element: the warp skips the iteration */
+    if (q == 0 || q == 2) {
+        static const uint32_t n[2][2][2] = {{{CV_IN0, CV_IN}, {CV_IN0_MID, CV_IN_MID}},
+                                            {{CV_W0, CV_W}, {CV_W0_MID, CV_W_MID}}};
+        *op = (struct kernel_op){.kind = KOP_ALU, .n = n[wt][q == 2][p > 0],
+                                 .src = {q == 2 ? reg : 0}};
+        return true;
     }
-    /* 4 filters of the tap: the same 16 B for every lane (broadcast) */
-    op->size = 16;
-    op->base = m->woff + (tap * CNN_KPT + 4 * (q - 1)) * 4;
-    op->stride = 0;
-    op->dst = 2;
+    *op = (struct kernel_op){.kind = q == 1 ? KOP_LOAD : KOP_LDS_STORE, .size = 4, .lanes = true,
+                             .mask = mask};
+    if (q == 1)
+        op->dst = reg;
+    else
+        op->src[0] = reg;
+    return true;
 }
 
+/* Op t of filter row k: R input LDS loads (the row under the thread's
+ * pixel), then per output channel R weight LDS loads (the same address in
+ * every lane) and its R multiply-adds and the add into the accumulator. */
+static void conv_row(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op, unsigned k,
+                     unsigned t)
+{
+    if (t < m->r) {
+        for (unsigned l = 0; l < w->nlanes; l++) {
+            uint32_t tid = kernel_tid(w, l), tx = tid % CNN_T, ty = tid / CNN_T;
+            w->lane_addr[l] = ((ty * m->st + k) * m->tin_w + tx * m->st + t) * 4;
+        }
+        *op = (struct kernel_op){.kind = KOP_LDS_LOAD, .size = 4, .lanes = true, .dst = 1};
+        return;
+    }
+    unsigned oc = (t - m->r) / (m->r + 1), v = (t - m->r) % (m->r + 1);
+    if (v == m->r) {
+        *op = (struct kernel_op){.kind = KOP_ALU, .n = m->r + 1, .src = {1, 2}};
+        return;
+    }
+    *op = (struct kernel_op){.kind = KOP_LDS_LOAD, .size = 4, .dst = 2, .stride = 0,
+                             .base = m->woff + ((oc * m->r + k) * m->r + v) * 4};
+}
+
+/* Channel body: barrier; halo and filter elements to LDS; barrier; the rows;
+ * loop control. False if the op is skipped. */
 static bool conv_body(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op,
                       unsigned pos, uint32_t c)
 {
-    unsigned nl = m->nl, nw = m->nw, taps0 = 2 + 2 * (nl + nw), per = 2 + CNN_KPT / 4;
-    if (pos == 0) {
-        op->kind = KOP_ALU;
-        op->n = CNN_ALU_CH;
-    } else if (pos < 1 + nl + nw) {
-        bool wt = pos >= 1 + nl;
-        uint64_t mask = wt ? conv_w_lanes(m, w, pos - 1 - nl, c, false)
-                           : conv_in_lanes(m, w, pos - 1, c, false);
-        if (!mask)
-            return false;
-        *op = (struct kernel_op){.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = mask,
-                                 .dst = wt ? 4 : 3};
-    } else if (pos < taps0 - 1) {
-        unsigned q = pos - 1 - nl - nw;
-        bool wt = q >= nl;
-        uint64_t mask = wt ? conv_w_lanes(m, w, q - nl, c, true) : conv_in_lanes(m, w, q, c, true);
-        if (!mask)
-            return false;
-        *op = (struct kernel_op){.kind = KOP_LDS_STORE, .size = 4, .lanes = true, .mask = mask,
-                                 .src = {wt ? 4 : 3}};
-    } else if (pos == taps0 - 1 || pos == m->body - 1) {
+    unsigned w0 = cv_w0(m), rows = cv_rows(m);
+    if (pos == 0 || pos == rows - 1) {
         op->kind = KOP_BARRIER;
+    } else if (pos < w0 - 1) {
+        return conv_stage(m, w, op, false, (pos - 1) / 4, (pos - 1) % 4, c);
+    } else if (pos == w0 - 1) {
+        *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_IN_END};
+    } else if (pos < rows - 2) {
+        return conv_stage(m, w, op, true, (pos - w0) / 4, (pos - w0) % 4, c);
+    } else if (pos == rows - 2) {
+        if (!conv_w_lanes(m, w, 0, c, true))
+            return false;
+        *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_W_END};
+    } else if (pos < m->body - 1) {
+        conv_row(m, w, op, (pos - rows) / cv_row_len(m), (pos - rows) % cv_row_len(m));
     } else {
-        unsigned tap = (pos - taps0) / per, q = (pos - taps0) % per;
-        if (q == per - 1) {
-            *op = (struct kernel_op){.kind = KOP_ALU, .n = CNN_KPT, .src = {1, 2}};
-            return true;
-        }
-        conv_tap(m, w, op, tap, q);
+        *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_CH_END};
     }
     return true;
 }
 
 /* Output store kk: out[n][k0 + kk][oy][ox] for the lanes inside the output. */
-static bool conv_store(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op,
-                       unsigned kk)
+static uint64_t conv_out_lanes(const struct cnn *m, struct kernel_warp *w, unsigned kk)
 {
     struct cnn_wg g = conv_wg(m, w->wg_id.x, w->wg_id.y, w->wg_id.z);
     uint64_t mask = 0;
@@ -285,10 +363,23 @@ static bool conv_store(const struct cnn *m, struct kernel_warp *w, struct kernel
         w->lane_addr[l] = m->co->base +
                           fl((((uint64_t)g.n * m->k + g.k0 + kk) * m->oh + oy) * m->ow + ox);
     }
-    if (!mask)
-        return false;
-    *op = (struct kernel_op){.kind = KOP_STORE, .size = 4, .lanes = true, .mask = mask};
-    return true;
+    return mask;
+}
+
+/* Epilogue op pos: the address and tests, then the 8 stores. */
+static bool conv_epi(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op,
+                     unsigned pos)
+{
+    if (pos > CNN_KPT) {
+        op->kind = KOP_EXIT;
+        return true;
+    }
+    uint64_t mask = conv_out_lanes(m, w, pos ? pos - 1 : 0);
+    if (pos == 0)
+        *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_EPI + (mask ? CV_EPI_ST : 0)};
+    else if (mask)
+        *op = (struct kernel_op){.kind = KOP_STORE, .size = 4, .lanes = true, .mask = mask};
+    return pos == 0 || mask;
 }
 
 /* pc: phase; r[0]: input channel; r[1]: position in the channel body or epilogue. */
@@ -298,7 +389,7 @@ static void conv_next(const struct kernel *k, struct kernel_warp *w, struct kern
     for (;;) {
         if (w->pc == CP_PRO) {
             w->pc = CP_BODY;
-            *op = (struct kernel_op){.kind = KOP_ALU, .n = CNN_ALU_PRO};
+            *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_PRO};
             return;
         }
         if (w->pc == CP_BODY) {
@@ -310,19 +401,12 @@ static void conv_next(const struct kernel *k, struct kernel_warp *w, struct kern
             }
             if (ok)
                 return;
+            memset(op, 0, sizeof *op);
             continue;
         }
-        unsigned pos = (unsigned)w->r[1]++;
-        if (pos == 0) {
-            *op = (struct kernel_op){.kind = KOP_ALU, .n = CNN_ALU_EPI};
+        if (conv_epi(m, w, op, (unsigned)w->r[1]++))
             return;
-        }
-        if (pos > CNN_KPT) {
-            op->kind = KOP_EXIT;
-            return;
-        }
-        if (conv_store(m, w, op, pos - 1))
-            return;
+        memset(op, 0, sizeof *op);
     }
 }
 
@@ -334,9 +418,12 @@ static unsigned conv_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
     struct cnn_wg g = conv_wg(m, wg % gx, wg / gx % gy, wg / (gx * gy));
     unsigned n = 0;
     if (arg == 0) { /* whole input rows of the halo tile, every channel */
-        int64_t y0 = (int64_t)g.oy0 * m->st - m->pad;
+        int64_t y0 = (int64_t)g.oy0 * m->st - m->pad, x0 = (int64_t)g.ox0 * m->st - m->pad;
         uint64_t r0 = y0 < 0 ? 0 : (uint64_t)y0;
         uint64_t r1 = min_u64(m->h, (uint64_t)(y0 + m->tin_h)); /* tin_h > pad */
+        bool pad = y0 < 0 || x0 < 0 || y0 + m->tin_h > m->h || x0 + m->tin_w > m->w;
+        if (pad && (g.n || r0)) /* padding lanes read the input's first element */
+            mlk_range_add(out, &n, max, m->in->base, m->in->base + 4);
         for (uint64_t c = 0; c < m->c; c++) {
             uint64_t p = ((uint64_t)g.n * m->c + c) * m->h;
             if (!mlk_range_add(out, &n, max, m->in->base + fl((p + r0) * m->w),
@@ -374,51 +461,114 @@ static void conv_kernel(struct cnn *m, struct kernel *k)
 
 /* ---- max pooling ---------------------------------------------------------- */
 
-/* Lanes of pool op pc (1..win: window element pc - 1; win + 2: the store). */
-static uint64_t pool_lanes(const struct cnn *m, struct kernel_warp *w, unsigned pc)
+/*
+ * Instructions per thread: PTX of mloPoolingG at the Table II tile (16
+ * output rows per thread, 33 input rows of 3 columns), block by block. The
+ * compiler unrolls the loads, each behind its bounds test, and interleaves
+ * the maxima; per input row, the instructions that always run and those
+ * inside the loads' conditional blocks (they run when the row is inside the
+ * input). Other tiles take the Table II averages per row.
+ */
+enum { PL_PRO = 46, PL_TAIL = 165, PL_ST_TEST = 4, PL_ST = 3, PL_ROW_AVG = 25, PL_IN_AVG = 13 };
+#define PL_ROWS 33
+static const uint8_t pl_row[PL_ROWS] = {16, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18,
+                                        16, 18, 16, 18, 16, 18, 16, 18, 16, 17, 19, 23, 46,
+                                        46, 46, 46, 55, 52, 52, 65};
+static const uint8_t pl_in[PL_ROWS] = {9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,
+                                       9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,
+                                       9,  9,  16, 16, 19, 19, 19, 28, 33, 36, 11};
+
+/* Thread coordinates: output column and first output row. */
+static void pool_xy(const struct cnn *m, const struct kernel_warp *w, unsigned l, uint32_t *ox,
+                    uint32_t *oy0)
 {
-    uint32_t win = m->pk * m->pk, plane = w->wg_id.z;
+    uint32_t tid = kernel_tid(w, l);
+    *ox = w->wg_id.x * m->pg0 + tid % m->pg0;
+    *oy0 = (w->wg_id.y * m->pg1 + tid / m->pg0) * m->pnv;
+}
+
+/* Load (row j, column i) of the window rows, for the lanes inside the input;
+ * threads past the output's width still load, as in the kernel. */
+static uint64_t pool_in_lanes(const struct cnn *m, struct kernel_warp *w, unsigned j, unsigned i)
+{
     uint64_t mask = 0;
     for (unsigned l = 0; l < w->nlanes; l++) {
-        uint32_t tid = kernel_tid(w, l);
-        uint32_t ox = w->wg_id.x * CNN_T + tid % CNN_T, oy = w->wg_id.y * CNN_T + tid / CNN_T;
-        if (ox >= m->pw || oy >= m->ph)
+        uint32_t ox, oy0;
+        pool_xy(m, w, l, &ox, &oy0);
+        uint64_t iy = (uint64_t)oy0 * m->ps + j, ix = (uint64_t)ox * m->ps + i;
+        if (iy >= m->oh || ix >= m->ow)
             continue;
         mask |= 1ull << l;
-        if (pc <= win) {
-            uint64_t iy = (uint64_t)oy * m->ps + (pc - 1) / m->pk;
-            uint64_t ix = (uint64_t)ox * m->ps + (pc - 1) % m->pk;
-            w->lane_addr[l] = m->co->base + fl(((uint64_t)plane * m->oh + iy) * m->ow + ix);
-        } else {
-            w->lane_addr[l] = m->po->base + fl(((uint64_t)plane * m->ph + oy) * m->pw + ox);
-        }
+        w->lane_addr[l] = m->co->base + fl(((uint64_t)w->wg_id.z * m->oh + iy) * m->ow + ix);
     }
     return mask;
 }
 
-/* pc: 0 set-up ALU, 1..win window loads, win + 1 the max (waits for them),
- * win + 2 the store, then exit. A warp with no output pixel exits at once. */
-static void pool_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+static uint64_t pool_out_lanes(const struct cnn *m, struct kernel_warp *w, unsigned k)
 {
-    const struct cnn *m = k->ctx;
-    uint32_t win = m->pk * m->pk;
-    unsigned pc = w->pc++;
+    uint64_t mask = 0;
+    for (unsigned l = 0; l < w->nlanes; l++) {
+        uint32_t ox, oy0;
+        pool_xy(m, w, l, &ox, &oy0);
+        if (ox >= m->pw || oy0 + k >= m->ph)
+            continue;
+        mask |= 1ull << l;
+        w->lane_addr[l] = m->po->base + fl(((uint64_t)w->wg_id.z * m->ph + oy0 + k) * m->pw + ox);
+    }
+    return mask;
+}
+
+/* Instructions before the loads of input row j. */
+static uint32_t pool_row_alu(const struct cnn *m, struct kernel_warp *w, unsigned j)
+{
+    bool t2 = m->pnv == 16 && m->ps == 2 && m->pk == 3; /* the Table II tile: PL_ROWS rows */
+    uint64_t in = 0;
+    for (unsigned i = 0; i < m->pk; i++)
+        in |= pool_in_lanes(m, w, j, i);
+    return (t2 ? pl_row[j] : PL_ROW_AVG) + (in ? (t2 ? pl_in[j] : PL_IN_AVG) : 0);
+}
+
+/* pc 0: set-up; per input row 1 + pk ops (ALU, loads); the maxima; per
+ * output row an ALU op (its test, its address) and the store; exit. */
+static bool pool_op(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op, unsigned pc)
+{
+    unsigned row = 1 + m->pk, tail = 1 + m->prows * row;
     if (pc == 0) {
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = CNN_ALU_PRO};
-        return;
-    }
-    if (pc == win + 1) {
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = win, .src = {1}};
-        return;
-    }
-    uint64_t mask = pc <= win + 2 ? pool_lanes(m, w, pc) : 0;
-    if (!mask)
-        op->kind = KOP_EXIT;
-    else if (pc <= win)
+        *op = (struct kernel_op){.kind = KOP_ALU, .n = PL_PRO};
+    } else if (pc < tail) {
+        unsigned j = (pc - 1) / row, q = (pc - 1) % row;
+        if (q == 0) {
+            *op = (struct kernel_op){.kind = KOP_ALU, .n = pool_row_alu(m, w, j)};
+            return true;
+        }
+        uint64_t mask = pool_in_lanes(m, w, j, q - 1);
+        if (!mask)
+            return false;
         *op = (struct kernel_op){.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = mask,
                                  .dst = 1};
-    else
+    } else if (pc == tail) {
+        *op = (struct kernel_op){.kind = KOP_ALU, .n = PL_TAIL, .src = {1}};
+    } else if (pc < tail + 1 + 2 * m->pnv) {
+        unsigned k = (pc - tail - 1) / 2;
+        uint64_t mask = pool_out_lanes(m, w, k);
+        if ((pc - tail - 1) % 2 == 0) {
+            uint32_t n = (k ? PL_ST_TEST : 0) + (mask ? PL_ST : 0);
+            *op = (struct kernel_op){.kind = KOP_ALU, .n = n};
+            return n > 0;
+        }
+        if (!mask)
+            return false;
         *op = (struct kernel_op){.kind = KOP_STORE, .size = 4, .lanes = true, .mask = mask};
+    } else {
+        op->kind = KOP_EXIT;
+    }
+    return true;
+}
+
+static void pool_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+{
+    while (!pool_op(k->ctx, w, op, w->pc++))
+        memset(op, 0, sizeof *op);
 }
 
 static unsigned pool_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
@@ -426,24 +576,24 @@ static unsigned pool_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
 {
     const struct cnn *m = k->ctx;
     uint32_t gx = k->grid.x, gy = k->grid.y, by = wg / gx % gy, plane = wg / (gx * gy);
-    uint64_t oy0 = (uint64_t)by * CNN_T, oy1 = min_u64(m->ph, oy0 + CNN_T);
+    uint64_t oy0 = (uint64_t)by * m->pg1 * m->pnv, oy1 = oy0 + (uint64_t)m->pg1 * m->pnv;
     unsigned n = 0;
-    if (arg == 0) {
-        uint64_t p = (uint64_t)plane * m->oh, r1 = (oy1 - 1) * m->ps + m->pk;
+    if (arg == 0) { /* the input rows of the work-group's windows (whole rows) */
+        uint64_t p = (uint64_t)plane * m->oh, r1 = min_u64(m->oh, (oy1 - 1) * m->ps + m->pk);
         mlk_range_add(out, &n, max, m->co->base + fl((p + oy0 * m->ps) * m->ow),
                       m->co->base + fl((p + r1) * m->ow));
     } else if (arg == 1) {
         uint64_t p = (uint64_t)plane * m->ph;
         mlk_range_add(out, &n, max, m->po->base + fl((p + oy0) * m->pw),
-                      m->po->base + fl((p + oy1) * m->pw));
+                      m->po->base + fl((p + min_u64(m->ph, oy1)) * m->pw));
     }
     return n;
 }
 
 static void pool_kernel(struct cnn *m, struct kernel *k)
 {
-    wl_kernel_init(k, "pool_fwd", (uint32_t)div_ceil(m->pw, CNN_T),
-                   (uint32_t)div_ceil(m->ph, CNN_T), CNN_T, CNN_T, pool_next);
+    wl_kernel_init(k, "pool_fwd", (uint32_t)div_ceil(m->pw, m->pg0),
+                   (uint32_t)div_ceil(m->ph, (uint64_t)m->pg1 * m->pnv), m->pg0, m->pg1, pool_next);
     k->grid.z = m->n * m->k;
     wl_kernel_arg(k, m->co, KERNEL_R);
     wl_kernel_arg(k, m->po, KERNEL_RW);
