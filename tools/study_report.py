@@ -121,6 +121,29 @@ def kernel_table(out, runs, workloads, cls, n):
     out.append("")
 
 
+def coherence_table(out, runs, workloads, cls, n, schemes):
+    """What each speedup rests on: per kernel, the L2 operations issued (and
+    the baseline's one flush and one invalidate per chiplet that were elided),
+    the L2 hit rate, and the time in kernel-boundary coherence."""
+    out.append(f"== {n} chiplets: per kernel, L2 flushes and invalidates issued (elided of the "
+               f"baseline's {n} each), L2 hit rate, coherence time in us ==")
+    out.append(f"{'workload':16} {'scheme':8} {'flushes':>8} {'elided':>7} {'invals':>8} "
+               f"{'elided':>7} {'L2 hits':>8} {'coh us':>8}")
+    for w in ordered(workloads, cls):
+        for s in schemes:
+            r = runs.get((w, s, n))
+            k = num(r, "kernels") if r else 0
+            if not k:
+                continue
+            hits = 100.0 * (1.0 - miss_rate(r))
+            out.append(f"{w:16} {s:8} {num(r, 'l2_flushes') / k:8.2f} "
+                       f"{num(r, 'l2_flushes_elided') / k:7.2f} "
+                       f"{num(r, 'l2_invalidates') / k:8.2f} "
+                       f"{num(r, 'l2_invalidates_elided') / k:7.2f} {hits:7.1f}% "
+                       f"{num(r, 'coherence_us') / k:8.3f}")
+    out.append("")
+
+
 def split_table(out, runs, workloads, n, parts, prefix, title):
     """Per scheme: the mean over workloads of each part normalized to the
     workload's viper total (so the parts add up to the scheme's mean)."""
@@ -229,6 +252,7 @@ def main():
                               else [])
         per = perf_table(out, runs, workloads, cls, red, n, schemes)
         kernel_table(out, runs, workloads, cls, n)
+        coherence_table(out, runs, workloads, cls, n, ["viper"] + schemes)
         plot_perf(os.path.join(a.out, f"perf-{n}chiplets.png"), runs, workloads, cls, n,
                   schemes, per)
         energy[n] = split_table(out, runs, workloads, n, ENERGY, "energy_pj_",

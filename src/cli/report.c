@@ -36,8 +36,12 @@ void report_print_summary(FILE *o, json_t *sum, json_t *simj)
             geti(sum, "dram_writes"));
     fprintf(o, "  %-24s %14lld L1-L2 %lld L2-L3 %lld remote\n", "flits", geti(sum, "flits_l1_l2"),
             geti(sum, "flits_l2_l3"), geti(sum, "flits_remote"));
-    fprintf(o, "  %-24s %14lld flushes %lld invalidates\n", "L2 operations",
-            geti(sum, "l2_flushes"), geti(sum, "l2_invalidates"));
+    fprintf(o, "  %-24s %14lld flushes %lld invalidates (elided of the baseline's: %lld, %lld)\n",
+            "L2 operations", geti(sum, "l2_flushes"), geti(sum, "l2_invalidates"),
+            geti(sum, "l2_flushes_elided"), geti(sum, "l2_invalidates_elided"));
+    long long nk = geti(sum, "kernels");
+    fprintf(o, "  %-24s %14.3f us (%.3f us per kernel)\n", "coherence time",
+            getf(sum, "coherence_us"), nk ? getf(sum, "coherence_us") / (double)nk : 0.0);
     json_t *en = json_object_get(sum, "energy_pj");
     fprintf(o, "  %-24s %14.3f uJ (L1I %.3f, L1D %.3f, LDS %.3f, L2 %.3f, NoC %.3f, DRAM %.3f)\n",
             "memory energy", getf(en, "total") / 1e6, getf(en, "l1i") / 1e6, getf(en, "l1d") / 1e6,

@@ -212,8 +212,14 @@ json_t *gpu_summary(const struct gpu *g, const struct stats *st)
     json_object_set_new(o, "flits_l2_l3", json_integer(I(stats_sum(st, "flits_l2_l3"))));
     json_object_set_new(o, "flits_remote", json_integer(I(stats_sum(st, "flits_remote") +
                                                           stats_sum(st, "flits_gpu_gpu"))));
-    json_object_set_new(o, "l2_flushes", json_integer(I(stats_sum(st, "l2.flushes"))));
-    json_object_set_new(o, "l2_invalidates", json_integer(I(stats_sum(st, "l2.invalidates"))));
+    uint64_t fl = stats_sum(st, "l2.flushes"), inv = stats_sum(st, "l2.invalidates");
+    uint64_t base = (uint64_t)g->ms.nch * g->cp.st.kernels; /* the baseline's, of each */
+    json_object_set_new(o, "l2_flushes", json_integer(I(fl)));
+    json_object_set_new(o, "l2_invalidates", json_integer(I(inv)));
+    json_object_set_new(o, "l2_flushes_elided", json_integer(I(base > fl ? base - fl : 0)));
+    json_object_set_new(o, "l2_invalidates_elided", json_integer(I(base > inv ? base - inv : 0)));
+    json_object_set_new(o, "coherence_us",
+                        json_real((double)(g->cp.st.acquire_ps + g->cp.st.release_ps) / 1e6));
     json_object_set_new(o, "energy_pj", energy_json(g, st));
     json_object_set_new(o, "stale_reads", json_integer(I(g->chk.st.stale_reads)));
     json_object_set_new(o, "annotation_violations",

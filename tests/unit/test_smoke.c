@@ -39,6 +39,13 @@ static uint64_t check_run(const char *scheme, const struct wl_ops *w, const char
                  rd);
     cr_expect_gt(tiny_summary(j, "kernels"), 0);
     cr_expect_gt(tiny_summary(j, "warp_insts"), 0);
+    /* no scheme issues more than the baseline's one flush and one invalidate
+     * per chiplet (2 on the tiny machine) per kernel: issued + elided = that */
+    long long base = 2 * tiny_summary(j, "kernels");
+    cr_expect_eq(tiny_summary(j, "l2_flushes") + tiny_summary(j, "l2_flushes_elided"), base,
+                 "%s x %s (%s)", scheme, w->name, rd);
+    cr_expect_eq(tiny_summary(j, "l2_invalidates") + tiny_summary(j, "l2_invalidates_elided"),
+                 base, "%s x %s (%s)", scheme, w->name, rd);
     uint64_t cycles = (uint64_t)tiny_summary(j, "kernel_cycles");
     json_decref(j);
     return cycles;
