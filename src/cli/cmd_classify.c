@@ -2,14 +2,19 @@
  * cmd_classify.c -- `chipsim classify`: inter-kernel reuse of each workload
  * (spec cpelide 7.2, D16). Every workload runs twice on the chosen machine
  * (default configs/mcm-4chiplet.ini): under `viper`, whose kernel-boundary
- * flushes and invalidations empty every L2, and under `ideal`, which keeps
- * L2 contents across kernels. The relative reduction of the L2 miss rate
+ * flushes and invalidations empty every L2, and under `ideal` with
+ * `caching = d4` (viper's request path), which keeps L2 contents across
+ * kernels and nothing else. The relative reduction of the L2 miss rate
  * from viper to ideal measures the reuse a kernel finds in the L2 from the
  * kernels before it; a reduction of at least the threshold (default 15%)
  * classifies the workload as moderate-to-high reuse, else low reuse.
  * Workloads that read their kernels from files (a trace: `-w trace -p
  * workload.path=...`) run only when named. Runs are independent worker
- * processes (sweep_pool), `--jobs` at a time.
+ * processes (sweep_pool), `--jobs` at a time. `--study [FILE]` also runs
+ * each workload at the size a study file gives it (default
+ * studies/cpelide.ini: its [workload NAME] parameters and machine
+ * overrides), so that a downsized study can be checked to keep each
+ * workload's Table II class.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +24,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "sweep.h"
 #include "sweep_db.h"
 #include "workload/wl.h"
 
@@ -30,11 +36,14 @@ struct cls_opts {
     bool small;              /* each workload's small size */
     unsigned jobs;
     double threshold;        /* percent */
+    const char *study;       /* --study: the study file, or NULL */
+    struct sweep sw;         /* its runs, when loaded */
 };
 
 struct cls_run {
     const struct wl_ops *w;
     const char *scheme;
+    const struct sweep_run *size; /* the study's run of w whose sizes to take, or NULL */
     int status;
     double miss;             /* L2 miss rate, when status is 0 */
 };
@@ -42,7 +51,7 @@ struct cls_run {
 static void usage(void)
 {
     fprintf(stderr, "usage: chipsim classify [-c FILE] [-p section.key=value]... [-w a,b,...] "
-                    "[--small] [--jobs N] [--threshold PCT]\n");
+                    "[--small] [--study [STUDY.ini]] [--jobs N] [--threshold PCT]\n");
 }
 
 static int parse(int argc, char **argv, struct cls_opts *o)
@@ -61,6 +70,8 @@ static int parse(int argc, char **argv, struct cls_opts *o)
             o->only = argv[++i];
         else if (!strcmp(a, "--small"))
             o->small = true;
+        else if (!strcmp(a, "--study"))
+            o->study = more && argv[i + 1][0] != '-' ? argv[++i] : "";
         else if (!strcmp(a, "--jobs") && more) {
             if (cli_parse_jobs(argv[++i], &o->jobs))
                 return -1;
@@ -94,10 +105,18 @@ static bool selected(const struct cls_opts *o, const struct wl_ops *w)
     return false;
 }
 
-/* The overrides of one run: the scheme, the small size, the -p options. */
+/* A study override that sets the workload's size or its machine (not the
+ * scheme or chiplet count the study varies). */
+static bool size_override(const char *ov)
+{
+    return strncmp(ov, "coherence.", 10) && strncmp(ov, "gpu.chiplets=", 13);
+}
+
+/* The overrides of one run: the scheme, the small size, the -p options,
+ * the study's sizes. */
 static void describe(const struct cls_opts *o, const struct cls_run *r, struct sweep_run *sr)
 {
-    size_t n = 1 + 2 * o->nextra + 1;
+    size_t n = 2 + o->nextra + 1 + (r->size ? r->size->noverrides : 0);
     for (const char *const *s = r->w->small; o->small && s && *s; s++)
         n++;
     *sr = (struct sweep_run){.key = xstrdup(r->w->name), .config = xstrdup(o->config),
@@ -110,8 +129,29 @@ static void describe(const struct cls_opts *o, const struct cls_run *r, struct s
         snprintf(buf, sizeof buf, "workload.%s", *s);
         sr->overrides[sr->noverrides++] = xstrdup(buf);
     }
+    for (size_t i = 0; r->size && i < r->size->noverrides; i++)
+        if (size_override(r->size->overrides[i]))
+            sr->overrides[sr->noverrides++] = xstrdup(r->size->overrides[i]);
+    if (!strcmp(r->scheme, "ideal"))
+        sr->overrides[sr->noverrides++] = xstrdup("coherence.caching=d4");
     for (size_t i = 0; i < o->nextra; i++)
         sr->overrides[sr->noverrides++] = xstrdup(o->extra[i]);
+}
+
+/* The study's run of w that gives its size, if the study sizes it apart
+ * from its defaults. */
+static const struct sweep_run *study_size(const struct cls_opts *o, const struct wl_ops *w)
+{
+    for (size_t i = 0; i < o->sw.nruns; i++) {
+        const struct sweep_run *r = &o->sw.runs[i];
+        if (strcmp(r->workload, w->name))
+            continue;
+        for (size_t j = 0; j < r->noverrides; j++)
+            if (size_override(r->overrides[j]))
+                return r;
+        return NULL;
+    }
+    return NULL;
 }
 
 struct cls_ctx {
@@ -162,21 +202,70 @@ static int run_all(const struct cls_opts *o, struct cls_run *runs, size_t n)
 
 static void report(const struct cls_opts *o, struct cls_run *runs, size_t n)
 {
-    printf("| workload | viper L2 miss rate | ideal L2 miss rate | reduction | class |\n");
-    printf("|---|---|---|---|---|\n");
+    printf("| workload | size | viper L2 miss rate | ideal L2 miss rate | reduction | class |\n");
+    printf("|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i += 2) {
         const struct cls_run *v = &runs[i], *d = &runs[i + 1];
+        const char *size = v->size ? "study" : o->small ? "small" : "default";
         if (v->status || d->status) {
-            printf("| %s | failed (exit %d) | failed (exit %d) | | |\n", v->w->name, v->status,
-                   d->status);
+            printf("| %s | %s | failed (exit %d) | failed (exit %d) | | |\n", v->w->name, size,
+                   v->status, d->status);
             continue;
         }
         double red = v->miss > 0 ? 100.0 * (v->miss - d->miss) / v->miss : 0;
-        printf("| %s | %.1f%% | %.1f%% | %.1f%% | %s |\n", v->w->name, 100 * v->miss,
+        printf("| %s | %s | %.1f%% | %.1f%% | %.1f%% | %s |\n", v->w->name, size, 100 * v->miss,
                100 * d->miss, red, red >= o->threshold ? "moderate-to-high" : "low");
     }
-    printf("\nReuse: relative L2 miss-rate reduction from viper to ideal; threshold %.0f%% "
-           "(spec cpelide D16).\n", o->threshold);
+    printf("\nReuse: relative L2 miss-rate reduction from viper to ideal (caching = d4: viper's "
+           "request path, L2 contents kept across kernels); threshold %.0f%% (spec cpelide "
+           "D16). Size: the workload's default (Table II) or small size, or the study's.\n",
+           o->threshold);
+}
+
+static int load_study(struct cls_opts *o)
+{
+    char path[4096];
+    const char *file = o->study;
+    if (!*file) {
+        if (!cli_find_bundled("studies/cpelide.ini", path, sizeof path)) {
+            fprintf(stderr, "chipsim: studies/cpelide.ini not found\n");
+            return -1;
+        }
+        file = path;
+    }
+    struct err e;
+    if (sweep_load(&o->sw, file, &e)) {
+        fprintf(stderr, "chipsim: %s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* viper and ideal at the default (or small) size, and at the study's size
+ * where the study gives one. */
+static size_t plan(const struct cls_opts *o, struct cls_run *runs)
+{
+    size_t k = 0;
+    for (const struct wl_ops *const *w = wl_registry; *w; w++) {
+        if (!selected(o, *w))
+            continue;
+        const struct sweep_run *st = o->study ? study_size(o, *w) : NULL;
+        for (int sized = 0; sized < 1 + (st != NULL); sized++)
+            for (int s = 0; s < 2; s++, k++)
+                if (runs)
+                    runs[k] = (struct cls_run){.w = *w, .scheme = s ? "ideal" : "viper",
+                                               .size = sized ? st : NULL};
+    }
+    return k;
+}
+
+static int finish(struct cls_opts *o, struct cls_run *runs, int status)
+{
+    free(runs);
+    free(o->extra);
+    if (o->study)
+        sweep_free(&o->sw);
+    return status;
 }
 
 int cli_classify(int argc, char **argv)
@@ -187,33 +276,23 @@ int cli_classify(int argc, char **argv)
         free(o.extra);
         return EXIT_USAGE;
     }
-    size_t n = 0;
-    for (const struct wl_ops *const *w = wl_registry; *w; w++)
-        n += selected(&o, *w) ? 2 : 0;
+    if (o.study && load_study(&o)) {
+        o.study = NULL;
+        return finish(&o, NULL, EXIT_USAGE);
+    }
+    size_t n = plan(&o, NULL);
     if (!n) {
         fprintf(stderr, "chipsim classify: no workload matches '%s'\n", o.only);
-        free(o.extra);
-        return EXIT_USAGE;
+        return finish(&o, NULL, EXIT_USAGE);
     }
     struct cls_run *runs = calloc(n, sizeof *runs);
-    size_t k = 0;
-    for (const struct wl_ops *const *w = wl_registry; *w; w++) {
-        if (!selected(&o, *w))
-            continue;
-        for (int s = 0; s < 2; s++, k++)
-            runs[k] = (struct cls_run){.w = *w, .scheme = s ? "ideal" : "viper"};
-    }
-    if (run_all(&o, runs, n)) {
-        free(runs);
-        free(o.extra);
-        return EXIT_SIMFAIL;
-    }
+    plan(&o, runs);
+    if (run_all(&o, runs, n))
+        return finish(&o, runs, EXIT_SIMFAIL);
     report(&o, runs, n);
     int status = EXIT_OK;
     for (size_t i = 0; i < n; i++)
         if (runs[i].status)
             status = runs[i].status == EXIT_USAGE ? EXIT_USAGE : EXIT_SIMFAIL;
-    free(runs);
-    free(o.extra);
-    return status;
+    return finish(&o, runs, status);
 }

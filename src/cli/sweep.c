@@ -5,7 +5,8 @@
  * [sweep] holds the database path, overrides for every run and the default
  * matrix keys; each [matrix NAME] is one matrix (inheriting [sweep]'s
  * keys), or [sweep] is the only matrix when there is none. [workload NAME]
- * sections give workload parameters for every run of that workload. A
+ * sections give workload parameters for every run of that workload, and
+ * machine overrides (section.key) for them alone. A
  * matrix is the product of its configs, workloads, schemes, chiplet counts
  * and axes (keys named section.key with a list of values); runs that two
  * matrices share are run once.
@@ -58,7 +59,7 @@ struct matrix {
 
 struct wlset {
     char *name;
-    struct strv set;     /* workload.key=value */
+    struct strv set;     /* workload.key=value, or section.key=value */
 };
 
 struct parse {
@@ -243,8 +244,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
             w = &x->w[x->nw++];
             *w = (struct wlset){.name = xstrdup(name)};
         }
-        char buf[512];
-        snprintf(buf, sizeof buf, "workload.%s=%s", key, value);
+        char buf[512]; /* section.key: a machine override for this workload's runs */
+        snprintf(buf, sizeof buf, "%s%s=%s", strchr(key, '.') ? "" : "workload.", key, value);
         strv_add(&w->set, buf);
         return 0;
     }

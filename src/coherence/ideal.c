@@ -3,11 +3,13 @@
  * keep data wherever the most generous scheme may keep it, and coherence
  * costs nothing.
  *
- * Request path: the requester's L2 keeps the lines it reads from other
- * chiplets and keeps its stores to them dirty (the artifact reading of
- * spec cpelide D4, whatever the D4 keys say); the home allocates lines for
- * remote readers as HMG's does (D13; `home_alloc`); atomics are performed
- * at the home. Kernel boundaries: every L1 is invalidated in a command-
+ * Request path (`caching = most`): the requester's L2 keeps the lines it
+ * reads from other chiplets and keeps its stores to them dirty (the
+ * artifact reading of spec cpelide D4, whatever the D4 keys say); the home
+ * allocates lines for remote readers as HMG's does (D13; `home_alloc`);
+ * atomics are performed at the home. `caching = d4` takes viper's path
+ * instead (the D4 keys, no home allocation): only the boundaries differ,
+ * which makes it the no-sync reference for reuse classification (D16). Kernel boundaries: every L1 is invalidated in a command-
  * processor round, as under every scheme (coh_round). Before it, at no cost
  * in time or traffic, the oracle takes from the coherence checker the lines
  * stored during the kernel that ended, moves their dirty words held on
@@ -26,7 +28,7 @@
 struct ideal {
     const struct coh_machine *m;
     struct coh_d4 d4;
-    bool home_alloc;
+    bool home_alloc;          /* caching = most: the home allocates for remote readers */
     enum { F_NONE, F_NO_MOVE, F_NO_DROP } fault;
     unsigned words;
     struct coh_seq l1q;
@@ -37,9 +39,15 @@ struct ideal {
 };
 
 static const struct cfg_key ideal_keys[] = {
+    {"caching", CFG_ENUM, "most", 0, 0,
+     "most: remote data cached wherever the most generous scheme caches it (the upper bound); "
+     "d4: the request path of viper as the D4 keys set it, home not allocating, so that only "
+     "the kernel boundaries differ from viper (the no-sync reference of reuse classification, "
+     "spec cpelide D16)", "most|d4"},
     {"home_alloc", CFG_BOOL, "true", 0, 0,
-     "the home allocates lines in its L2 for remote readers (as HMG's, D13; needs [l2] "
-     "mshrs_remote > 0); false: it serves hits and relays misses without allocating",
+     "with caching = most, the home allocates lines in its L2 for remote readers (as HMG's, "
+     "D13; needs [l2] mshrs_remote > 0); false: it serves hits and relays misses without "
+     "allocating",
      NULL},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only, so the checker must fire: no_move leaves remote dirty data away from its "
@@ -181,7 +189,8 @@ static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec
                 "versions: it needs [check] enable = true");
         return NULL;
     }
-    bool home_alloc = cfg_bool(sec, "home_alloc");
+    bool most = cfg_enum(sec, "caching") == 0;
+    bool home_alloc = most && cfg_bool(sec, "home_alloc");
     if (home_alloc && !m->l2[0].p.mshrs_remote) {
         cfg_err(e, sec, "home_alloc", "needs MSHRs kept for remote requests ([l2] "
                 "mshrs_remote > 0), or local and remote misses could deadlock over the L2's "
@@ -192,6 +201,8 @@ static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec
     *o = (struct ideal){.m = m, .d4 = {.read_alloc = true, .store_local = true},
                         .home_alloc = home_alloc, .words = m->l2[0].words,
                         .fault = cfg_enum(sec, "fault")};
+    if (!most)
+        coh_d4_from_cfg(sec, &o->d4);
     chk_track_lines(m->chk);
     coh_seq_init(&o->l1q, m);
     return o;

@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -198,15 +199,35 @@ Test(cli, classify_reports_the_reuse_of_each_workload)
                           "--jobs", "1", NULL};
     struct cli_result r = cli_exec(argv);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "| square | 100.0% | 50.0% | 50.0% | moderate-to-high |"), "%s",
-              r.out);
+    cr_expect(strstr(r.out, "| square | small | 100.0% | 50.0% | 50.0% | moderate-to-high |"),
+              "%s", r.out);
     cr_expect(strstr(r.out, "threshold 15%"), "%s", r.out);
     cli_result_free(&r);
     const char *low[] = {"classify", "-c", "configs/tiny.ini", "--small", "-w", "square",
                          "--threshold", "60", "--jobs", "1", NULL};
     r = cli_exec(low);
-    cr_expect(strstr(r.out, "| square | 100.0% | 50.0% | 50.0% | low |"), "%s", r.out);
+    cr_expect(strstr(r.out, "| square | small | 100.0% | 50.0% | 50.0% | low |"), "%s", r.out);
     cli_result_free(&r);
+    /* --study: also at the size a study gives the workload, here a 1 KiB L2
+     * (16 lines) that keeps nothing across the boundary: no reuse left */
+    char *dir = cli_tmpdir();
+    char study[PATH_MAX + 128], tiny[PATH_MAX];
+    cr_assert(realpath("configs/tiny.ini", tiny));
+    snprintf(study, sizeof study, "[sweep]\nconfigs = %s\nworkloads = square\nsmall = true\n"
+             "[workload square]\nl2.size_kib = 1\n", tiny);
+    char *path = cli_write_file(dir, "study.ini", study);
+    const char *st[] = {"classify", "-c", "configs/tiny.ini", "--small", "-w", "square",
+                        "--study", path, "--jobs", "1", NULL};
+    r = cli_exec(st);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "| square | small | 100.0% | 50.0% | 50.0% | moderate-to-high |"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "| square | study | 100.0% | 100.0% | 0.0% | low |"), "%s", r.out);
+    cli_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
     const char *bad[] = {"classify", "--jobs", "0", NULL};
     r = cli_exec(bad);
     cr_expect_eq(r.status, 2);

@@ -44,7 +44,7 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
              "[matrix a]\nschemes = viper, hmg\nchiplets = 2, 4\n"
              "[matrix b]\nworkloads = square\nschemes = viper\nchiplets = 2\n"
              "l2.size_kib = 32\n  64\n"
-             "[workload square]\nn = 4096\n",
+             "[workload square]\nn = 4096\nl3.size_kib = 32\n",
              tiny());
     char *path = cli_write_file(dir, "s.ini", text);
     struct sweep sw;
@@ -54,18 +54,19 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
     cr_expect_eq(sw.nruns, 10);
     char key[PATH_MAX + 256];
     snprintf(key, sizeof key,
-             "%s square workload.n=4096 sim.seed=3 coherence.scheme=hmg gpu.chiplets=4", tiny());
+             "%s square workload.n=4096 l3.size_kib=32 sim.seed=3 coherence.scheme=hmg "
+             "gpu.chiplets=4", tiny());
     cr_expect(has_run(&sw, key), "%s", key);
     snprintf(key, sizeof key, "%s vecadd sim.seed=3 coherence.scheme=viper gpu.chiplets=2",
              tiny());
     cr_expect(has_run(&sw, key), "%s", key);
     snprintf(key, sizeof key,
-             "%s square workload.n=4096 sim.seed=3 l2.size_kib=64 coherence.scheme=viper "
-             "gpu.chiplets=2",
+             "%s square workload.n=4096 l3.size_kib=32 sim.seed=3 l2.size_kib=64 "
+             "coherence.scheme=viper gpu.chiplets=2",
              tiny());
     cr_expect(has_run(&sw, key), "%s", key);
     cr_expect_str_eq(sw.runs[0].workload, "square");
-    cr_expect_eq(sw.runs[0].noverrides, 4);
+    cr_expect_eq(sw.runs[0].noverrides, 5);
     char want[PATH_MAX];
     snprintf(want, sizeof want, "%s/out/r.db", dir);
     cr_expect_str_eq(sw.db, want, "db relative to the sweep file");
@@ -74,12 +75,12 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
     /* what `study --d4 artifact` does: one more override on every run, in its key too */
     sweep_add_override(&sw, "coherence.remote_store=write_back");
     snprintf(key, sizeof key,
-             "%s square workload.n=4096 sim.seed=3 coherence.scheme=hmg gpu.chiplets=4 "
-             "coherence.remote_store=write_back", tiny());
+             "%s square workload.n=4096 l3.size_kib=32 sim.seed=3 coherence.scheme=hmg "
+             "gpu.chiplets=4 coherence.remote_store=write_back", tiny());
     cr_expect(has_run(&sw, key), "%s", key);
-    cr_expect_eq(sw.runs[0].noverrides, 5);
-    cr_expect_str_eq(sw.runs[0].overrides[4], "coherence.remote_store=write_back");
-    cr_expect_null(sw.runs[0].overrides[5]);
+    cr_expect_eq(sw.runs[0].noverrides, 6);
+    cr_expect_str_eq(sw.runs[0].overrides[5], "coherence.remote_store=write_back");
+    cr_expect_null(sw.runs[0].overrides[6]);
     sweep_free(&sw);
     free(path);
     free(dir);
