@@ -162,9 +162,9 @@ Test(wl_hpc, pennant_small_runs)
 
 Test(wl_hpc, hacc_small_runs)
 {
-    /* 256 particles in 4 leaves of 64; every leaf's list holds all 256
-     * particles: 7 arrays of 4 B per particle plus 4 x 256 list entries */
-    run_small(&wl_hacc, NULL, 4, 28 * 256 + 4 * 4 * 256);
+    /* 256 particles in 4 leaves of 64: 7 arrays of 4 B per particle (the
+     * lists are read in place) */
+    run_small(&wl_hacc, NULL, 4, 28 * 256);
 }
 
 /* ---- exact ops ---- */
@@ -603,71 +603,143 @@ Test(wl_hpc, hacc_kernel_count)
     cr_expect_eq(count_kernels(&wl_hacc, "[workload]\nnp = 1000\nsteps = 3\nleaf = 100\n"), 3 * 16);
     struct wlh g;
     gen_open(&g, &wl_hacc, NULL);
-    /* 7 arrays of 512 floats and 5792 list entries (seed 1) */
-    cr_expect_eq(wl_footprint(&g.env), 28 * 512 + 4 * 5792);
+    /* 7 arrays of 512 floats */
+    cr_expect_eq(wl_footprint(&g.env), 28 * 512);
+    /* 8 particles per leaf: ceil(8 / BLOCKY) = 2 rows of work-groups, one
+     * column per 32 list entries */
+    struct kernel k;
+    for (int i = 0; i < 64; i++) {
+        cr_assert(g.ops->next_kernel(g.self, &k));
+        cr_expect_eq(k.grid.y, 2);
+        cr_expect_geq(k.grid.x, 1);
+    }
     gen_close(&g);
 }
 
-Test(wl_hpc, hacc_ops)
+/* The documented Step10 counts (docs/workloads/hacc.md): the prologue with
+ * the second loop's test, and the set-up of each loop it enters. */
+enum { HP_PRO = 32, HP_I = 6, HP_K = 15 };
+
+/* The shuffle reduction and atomic of each particle of a tile, per axis. */
+static void expect_tile_update(const struct kernel *k, struct kernel_warp *w,
+                               const struct kernel_buf *const v[3], uint64_t mask, addr_t first)
+{
+    static const uint32_t n[12] = {34, 23, 30, 23, 30, 23, 30, 23, 30, 23, 30, 23 + 4};
+    for (unsigned i = 0; i < 12; i++) {
+        op_is(wlh_step(k, w), OP(.kind = KOP_ALU, .n = n[i]), "reduction");
+        op_is(wlh_step(k, w), OP(.kind = KOP_ATOMIC, .size = 4, .lanes = true, .mask = mask),
+              "atomic");
+        expect_lane(w, 0, v[i % 3]->base + (first + i / 3) * 4, "particle of the tile");
+    }
+}
+
+Test(wl_hpc, hacc_tiles)
 {
     struct wlh g;
     gen_open(&g, &wl_hacc, "[workload]\nnp = 8\nleaf = 4\nrmax = 1\n");
-    cr_expect_eq(wl_footprint(&g.env), 28 * 8 + 4 * 16);
+    cr_expect_eq(wl_footprint(&g.env), 28 * 8);
     struct kernel k;
     kernel_n(&g, &k, 1); /* leaf 1: particles 4..7, list = all 8 */
     cr_expect_str_eq(k.name, "Step10_kernel");
+    /* ceil(8 / 32) x ceil(4 / 4) work-groups of 32 x 4 */
     cr_expect_eq(k.grid.x, 1);
+    cr_expect_eq(k.grid.y, 1);
     cr_expect_eq(k.block.x, 32);
     cr_expect_eq(k.block.y, 4);
-    const struct kernel_buf *xx = find_buf(&g.env, "xx"), *il = find_buf(&g.env, "ilist");
-    const struct kernel_buf *vy = find_buf(&g.env, "vy");
+    const struct kernel_buf *xx = find_buf(&g.env, "xx");
+    const struct kernel_buf *v[3] = {find_buf(&g.env, "vx"), find_buf(&g.env, "vy"),
+                                     find_buf(&g.env, "vz")};
     struct kernel_warp w;
-    wlh_warp_at(&w, &k, 0, 1); /* rows 2, 3: particles 6, 7 */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "prologue");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
-          "own xx");
-    expect_lane(&w, 0, xx->base + 6 * 4, "row 2");
-    expect_lane(&w, 63, xx->base + 7 * 4, "row 3");
+    wlh_warp_at(&w, &k, 0, 0); /* rows 0, 1: only row 0 has a tile (4 / 4 = 1) */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO + HP_I), "prologue");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10), "tile addresses");
+    uint64_t row0 = 0xffffffffull;
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = row0, .dst = 3),
+          "own tile xx");
+    expect_lane(&w, 31, xx->base + 4 * 4, "the leaf's first tile");
     wlh_step(&k, &w);
     wlh_step(&k, &w);
-    uint64_t m8 = 0xffull | 0xffull << 32;
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 1),
-          "ilist");
-    expect_lane(&w, 3, il->base + (8 + 3) * 4, "entry 3 of list 1");
-    expect_lane(&w, 35, il->base + (8 + 3) * 4, "both rows read the list");
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 2, .src = {1}),
-          "xx[j]");
-    expect_lane(&w, 3, xx->base + 3 * 4, "particle 3");
-    for (int i = 0; i < 3; i++)
-        wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 27, .src = {2, 3}), "pair force");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 30), "row reduction");
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .dst = 4), "vx");
-    wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .dst = 4), "vz");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3, .src = {4}), "update");
-    wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_STORE, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .src = {4}),
-          "vy");
-    expect_lane(&w, 32, vy->base + 7 * 4, "row 3 lane 0");
-    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 17 + 2), "sums, tests, list loop set-up");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "list tile addresses");
+    static const char *const pos[4] = {"xx", "yy", "zz", "mass"};
+    for (int i = 0; i < 4; i++) {
+        op_is(wlh_step(&k, &w),
+              OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = 3, .dst = 1),
+              "list tile: lanes x = 0, 1 (8 / 4 = 2 tiles)");
+        const struct kernel_buf *b = find_buf(&g.env, pos[i]);
+        expect_lane(&w, 0, b->base, "list entries 0-3");
+        expect_lane(&w, 1, b->base + 4 * 4, "list entries 4-7");
+    }
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 857, .src = {1, 3}), "16 pair forces");
+    expect_tile_update(&k, &w, v, 1, 4);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    wlh_warp_at(&w, &k, 0, 1); /* rows 2, 3: no tile */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO), "prologue only");
     op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     struct kernel_range r[2];
-    cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 1);
-    cr_expect_eq(r[0].lo, il->base + 8 * 4);
-    cr_expect_eq(r[0].hi, il->base + 16 * 4);
-    cr_assert_eq(k.ranges(&k, 0, 6, r, 2), 1);
-    cr_expect_eq(r[0].lo, vy->base + 4 * 4);
-    cr_expect_eq(r[0].hi, vy->base + 8 * 4);
-    cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "gathers: no ranges");
+    cr_assert_eq(k.ranges(&k, 0, 5, r, 2), 2);
+    cr_expect_eq(r[0].lo, v[1]->base + 4 * 4);
+    cr_expect_eq(r[0].hi, v[1]->base + 8 * 4);
+    cr_expect_eq(r[1].lo, r[1].hi, "no particle past the tiles");
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "positions: no ranges");
     gen_close(&g);
     expect_error(&wl_hacc, "[workload]\nblockx = 48\n",
                  "t.ini:2: [workload] blockx = 48: must divide the warp size (64): a row stays in "
                  "one warp");
     expect_error(&wl_hacc, "[workload]\nblockx = 64\nblocky = 32\n",
                  "t.ini:3: [workload] blocky = 32: blockx x blocky = 2048 threads, more than 1024");
+}
+
+Test(wl_hpc, hacc_remainders)
+{
+    struct wlh g;
+    gen_open(&g, &wl_hacc, "[workload]\nnp = 6\nleaf = 3\nrmax = 1\n");
+    struct kernel k;
+    kernel_n(&g, &k, 1); /* leaf 1: particles 3..5, no tile; list = all 6: 1 tile and 2 */
+    const struct kernel_buf *xx = find_buf(&g.env, "xx"), *yy = find_buf(&g.env, "yy");
+    const struct kernel_buf *vx = find_buf(&g.env, "vx");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0); /* rows 0, 1: particles 3, 4 */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO + HP_K), "prologue");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "particle index");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
+          "own xx");
+    expect_lane(&w, 0, xx->base + 3 * 4, "row 0");
+    expect_lane(&w, 32, xx->base + 4 * 4, "row 1");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "yy's test and address");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
+          "own yy");
+    expect_lane(&w, 0, yy->base + 3 * 4, "row 0");
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6 + 4 + 1), "both list loops entered");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "list tile addresses");
+    uint64_t x0 = 1 | 1ull << 32, x01 = 3 | 3ull << 32;
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = x0, .dst = 1),
+          "list tile 0");
+    expect_lane(&w, 32, xx->base, "entries 0-3");
+    for (int i = 0; i < 3; i++)
+        wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 207, .src = {1, 3}), "4 pair forces");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "entry addresses");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = x01, .dst = 1),
+          "list entries 4, 5");
+    expect_lane(&w, 1, xx->base + 5 * 4, "entry 5");
+    for (int i = 0; i < 3; i++)
+        wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 54, .src = {1, 3}), "1 pair force");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 33), "reduction");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ATOMIC, .size = 4, .lanes = true, .mask = x0), "vx");
+    expect_lane(&w, 32, vx->base + 4 * 4, "row 1");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 24), "reduction");
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 31 + 3), "reduction, loop test");
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    struct kernel_range r[2];
+    cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 2);
+    cr_expect_eq(r[0].lo, r[0].hi, "no tile");
+    cr_expect_eq(r[1].lo, vx->base + 3 * 4);
+    cr_expect_eq(r[1].hi, vx->base + 6 * 4);
+    gen_close(&g);
 }
