@@ -153,18 +153,18 @@ Test(wl_hpc, lulesh_small_runs)
 
 Test(wl_hpc, pennant_small_runs)
 {
-    /* 8 x 6 zones: 55 points, 48 zones, 184 sides, 1 zone chunk:
-     * 96 B per side, 84 per point, 96 per zone, 8 per zone chunk */
-    run_small(&wl_pennant, NULL, 1 + 5 * 3, 96 * 184 + 84 * 55 + 96 * 48 + 8 * 1);
+    /* 8 x 6 zones: 55 points, 48 zones, 184 sides: 92 B per side, 84 per
+     * point, 96 per zone, dtnext and idtnext */
+    run_small(&wl_pennant, NULL, 1 + 5 * 3, 92 * 184 + 84 * 55 + 96 * 48 + 12);
 }
 
 /* ==== hacc ==== */
 
 Test(wl_hpc, hacc_small_runs)
 {
-    /* 256 particles in 4 leaves of 64; every leaf's list holds all 256
-     * particles: 7 arrays of 4 B per particle plus 4 x 256 list entries */
-    run_small(&wl_hacc, NULL, 4, 28 * 256 + 4 * 4 * 256);
+    /* 256 particles in 4 leaves of 64: 7 arrays of 4 B per particle (the
+     * lists are read in place) */
+    run_small(&wl_hacc, NULL, 4, 28 * 256);
 }
 
 /* ---- exact ops ---- */
@@ -508,89 +508,202 @@ Test(wl_hpc, pennant_kernel_count)
                  1 + 5 * 4);
     struct wlh g;
     gen_open(&g, &wl_pennant, NULL);
-    /* 40 x 40: 1641 points, 1600 zones, 6360 sides, 25 zone chunks */
-    cr_expect_eq(wl_footprint(&g.env), 96 * 6360 + 84 * 1641 + 96 * 1600 + 8 * 25);
+    /* 40 x 40: 1641 points, 1600 zones, 6360 sides */
+    cr_expect_eq(wl_footprint(&g.env), 92 * 6360 + 84 * 1641 + 96 * 1600 + 12);
     gen_close(&g);
     expect_error(&wl_pennant, "[workload]\nchunk = 96\n",
                  "t.ini:2: [workload] chunk = 96: must be a power of two (the dt reduction halves "
                  "it)");
 }
 
-Test(wl_hpc, pennant_mesh_and_ops)
+/* The first op from w's next that is of `kind` and touches buffer b (its
+ * lowest active lane). */
+static struct kernel_op step_to(const struct kernel *k, struct kernel_warp *w, uint8_t kind,
+                                const struct kernel_buf *b, const char *what)
+{
+    for (;;) {
+        struct kernel_op op = wlh_step(k, w);
+        cr_assert_neq(op.kind, KOP_EXIT, "no %s", what);
+        if (op.kind != kind)
+            continue;
+        addr_t a = op.lanes ? w->lane_addr[__builtin_ctzll(op.mask)] : op.base;
+        if (a >= b->base && a < b->base + b->size)
+            return op;
+    }
+}
+
+/* gpuMain2's first ops (the PTX counts of docs/workloads/pennant.md); 8 x 6
+ * zones: zone 0 = triangle (0, 1, 2), zone 8 = quad (1, 10, 11, 2) from side
+ * 24. */
+Test(wl_hpc, pennant_main2_ops)
+{
+    struct wlh g;
+    gen_open(&g, &wl_pennant, "[workload]\nnzx = 8\nnzy = 6\n");
+    struct kernel k;
+    kernel_n(&g, &k, 2);
+    cr_expect_str_eq(k.name, "gpuMain2");
+    cr_expect_eq(k.grid.x, 3, "side chunks [0, 64), [64, 128), [128, 184)");
+    cr_expect_eq(k.lds_b, 32 * 64, "dss3, dss4, ctemp, ctemp2");
+    const struct kernel_buf *maps = find_buf(&g.env, "mapsp1..mapss4"),
+                            *pxp = find_buf(&g.env, "pxp"), *zvol = find_buf(&g.env, "zvol");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10 + 4), "ids");
+    for (int i = 0; i < 4; i++) {
+        op_is(wlh_step(&k, &w),
+              OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = maps->base + i * 184 * 4,
+                 .mask = ~0ull, .dst = 1),
+              "mapsp1, mapsp2, mapsz, mapss4");
+        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = i < 3 ? 2 : 5, .src = {i < 3 ? 0 : 1}),
+              "addresses");
+    }
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 4, .stride = 4, .base = 0,
+                               .mask = ~0ull, .src = {1}),
+          "dss4[s0]");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "s04");
+    op_is(wlh_step(&k, &w),
+          OP(.kind = KOP_LDS_STORE, .size = 4, .lanes = true, .mask = ~0ull, .src = {1}),
+          "dss3[s04]");
+    expect_lane(&w, 2, 64 * 4 + 0, "side 2's next is side 0");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1), "dss3's address");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 4, .stride = 4, .base = 64 * 4,
+                               .mask = ~0ull, .dst = 7),
+          "dss3[s0]");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "zvol's address");
+    op_is(wlh_step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = ~0ull, .dst = 2, .src = {1}),
+          "zvol[z] (every side)");
+    expect_lane(&w, 24, zvol->base + 8 * 8, "side 24: zone 8");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {2}), "zvol0's address");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_STORE, .size = 8, .lanes = true, .mask = ~0ull,
+                               .src = {2}),
+          "zvol0[z] = zvol[z]");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "pxp's address");
+    op_is(wlh_step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = ~0ull, .dst = 5, .src = {1}),
+          "pxp[p1]");
+    expect_lane(&w, 0, pxp->base + 0, "side 0");
+    expect_lane(&w, 1, pxp->base + 1 * 16, "side 1");
+    expect_lane(&w, 24, pxp->base + 1 * 16, "side 24");
+    expect_lane(&w, 25, pxp->base + 10 * 16, "side 25");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 16, .stride = 16, .base = 8 * 64,
+                               .mask = ~0ull, .src = {5}),
+          "ctemp2[s0]");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3 + 2), "loop test and set-up");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "the zone loop");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 16, .lanes = true, .mask = ~0ull,
+                               .dst = 8, .src = {7}),
+          "ctemp2[sn]");
+    expect_lane(&w, 24, 8 * 64 + 25 * 16, "zone 8: next side");
+    expect_lane(&w, 2, 8 * 64 + 0, "zone 0: side 2's next is side 0");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "zxtot");
+    op_is(wlh_step(&k, &w),
+          OP(.kind = KOP_LDS_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 7), "dss4[sn]");
+    expect_lane(&w, 24, 25 * 4, "zone 8: next side");
+    /* pgasCalcStateAtHalf: only the zones' first sides (0, 3, ..., 21, then 24, 28, ...) */
+    const struct kernel_buf *ze = find_buf(&g.env, "ze");
+    struct kernel_op op = step_to(&k, &w, KOP_LOAD, ze, "ze");
+    cr_expect_eq(op.mask & 0x1f000009ull, 0x11000009ull, "first sides 0, 3, 24, 28: %#llx",
+                 (unsigned long long)op.mask);
+    /* zone ranges: chunk 1 holds zones [18, 34); planes of the side maps and of zp, zss */
+    const struct kernel_buf *zm = find_buf(&g.env, "zm"), *zpss = find_buf(&g.env, "zp, zss");
+    struct kernel_range r[8];
+    cr_expect_str_eq(k.args[4].buf->name, "zm");
+    cr_assert_eq(k.ranges(&k, 1, 4, r, 4), 1);
+    cr_expect_eq(r[0].lo, zm->base + 18 * 8);
+    cr_expect_eq(r[0].hi, zm->base + 34 * 8);
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 8), 4, "four side-map planes");
+    cr_expect_eq(r[3].lo, maps->base + (3 * 184 + 64) * 4);
+    cr_expect_str_eq(k.args[14].buf->name, "zp, zss");
+    cr_assert_eq(k.ranges(&k, 1, 14, r, 8), 2, "zp and zss");
+    cr_expect_eq(r[1].lo, zpss->base + (48 + 18) * 8);
+    cr_expect_eq(k.nargs, 16);
+    gen_close(&g);
+}
+
+/* gpuMain3: the two gathers along each point's chain, the fixed boundaries;
+ * gpuMain5: the dt reduction and the atomic on dtnext; gpuInvMap's stores. */
+Test(wl_hpc, pennant_point_zone_ops)
 {
     struct wlh g;
     gen_open(&g, &wl_pennant, "[workload]\nnzx = 8\nnzy = 6\n");
     struct kernel k;
     kernel_n(&g, &k, 0);
     cr_expect_str_eq(k.name, "gpuInvMap");
-    kernel_n(&g, &k, 1);
-    cr_expect_str_eq(k.name, "gpuMain2");
-    cr_expect_eq(k.grid.x, 3, "side chunks [0, 64), [64, 128), [128, 184)");
-    const struct kernel_buf *maps = find_buf(&g.env, "mapsp1..mapss4"),
-                            *pxp = find_buf(&g.env, "pxp");
+    const struct kernel_buf *psf = find_buf(&g.env, "mappsfirst");
+    const struct kernel_buf *nx = find_buf(&g.env, "mapssnext");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0);
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = maps->base, .mask = ~0ull, .dst = 1),
-          "mapsp1");
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = maps->base + 184 * 4, .mask = ~0ull,
-             .dst = 2),
-          "mapsp2");
-    for (int i = 0; i < 3; i++)
-        wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4, .src = {4}), "dss4, dss3");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 4, .stride = 4, .base = 0, .mask = ~0ull),
-          "dss4[s0]");
-    wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = ~0ull, .dst = 5, .src = {1}),
-          "pxp[p1]");
-    /* zone 0 = triangle (0, 1, 2); zone 8 = quad (1, 10, 11, 2) from side 24 */
-    expect_lane(&w, 0, pxp->base + 0, "side 0");
-    expect_lane(&w, 1, pxp->base + 1 * 16, "side 1");
-    expect_lane(&w, 24, pxp->base + 1 * 16, "side 24");
-    expect_lane(&w, 25, pxp->base + 10 * 16, "side 25");
-    wlh_step(&k, &w);
-    expect_lane(&w, 2, pxp->base + 0, "side 2: p2 = the centre");
-    expect_lane(&w, 27, pxp->base + 1 * 16, "side 27: p2 = 1");
-    wlh_step(&k, &w);
-    wlh_step(&k, &w);
-    wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 7),
-          "dss4[sn]");
-    expect_lane(&w, 24, 25 * 4, "zone 8: next side");
-    expect_lane(&w, 2, 0 * 4, "zone 0: side 2's next is side 0");
-    /* zone ranges: chunk 1 holds zones [18, 34) */
-    const struct kernel_buf *zm = find_buf(&g.env, "zm");
-    struct kernel_range r[8];
-    cr_expect_str_eq(k.args[4].buf->name, "zm");
-    cr_assert_eq(k.ranges(&k, 1, 4, r, 4), 1);
-    cr_expect_eq(r[0].lo, zm->base + 18 * 8);
-    cr_expect_eq(r[0].hi, zm->base + 34 * 8);
-    cr_assert_eq(k.ranges(&k, 1, 0, r, 8), 5, "five side-map planes");
-    cr_expect_eq(r[4].lo, maps->base + (4 * 184 + 64) * 4);
+    /* sorted entries: the centre's 8 sides (0, 3, ..., 21) first, then point 1's (1, 24) */
+    struct kernel_op op = step_to(&k, &w, KOP_STORE, psf, "mappsfirst");
+    cr_expect_eq(op.mask & 0x7ff, 0x501, "runs start at entries 0, 8, 10");
+    struct kernel_op last = step_to(&k, &w, KOP_STORE, nx, "mapssnext = -1");
+    struct kernel_op next = step_to(&k, &w, KOP_STORE, nx, "mapssnext = next");
+    cr_expect_eq(last.mask & 0x3ff, 0x280, "runs end at entries 7, 9");
+    cr_expect_eq(last.mask | next.mask, ~0ull);
+    cr_expect_eq(last.mask & next.mask, 0);
 
-    kernel_n(&g, &k, 0);
+    kernel_n(&g, &k, 2);
     cr_expect_str_eq(k.name, "gpuMain3");
-    const struct kernel_buf *cm = find_buf(&g.env, "cmaswt"), *nx = find_buf(&g.env, "mapssnext");
+    const struct kernel_buf *cm = find_buf(&g.env, "cmaswt"), *cf = find_buf(&g.env, "cftot");
+    const struct kernel_buf *pu0 = find_buf(&g.env, "pu0");
     wlh_warp_at(&w, &k, 0, 0);
-    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 12), "ids");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = psf->base,
+                               .mask = (1ull << 55) - 1, .dst = 1),
+          "mappsfirst");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4 + 4), "loop test, set-up");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "gather 1");
     /* point 1's sides (mapsp1 = 1): 1 and 24, in side order */
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = (1ull << 55) - 1, .dst = 2,
-             .src = {1}),
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 8, .lanes = true,
+                               .mask = (1ull << 55) - 1, .dst = 2, .src = {1}),
           "cmaswt");
     expect_lane(&w, 1, cm->base + 1 * 8, "point 1 side 1");
     expect_lane(&w, 0, cm->base + 0, "centre: side 0");
-    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3), "gather 1");
     wlh_step(&k, &w);
     expect_lane(&w, 1, nx->base + 1 * 4, "mapssnext[1]");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {2}), "gather 1");
     wlh_step(&k, &w);
-    struct kernel_op op = wlh_step(&k, &w);
+    op = wlh_step(&k, &w);
     expect_lane(&w, 1, cm->base + 24 * 8, "point 1 side 24");
     cr_expect(op.mask & 1, "the centre has 8 sides");
+    op = step_to(&k, &w, KOP_LOAD, cf, "the second gather");
+    expect_lane(&w, 1, cf->base + 1 * 16, "point 1 side 1, again");
+    op = step_to(&k, &w, KOP_LOAD, pu0, "the x = 0 boundary");
+    cr_expect_eq(op.mask, 0x40201008040201ull, "the centre and points 9 j (angle 90 degrees)");
+    op = step_to(&k, &w, KOP_LOAD, pu0, "the y = 0 boundary");
+    cr_expect_eq(op.mask, 0x402010080403ull, "the centre and points 1 + 9 (j - 1) (angle 0)");
+
+    kernel_n(&g, &k, 1);
+    cr_expect_str_eq(k.name, "gpuMain5");
+    cr_expect_eq(k.lds_b, 24 * 64, "ctemp, ctemp2");
+    const struct kernel_buf *dtn = find_buf(&g.env, "dtnext");
+    wlh_warp_at(&w, &k, 0, 0);
+    /* 48 zones: z0 < 24 takes z0 + 24, then z0 < 12: + 12, < 6: + 6, < 3: + 3,
+     * z0 < 1: + 2, + 1 */
+    static const unsigned half[6] = {24, 12, 6, 3, 1, 1}, len[6] = {24, 12, 6, 3, 2, 1};
+    unsigned loads = 0, atomics = 0;
+    do {
+        op = wlh_step(&k, &w);
+        if (op.kind == KOP_LDS_LOAD && op.size == 8 && op.lanes && loads < 12) {
+            cr_expect_eq(op.mask, (1ull << half[loads / 2]) - 1, "step %u", loads / 2);
+            expect_lane(&w, 0, loads % 2 ? len[loads / 2] * 8 : 0, "ctemp[z0], ctemp[z0 + len]");
+            loads++;
+        }
+        if (op.kind == KOP_ATOMIC) {
+            atomics++;
+            op_is(op, OP(.kind = KOP_ATOMIC, .size = 8, .lanes = true, .mask = 1, .dst = 12),
+                  "atomicMin(dtnext)");
+            expect_lane(&w, 0, dtn->base, "dtnext");
+        }
+    } while (op.kind != KOP_EXIT);
+    cr_expect_eq(loads, 12, "6 steps of 2 loads");
+    cr_expect_eq(atomics, 1, "thread 0");
     gen_close(&g);
 }
 
@@ -603,71 +716,143 @@ Test(wl_hpc, hacc_kernel_count)
     cr_expect_eq(count_kernels(&wl_hacc, "[workload]\nnp = 1000\nsteps = 3\nleaf = 100\n"), 3 * 16);
     struct wlh g;
     gen_open(&g, &wl_hacc, NULL);
-    /* 7 arrays of 512 floats and 5792 list entries (seed 1) */
-    cr_expect_eq(wl_footprint(&g.env), 28 * 512 + 4 * 5792);
+    /* 7 arrays of 512 floats */
+    cr_expect_eq(wl_footprint(&g.env), 28 * 512);
+    /* 8 particles per leaf: ceil(8 / BLOCKY) = 2 rows of work-groups, one
+     * column per 32 list entries */
+    struct kernel k;
+    for (int i = 0; i < 64; i++) {
+        cr_assert(g.ops->next_kernel(g.self, &k));
+        cr_expect_eq(k.grid.y, 2);
+        cr_expect_geq(k.grid.x, 1);
+    }
     gen_close(&g);
 }
 
-Test(wl_hpc, hacc_ops)
+/* The documented Step10 counts (docs/workloads/hacc.md): the prologue with
+ * the second loop's test, and the set-up of each loop it enters. */
+enum { HP_PRO = 32, HP_I = 6, HP_K = 15 };
+
+/* The shuffle reduction and atomic of each particle of a tile, per axis. */
+static void expect_tile_update(const struct kernel *k, struct kernel_warp *w,
+                               const struct kernel_buf *const v[3], uint64_t mask, addr_t first)
+{
+    static const uint32_t n[12] = {34, 23, 30, 23, 30, 23, 30, 23, 30, 23, 30, 23 + 4};
+    for (unsigned i = 0; i < 12; i++) {
+        op_is(wlh_step(k, w), OP(.kind = KOP_ALU, .n = n[i]), "reduction");
+        op_is(wlh_step(k, w), OP(.kind = KOP_ATOMIC, .size = 4, .lanes = true, .mask = mask),
+              "atomic");
+        expect_lane(w, 0, v[i % 3]->base + (first + i / 3) * 4, "particle of the tile");
+    }
+}
+
+Test(wl_hpc, hacc_tiles)
 {
     struct wlh g;
     gen_open(&g, &wl_hacc, "[workload]\nnp = 8\nleaf = 4\nrmax = 1\n");
-    cr_expect_eq(wl_footprint(&g.env), 28 * 8 + 4 * 16);
+    cr_expect_eq(wl_footprint(&g.env), 28 * 8);
     struct kernel k;
     kernel_n(&g, &k, 1); /* leaf 1: particles 4..7, list = all 8 */
     cr_expect_str_eq(k.name, "Step10_kernel");
+    /* ceil(8 / 32) x ceil(4 / 4) work-groups of 32 x 4 */
     cr_expect_eq(k.grid.x, 1);
+    cr_expect_eq(k.grid.y, 1);
     cr_expect_eq(k.block.x, 32);
     cr_expect_eq(k.block.y, 4);
-    const struct kernel_buf *xx = find_buf(&g.env, "xx"), *il = find_buf(&g.env, "ilist");
-    const struct kernel_buf *vy = find_buf(&g.env, "vy");
+    const struct kernel_buf *xx = find_buf(&g.env, "xx");
+    const struct kernel_buf *v[3] = {find_buf(&g.env, "vx"), find_buf(&g.env, "vy"),
+                                     find_buf(&g.env, "vz")};
     struct kernel_warp w;
-    wlh_warp_at(&w, &k, 0, 1); /* rows 2, 3: particles 6, 7 */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "prologue");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
-          "own xx");
-    expect_lane(&w, 0, xx->base + 6 * 4, "row 2");
-    expect_lane(&w, 63, xx->base + 7 * 4, "row 3");
+    wlh_warp_at(&w, &k, 0, 0); /* rows 0, 1: only row 0 has a tile (4 / 4 = 1) */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO + HP_I), "prologue");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10), "tile addresses");
+    uint64_t row0 = 0xffffffffull;
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = row0, .dst = 3),
+          "own tile xx");
+    expect_lane(&w, 31, xx->base + 4 * 4, "the leaf's first tile");
     wlh_step(&k, &w);
     wlh_step(&k, &w);
-    uint64_t m8 = 0xffull | 0xffull << 32;
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 1),
-          "ilist");
-    expect_lane(&w, 3, il->base + (8 + 3) * 4, "entry 3 of list 1");
-    expect_lane(&w, 35, il->base + (8 + 3) * 4, "both rows read the list");
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = m8, .dst = 2, .src = {1}),
-          "xx[j]");
-    expect_lane(&w, 3, xx->base + 3 * 4, "particle 3");
-    for (int i = 0; i < 3; i++)
-        wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 27, .src = {2, 3}), "pair force");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 30), "row reduction");
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .dst = 4), "vx");
-    wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .dst = 4), "vz");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3, .src = {4}), "update");
-    wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_STORE, .size = 4, .lanes = true, .mask = 1 | 1ull << 32, .src = {4}),
-          "vy");
-    expect_lane(&w, 32, vy->base + 7 * 4, "row 3 lane 0");
-    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 17 + 2), "sums, tests, list loop set-up");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "list tile addresses");
+    static const char *const pos[4] = {"xx", "yy", "zz", "mass"};
+    for (int i = 0; i < 4; i++) {
+        op_is(wlh_step(&k, &w),
+              OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = 3, .dst = 1),
+              "list tile: lanes x = 0, 1 (8 / 4 = 2 tiles)");
+        const struct kernel_buf *b = find_buf(&g.env, pos[i]);
+        expect_lane(&w, 0, b->base, "list entries 0-3");
+        expect_lane(&w, 1, b->base + 4 * 4, "list entries 4-7");
+    }
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 857, .src = {1, 3}), "16 pair forces");
+    expect_tile_update(&k, &w, v, 1, 4);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    wlh_warp_at(&w, &k, 0, 1); /* rows 2, 3: no tile */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO), "prologue only");
     op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     struct kernel_range r[2];
-    cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 1);
-    cr_expect_eq(r[0].lo, il->base + 8 * 4);
-    cr_expect_eq(r[0].hi, il->base + 16 * 4);
-    cr_assert_eq(k.ranges(&k, 0, 6, r, 2), 1);
-    cr_expect_eq(r[0].lo, vy->base + 4 * 4);
-    cr_expect_eq(r[0].hi, vy->base + 8 * 4);
-    cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "gathers: no ranges");
+    cr_assert_eq(k.ranges(&k, 0, 5, r, 2), 2);
+    cr_expect_eq(r[0].lo, v[1]->base + 4 * 4);
+    cr_expect_eq(r[0].hi, v[1]->base + 8 * 4);
+    cr_expect_eq(r[1].lo, r[1].hi, "no particle past the tiles");
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "positions: no ranges");
     gen_close(&g);
     expect_error(&wl_hacc, "[workload]\nblockx = 48\n",
                  "t.ini:2: [workload] blockx = 48: must divide the warp size (64): a row stays in "
                  "one warp");
     expect_error(&wl_hacc, "[workload]\nblockx = 64\nblocky = 32\n",
                  "t.ini:3: [workload] blocky = 32: blockx x blocky = 2048 threads, more than 1024");
+}
+
+Test(wl_hpc, hacc_remainders)
+{
+    struct wlh g;
+    gen_open(&g, &wl_hacc, "[workload]\nnp = 6\nleaf = 3\nrmax = 1\n");
+    struct kernel k;
+    kernel_n(&g, &k, 1); /* leaf 1: particles 3..5, no tile; list = all 6: 1 tile and 2 */
+    const struct kernel_buf *xx = find_buf(&g.env, "xx"), *yy = find_buf(&g.env, "yy");
+    const struct kernel_buf *vx = find_buf(&g.env, "vx");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0); /* rows 0, 1: particles 3, 4 */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO + HP_K), "prologue");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "particle index");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
+          "own xx");
+    expect_lane(&w, 0, xx->base + 3 * 4, "row 0");
+    expect_lane(&w, 32, xx->base + 4 * 4, "row 1");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "yy's test and address");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
+          "own yy");
+    expect_lane(&w, 0, yy->base + 3 * 4, "row 0");
+    wlh_step(&k, &w);
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6 + 4 + 1), "both list loops entered");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "list tile addresses");
+    uint64_t x0 = 1 | 1ull << 32, x01 = 3 | 3ull << 32;
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = x0, .dst = 1),
+          "list tile 0");
+    expect_lane(&w, 32, xx->base, "entries 0-3");
+    for (int i = 0; i < 3; i++)
+        wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 207, .src = {1, 3}), "4 pair forces");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "entry addresses");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = x01, .dst = 1),
+          "list entries 4, 5");
+    expect_lane(&w, 1, xx->base + 5 * 4, "entry 5");
+    for (int i = 0; i < 3; i++)
+        wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 54, .src = {1, 3}), "1 pair force");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 33), "reduction");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ATOMIC, .size = 4, .lanes = true, .mask = x0), "vx");
+    expect_lane(&w, 32, vx->base + 4 * 4, "row 1");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 24), "reduction");
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 31 + 3), "reduction, loop test");
+    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    struct kernel_range r[2];
+    cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 2);
+    cr_expect_eq(r[0].lo, r[0].hi, "no tile");
+    cr_expect_eq(r[1].lo, vx->base + 3 * 4);
+    cr_expect_eq(r[1].hi, vx->base + 6 * 4);
+    gen_close(&g);
 }

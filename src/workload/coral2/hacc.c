@@ -10,17 +10,22 @@
  * 12 particles per leaf, RCB tree (docs/workloads/hacc.md).
  *
  * Modelled: particle positions drawn uniformly in the unit box from the
- * seed; the tree and the lists built in create(); per leaf a kernel of
- * ceil(count / BLOCKY) work-groups of BLOCKX x BLOCKY threads: row y of a
- * work-group owns one particle, the BLOCKX lanes of the row stride over the
- * interaction list (index list, then position and mass gathers), reduce
- * their partial forces across the row, and lane 0 adds them to the
- * particle's velocity arrays.
- * Abstracted: no data values; the list is read through an index list where
- * HACC copies the listed particles into staging arrays on the host; the row
- * reduction (cross-lane shuffles) is counted as compute.
+ * seed; the tree and the lists built in create(); per leaf a Step10 kernel
+ * as HACC launches it: a grid of min(ceil(list / BLOCKX), 32) x
+ * min(ceil(leaf / BLOCKY), 256) work-groups of BLOCKX x BLOCKY threads;
+ * thread (x, y) takes tiles of 4 of the leaf's particles (i = y, y + stride
+ * ...) against tiles of 4 list entries (j = x, x + stride ...), with 16-byte
+ * loads, then the list's last count % 4 entries and the leaf's last
+ * count % 4 particles one at a time; each particle's three sums are reduced
+ * across the row (shuffles, compute) and added to its velocities by an
+ * atomic of the row's lane 0. ALU counts per basic block from the kernel's
+ * PTX (nvcc 13, -arch=sm_90; see the page).
+ * Abstracted: no data values; the particles are read in place where HACC
+ * copies the leaf and its list into staging arrays on the host (a list tile
+ * is read as the 16 bytes at its first entry).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "workload/wl.h"
 
@@ -40,14 +45,6 @@ static const struct cfg_key hacc_keys[] = {
     CFG_END,
 };
 
-/* Estimates per list entry (lane): dx, dy, dz (3), r2 (3 fma), the cut-off
- * select (2), (r2 + rsm2)^-1.5 as rsqrt and two muls (4), the 5th-order
- * polynomial (6 fma), the force and the three accumulations (6): 24, plus
- * the loop step and compare (3). Per particle row: the index arithmetic
- * (8) and the log2(BLOCKX)-step shuffle reduction of three sums (6 per
- * step). */
-enum { H_PROLOGUE = 8, H_PAIR = 24, H_LOOP = 3, H_RED_STEP = 6, H_UPDATE = 3 };
-
 struct hleaf {
     uint32_t first, count; /* particles [first, first + count) in tree order */
     uint32_t ioff, icount; /* interaction list entries */
@@ -55,7 +52,7 @@ struct hleaf {
 };
 
 struct hacc {
-    const struct kernel_buf *pos[3], *mass, *vel[3], *ilist;
+    const struct kernel_buf *pos[3], *mass, *vel[3];
     struct hleaf *leaf;
     uint32_t *ient;
     uint32_t np, nleaf, bx, by, steps, launched;
@@ -204,8 +201,6 @@ static void *hacc_create(struct wl_env *env, const struct cfg_sec *sec, struct e
     h->mass = wl_alloc(env, "mass", h->np * 4ull);
     for (int d = 0; d < 3; d++)
         h->vel[d] = wl_alloc(env, vn[d], h->np * 4ull);
-    uint64_t nent = h->nleaf ? h->leaf[h->nleaf - 1].ioff + h->leaf[h->nleaf - 1].icount : 0;
-    h->ilist = wl_alloc(env, "ilist", nent * 4);
     return h;
 }
 
@@ -217,131 +212,289 @@ static void hacc_destroy(void *self)
     free(h);
 }
 
-/* Lanes of the warp whose row has a particle, and whose list entry
- * t * BLOCKX + x exists (t < 0: only the row test; x0: only lane x = 0). */
-static uint64_t hacc_mask(const struct hacc *h, const struct hleaf *l, const struct kernel_warp *w,
-                          int64_t t, bool x0)
+/* ---- Step10 ------------------------------------------------------------------ */
+
+enum { H_TILE = 4, H_MAXX = 32, H_MAXY = 256 };
+
+/* The kernel's loops: over the leaf, tiles i (H_I) then its last count % 4
+ * particles (H_K); inside each, over the list, tiles j (H_J) then its last
+ * count1 % 4 entries (H_R). Lane (x, y) runs H_I and H_K from y, H_J and H_R
+ * from x, with the grid's stride. */
+enum { H_I, H_K, H_J, H_R };
+
+/* One kernel's geometry: the leaf, the grid, the loop strides. */
+struct hgeo {
+    const struct hacc *h;
+    const struct hleaf *l;
+    uint32_t gx, gy;
+    uint64_t sx, sy;
+};
+
+static void hgeo_of(const struct hacc *h, uint32_t leaf, struct hgeo *g)
+{
+    g->h = h;
+    g->l = &h->leaf[leaf];
+    g->gx = (uint32_t)min_u64(div_ceil(g->l->icount, h->bx), H_MAXX);
+    g->gy = (uint32_t)min_u64(div_ceil(g->l->count, h->by), H_MAXY);
+    g->sx = (uint64_t)h->bx * g->gx;
+    g->sy = (uint64_t)h->by * g->gy;
+}
+
+/* Loop `loop`'s limit (the lane's first index must be below it) and stride. */
+static uint64_t loop_lim(const struct hgeo *g, unsigned loop, uint64_t *stride)
+{
+    *stride = loop <= H_K ? g->sy : g->sx;
+    uint32_t n = loop <= H_K ? g->l->count : g->l->icount;
+    return loop == H_I || loop == H_J ? n / H_TILE : n % H_TILE;
+}
+
+/* Lane ln's position: x (list side) and y (leaf side). */
+static void lane_xy(const struct kernel_warp *w, unsigned ln, uint64_t *x, uint64_t *y)
+{
+    const struct hacc *h = w->k->ctx;
+    uint32_t tid = kernel_tid(w, ln);
+    *x = (uint64_t)w->wg_id.x * h->bx + tid % h->bx;
+    *y = (uint64_t)w->wg_id.y * h->by + tid / h->bx;
+}
+
+/* Iterations of `loop` lane ln runs. */
+static uint64_t lane_trips(const struct hgeo *g, const struct kernel_warp *w, unsigned ln,
+                           unsigned loop)
+{
+    uint64_t x, y, stride, lim = loop_lim(g, loop, &stride);
+    lane_xy(w, ln, &x, &y);
+    uint64_t v = loop <= H_K ? y : x;
+    return v < lim ? div_ceil(lim - v, stride) : 0;
+}
+
+/*
+ * Warp state: r[0], r[1] the outer loop's iteration and trip count, r[2],
+ * r[3] the inner loop's, r[4], r[5] the open outer and inner loop (+1; 0
+ * none), r[6], r[7] their first steps.
+ */
+static bool lane_in_outer(const struct hgeo *g, const struct kernel_warp *w, unsigned ln)
+{
+    return w->r[4] && w->r[0] < lane_trips(g, w, ln, (unsigned)w->r[4] - 1);
+}
+
+static bool lane_active(const struct hgeo *g, const struct kernel_warp *w, unsigned ln,
+                        bool inner)
+{
+    return lane_in_outer(g, w, ln) &&
+           (!inner || w->r[2] < lane_trips(g, w, ln, (unsigned)w->r[5] - 1));
+}
+
+/* Iterations the warp runs of `loop`: its lanes' most (an inner loop: of the
+ * lanes in the outer loop's current iteration). */
+static uint64_t warp_trips(const struct hgeo *g, const struct kernel_warp *w, unsigned loop)
 {
     uint64_t m = 0;
-    for (unsigned ln = 0; ln < w->nlanes; ln++) {
-        uint32_t tid = kernel_tid(w, ln), x = tid % h->bx, y = tid / h->bx;
-        uint64_t i = (uint64_t)w->wg * h->by + y;
-        if (i >= l->count || (x0 && x) || (t >= 0 && (uint64_t)t * h->bx + x >= l->icount))
-            continue;
-        m |= 1ull << ln;
-    }
+    for (unsigned ln = 0; ln < w->nlanes; ln++)
+        if (loop <= H_K || lane_in_outer(g, w, ln))
+            m = max_u64(m, lane_trips(g, w, ln, loop));
     return m;
 }
 
-static void hacc_particle_op(const struct hacc *h, const struct hleaf *l, struct kernel_warp *w,
-                             struct kernel_op *op, uint8_t kind, const struct kernel_buf *b,
-                             uint64_t mask)
+/* The particle (tree order) lane ln reads or updates: the leaf's (`own`,
+ * plus u within a tile) or the list's. */
+static uint64_t lane_particle(const struct hgeo *g, const struct kernel_warp *w, unsigned ln,
+                              bool own, unsigned u)
 {
-    op->kind = kind;
-    op->size = 4;
-    op->lanes = true;
-    op->mask = mask;
-    for (uint64_t m = mask; m; m &= m - 1) {
-        unsigned ln = (unsigned)__builtin_ctzll(m);
-        uint32_t y = kernel_tid(w, ln) / h->bx;
-        w->lane_addr[ln] = b->base + (l->first + (uint64_t)w->wg * h->by + y) * 4;
-    }
+    uint64_t x, y, stride;
+    lane_xy(w, ln, &x, &y);
+    unsigned loop = (unsigned)w->r[own ? 4 : 5] - 1;
+    uint64_t n4 = loop_lim(g, own ? H_I : H_J, &stride) * H_TILE;
+    uint64_t v = own ? y + w->r[0] * g->sy : x + w->r[2] * g->sx;
+    uint64_t e = loop == H_I || loop == H_J ? v * H_TILE + u : n4 + v;
+    return own ? g->l->first + e : g->h->ient[g->l->ioff + e];
 }
 
-/* One list iteration (r[0] = t): pc 1 index, 2-5 xx, yy, zz, mass of the
- * listed particle, 6 the pair force. */
-static void hacc_pair_op(const struct hacc *h, const struct hleaf *l, struct kernel_warp *w,
-                         struct kernel_op *op, uint64_t mask)
+enum { HS_ALU, HS_LOAD, HS_ATOM, HS_LOOP, HS_END };
+
+/* A step of the per-thread program. HS_LOAD: arg 0-3 = xx, yy, zz, mass,
+ * own = the leaf's particles (else the list's); HS_ATOM: arg 0-2 = vx, vy,
+ * vz, u the particle of the tile; HS_LOOP: arg the loop. HS_ALU: n, plus
+ * x1 (x2) if the warp enters loop if1 - 1 (if2 - 1) in the current
+ * iteration of the enclosing loop. */
+struct hstep {
+    uint8_t kind, arg, own, u, dst, src0, src1;
+    uint8_t if1, x1, if2, x2;
+    uint16_t n;
+};
+
+#define HALU(n_) {.kind = HS_ALU, .n = (n_)}
+#define HALUX(n_, l1, a1) {.kind = HS_ALU, .n = (n_), .if1 = (l1) + 1, .x1 = (a1)}
+#define HALUXX(n_, l1, a1, l2, a2) \
+    {.kind = HS_ALU, .n = (n_), .if1 = (l1) + 1, .x1 = (a1), .if2 = (l2) + 1, .x2 = (a2)}
+#define HPAIR(n_) {.kind = HS_ALU, .n = (n_), .src0 = 1, .src1 = 3}
+#define HOWN(a) {.kind = HS_LOAD, .arg = (a), .own = 1, .dst = 3}
+#define HLIST(a) {.kind = HS_LOAD, .arg = (a), .dst = 1}
+#define HLIST4 HLIST(0), HLIST(1), HLIST(2), HLIST(3)
+#define HATOM(n_, d, u_) HALU(n_), {.kind = HS_ATOM, .arg = (d), .u = (u_)}
+#define HLOOP(l) {.kind = HS_LOOP, .arg = (l)}
+#define HEND {.kind = HS_END}
+
+/* Step10's PTX per basic block (docs/workloads/hacc.md): the prologue with
+ * the second loop's test (32) and the set-up of either loop (6, 15); per
+ * tile of the leaf, the addresses (10) and the zeroed sums with the
+ * remainder's test (17, 2 more with the tile loop's set-up); per tile of the
+ * list the addresses (6) and 16 pair forces with the loop test (857); per
+ * remaining entry 5 and 4 pair forces (213); per particle and axis the
+ * shuffle reduction and the atomic's address (23 to 34, the last with the
+ * loop test). The second loop: the same per particle of the leaf's rest. */
+static const struct hstep h_prog[] = {
+    HALUXX(32, H_I, 6, H_K, 15),
+    HLOOP(H_I),
+        HALU(10), HOWN(0), HOWN(1), HOWN(2), HALUX(17, H_J, 2),
+        HLOOP(H_J), HALU(6), HLIST4, HPAIR(857), HEND,
+        HLOOP(H_R), HALU(5), HLIST4, HPAIR(213), HEND,
+        HATOM(34, 0, 0), HATOM(23, 1, 0), HATOM(30, 2, 0), HATOM(23, 0, 1), HATOM(30, 1, 1),
+        HATOM(23, 2, 1), HATOM(30, 0, 2), HATOM(23, 1, 2), HATOM(30, 2, 2), HATOM(23, 0, 3),
+        HATOM(30, 1, 3), HATOM(27, 2, 3),
+    HEND,
+    HLOOP(H_K),
+        HALU(8), HOWN(0), HALU(5), HOWN(1), HALU(5), HOWN(2), HALUXX(6, H_J, 4, H_R, 1),
+        HLOOP(H_J), HALU(6), HLIST4, HPAIR(207), HEND,
+        HLOOP(H_R), HALU(5), HLIST4, HPAIR(54), HEND,
+        HATOM(33, 0, 0), HATOM(24, 1, 0), HATOM(34, 2, 0),
+    HEND,
+};
+#define H_NSTEPS (unsigned)(sizeof h_prog / sizeof h_prog[0])
+
+/* Past the HS_END that closes the loop opened at pc. */
+static uint32_t loop_exit(uint32_t pc)
 {
-    unsigned sub = w->pc - 1;
-    if (sub == 5) {
-        op->kind = KOP_ALU;
-        op->n = H_PAIR + H_LOOP;
-        op->src[0] = 2;
-        return;
+    for (int depth = 0; ++pc < H_NSTEPS;) {
+        if (h_prog[pc].kind == HS_LOOP)
+            depth++;
+        else if (h_prog[pc].kind == HS_END && !depth--)
+            return pc + 1;
     }
-    const struct kernel_buf *b = sub == 0 ? h->ilist : sub < 4 ? h->pos[sub - 1] : h->mass;
-    op->kind = KOP_LOAD;
-    op->size = 4;
-    op->lanes = true;
-    op->mask = mask;
-    op->dst = sub == 0 ? 1 : 2;
-    op->src[0] = sub == 0 ? 0 : 1;
-    for (uint64_t m = mask; m; m &= m - 1) {
-        unsigned ln = (unsigned)__builtin_ctzll(m);
-        uint64_t j = w->r[0] * h->bx + kernel_tid(w, ln) % h->bx;
-        uint64_t e = l->ioff + j;
-        w->lane_addr[ln] = b->base + (sub == 0 ? e : h->ient[e]) * 4;
-    }
+    return pc;
 }
 
-/* pc: 0 prologue; 1-6 list iterations; 7-9 own position loads; 10 row
- * reduction; 11-13 lane 0 loads vx, vy, vz; 14 update; 15-17 stores; exit. */
-static void hacc_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+static void loop_begin(const struct hgeo *g, struct kernel_warp *w, const struct hstep *s)
 {
-    const struct hacc *h = k->ctx;
-    const struct hleaf *l = &h->leaf[k->p[0]];
-    uint64_t rows = hacc_mask(h, l, w, -1, false);
-    if (!rows || w->pc > 17) {
-        op->kind = KOP_EXIT;
+    bool inner = s->arg >= H_J;
+    uint64_t n = warp_trips(g, w, s->arg);
+    if (!n) {
+        w->pc = loop_exit(w->pc);
         return;
     }
-    if (w->pc == 0) {
-        op->kind = KOP_ALU;
-        op->n = H_PROLOGUE;
-        w->pc = 7;
-        return;
-    }
-    if (w->pc >= 7 && w->pc <= 9) {
-        hacc_particle_op(h, l, w, op, KOP_LOAD, h->pos[w->pc - 7], rows);
-        op->dst = 3;
-        w->pc = w->pc == 9 ? 1 : w->pc + 1;
-        return;
-    }
-    if (w->pc >= 1 && w->pc <= 6) {
-        uint64_t mask = hacc_mask(h, l, w, (int64_t)w->r[0], false);
-        if (mask) {
-            hacc_pair_op(h, l, w, op, mask);
-            if (w->pc == 6)
-                op->src[1] = 3;
-            w->pc = w->pc == 6 ? 1 : w->pc + 1;
-            w->r[0] += w->pc == 1;
-            return;
-        }
-        w->pc = 10;
-    }
-    uint64_t lane0 = hacc_mask(h, l, w, -1, true);
-    if (w->pc == 10) {
-        op->kind = KOP_ALU;
-        op->n = H_RED_STEP * ilog2(h->bx);
-    } else if (w->pc <= 13) {
-        hacc_particle_op(h, l, w, op, KOP_LOAD, h->vel[w->pc - 11], lane0);
-        op->dst = 4;
-    } else if (w->pc == 14) {
-        op->kind = KOP_ALU;
-        op->n = H_UPDATE;
-        op->src[0] = 4;
-    } else {
-        hacc_particle_op(h, l, w, op, KOP_STORE, h->vel[w->pc - 15], lane0);
-        op->src[0] = 4;
-    }
+    w->r[inner ? 2 : 0] = 0;
+    w->r[inner ? 3 : 1] = n;
+    w->r[inner ? 5 : 4] = s->arg + 1u;
+    w->r[inner ? 7 : 6] = w->pc;
     w->pc++;
 }
 
-/* Argument order: xx, yy, zz, mass (gathers: no ranges), ilist (the leaf's
- * list), vx, vy, vz (the work-group's particles). */
+static void loop_end(struct kernel_warp *w)
+{
+    bool inner = w->r[5] != 0;
+    uint64_t *t = &w->r[inner ? 2 : 0];
+    if (++*t < w->r[inner ? 3 : 1]) {
+        w->pc = (uint32_t)w->r[inner ? 7 : 6] + 1;
+        return;
+    }
+    w->r[inner ? 5 : 4] = 0;
+    w->pc++;
+}
+
+/* A load or atomic of the lanes it applies to; false if none (the warp
+ * branches over it). */
+static bool hacc_mem(const struct hgeo *g, struct kernel_warp *w, const struct hstep *s,
+                     struct kernel_op *op)
+{
+    bool atom = s->kind == HS_ATOM, own = atom || s->own;
+    const struct kernel_buf *b = atom ? g->h->vel[s->arg] : s->arg < 3 ? g->h->pos[s->arg]
+                                                                       : g->h->mass;
+    unsigned loop = (unsigned)w->r[own ? 4 : 5] - 1;
+    uint64_t mask = 0;
+    for (unsigned ln = 0; ln < w->nlanes; ln++) {
+        if (!lane_active(g, w, ln, !own) || (atom && kernel_tid(w, ln) % g->h->bx % 32))
+            continue;
+        mask |= 1ull << ln;
+        w->lane_addr[ln] = b->base + lane_particle(g, w, ln, own, s->u) * 4;
+    }
+    op->kind = atom ? KOP_ATOMIC : KOP_LOAD;
+    op->size = !atom && (loop == H_I || loop == H_J) ? 16 : 4;
+    op->lanes = true;
+    op->mask = mask;
+    op->dst = s->dst;
+    return mask != 0;
+}
+
+static uint32_t alu_n(const struct hgeo *g, const struct kernel_warp *w, const struct hstep *s)
+{
+    uint32_t n = s->n;
+    if (s->if1 && warp_trips(g, w, s->if1 - 1u))
+        n += s->x1;
+    if (s->if2 && warp_trips(g, w, s->if2 - 1u))
+        n += s->x2;
+    return n;
+}
+
+static void hacc_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+{
+    struct hgeo g;
+    hgeo_of(k->ctx, (uint32_t)k->p[0], &g);
+    while (w->pc < H_NSTEPS) {
+        const struct hstep *s = &h_prog[w->pc];
+        if (s->kind == HS_LOOP) {
+            loop_begin(&g, w, s);
+            continue;
+        }
+        if (s->kind == HS_END) {
+            loop_end(w);
+            continue;
+        }
+        w->pc++;
+        if (s->kind != HS_ALU) {
+            if (hacc_mem(&g, w, s, op))
+                return;
+            memset(op, 0, sizeof *op);
+            continue;
+        }
+        op->kind = KOP_ALU;
+        op->n = alu_n(&g, w, s);
+        op->src[0] = s->src0;
+        op->src[1] = s->src1;
+        return;
+    }
+    op->kind = KOP_EXIT;
+}
+
+/* Particles [lo, hi) of the leaf that work-group row wy updates in loop
+ * `loop` (one iteration per thread: an uncapped grid). */
+static void rows_range(const struct hgeo *g, unsigned loop, uint64_t wy, uint64_t *lo,
+                       uint64_t *hi)
+{
+    uint64_t stride, lim = loop_lim(g, loop, &stride), n4 = g->l->count / H_TILE * H_TILE;
+    uint64_t a = min_u64(wy * g->h->by, lim), b = min_u64(a + g->h->by, lim);
+    *lo = loop == H_I ? a * H_TILE : n4 + a;
+    *hi = loop == H_I ? b * H_TILE : n4 + b;
+}
+
+/* Argument order: xx, yy, zz, mass (the leaf's and the listed particles':
+ * no ranges), vx, vy, vz (the particles of the work-group's rows). */
 static unsigned hacc_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
                             struct kernel_range *out, unsigned max)
 {
-    const struct hacc *h = k->ctx;
-    const struct hleaf *l = &h->leaf[k->p[0]];
-    if (arg < 4 || arg >= k->nargs || !max)
+    if (arg < 4 || arg >= k->nargs || max < 2)
         return 0;
-    addr_t base = k->args[arg].buf->base;
-    uint64_t lo = arg == 4 ? l->ioff : l->first + (uint64_t)wg * h->by;
-    uint64_t hi = arg == 4 ? lo + l->icount : min_u64(lo + h->by, l->first + l->count);
-    out[0] = (struct kernel_range){base + lo * 4, base + hi * 4};
-    return 1;
+    struct hgeo g;
+    hgeo_of(k->ctx, (uint32_t)k->p[0], &g);
+    addr_t base = k->args[arg].buf->base + g.l->first * 4ull;
+    if (g.sy < g.l->count / H_TILE) { /* rows loop: the whole leaf */
+        out[0] = (struct kernel_range){base, base + g.l->count * 4ull};
+        return 1;
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t lo, hi;
+        rows_range(&g, i ? H_K : H_I, wg / g.gx, &lo, &hi);
+        out[i] = (struct kernel_range){base + lo * 4, base + hi * 4};
+    }
+    return 2;
 }
 
 static bool hacc_next_kernel(void *self, struct kernel *k)
@@ -350,12 +503,12 @@ static bool hacc_next_kernel(void *self, struct kernel *k)
     if (h->launched == h->steps * h->nleaf)
         return false;
     uint32_t leaf = h->launched % h->nleaf;
-    wl_kernel_init(k, "Step10_kernel", (uint32_t)div_ceil(h->leaf[leaf].count, h->by), 1, h->bx,
-                   h->by, hacc_next);
+    struct hgeo g;
+    hgeo_of(h, leaf, &g);
+    wl_kernel_init(k, "Step10_kernel", g.gx, g.gy, h->bx, h->by, hacc_next);
     for (int d = 0; d < 3; d++)
         wl_kernel_arg(k, h->pos[d], KERNEL_R);
     wl_kernel_arg(k, h->mass, KERNEL_R);
-    wl_kernel_arg(k, h->ilist, KERNEL_R);
     for (int d = 0; d < 3; d++)
         wl_kernel_arg(k, h->vel[d], KERNEL_RW);
     k->p[0] = leaf;

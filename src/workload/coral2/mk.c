@@ -100,6 +100,17 @@ static int64_t step_index(const struct mk_ctx *c, const struct mk_step *s, uint6
     return s->ix == MK_LPOS ? (int64_t)a : l->ent[a];
 }
 
+/* Whether map `pred` holds for any of the warp's items [i0, i0 + act). */
+static bool any_pred(const struct mk_ctx *c, const struct mk_step *s, uint64_t i0, uint64_t act,
+                     uint64_t j)
+{
+    unsigned kk = s->k + (s->flags & MK_J ? (unsigned)j : 0);
+    for (uint64_t i = i0; i < i0 + act; i++)
+        if (map_val(&c->map[s->pred], i, kk))
+            return true;
+    return false;
+}
+
 /* A memory or LDS step for the warp's items [i0, i0 + act); false if no
  * lane is active (the warp branches over it). */
 static bool mem_step(const struct mk_kernel *mk, struct kernel_warp *w, const struct mk_step *s,
@@ -229,6 +240,8 @@ void mk_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op
             return;
         }
         w->pc++;
+        if (s->kind == KOP_ALU && s->flags & MK_IF && !any_pred(mk->ctx, s, i0, act, w->r[0]))
+            continue;
         if (s->kind == KOP_ALU || s->kind == KOP_BARRIER || s->kind == KOP_FENCE) {
             op->kind = s->kind;
             op->n = s->n;
