@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "stats/report.h"
 #include "sweep.h"
+#include "sweep_args.h"
 
 static void usage(void)
 {
@@ -58,16 +59,6 @@ int cli_write_csv(const char *db, const char *path, struct err *e)
     free(buf);
     return rc;
 }
-
-struct sweep_args {
-    const char *file, *db, *csv, *backend;
-    bool list, jobs_given, slurm_given;
-    const char *slurm_opt;       /* the first Slurm-only option, for the error */
-    struct sweep_opts o;
-    struct sweep_slurm_opts so;
-    char **sbatch;               /* --sbatch-arg values */
-    size_t nsbatch;
-};
 
 static int parse_uint(const char *opt, const char *arg, unsigned max, unsigned *v)
 {
@@ -160,23 +151,40 @@ static int flag_option(struct sweep_args *x, const char *a)
     return 0;
 }
 
-/* The combinations that make no sense, said before anything is read. */
-static int check_args(const struct sweep_args *x)
+int sweep_args_option(struct sweep_args *x, int argc, char **argv, int *i)
+{
+    int rc = *i + 1 < argc ? value_option(x, argv[*i], argv[*i + 1]) : 1;
+    if (rc == 0)
+        ++*i;
+    if (rc <= 0)
+        return rc;
+    return flag_option(x, argv[*i]);
+}
+
+int sweep_args_backend(const struct sweep_args *x)
 {
     const char *b = x->backend ? x->backend : "local";
     if (strcmp(b, "local") && strcmp(b, "slurm")) {
-        fprintf(stderr, "chipsim sweep: --backend %s: expected local or slurm\n", b);
+        fprintf(stderr, "chipsim: --backend %s: expected local or slurm\n", b);
         return -1;
     }
     if (!strcmp(b, "local") && x->slurm_opt) {
-        fprintf(stderr, "chipsim sweep: %s needs --backend slurm\n", x->slurm_opt);
+        fprintf(stderr, "chipsim: %s needs --backend slurm\n", x->slurm_opt);
         return -1;
     }
     if (!strcmp(b, "slurm") && x->jobs_given) {
-        fprintf(stderr, "chipsim sweep: --jobs is for the local backend (with Slurm, "
+        fprintf(stderr, "chipsim: --jobs is for the local backend (with Slurm, "
                         "--max-parallel N limits the tasks running at once)\n");
         return -1;
     }
+    return 0;
+}
+
+/* The combinations that make no sense, said before anything is read. */
+static int check_args(const struct sweep_args *x)
+{
+    if (sweep_args_backend(x))
+        return -1;
     if (!x->file) {
         usage();
         return -1;
@@ -188,14 +196,10 @@ static int parse_args(int argc, char **argv, struct sweep_args *x)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int rc = i + 1 < argc ? value_option(x, a, argv[i + 1]) : 1;
+        int rc = sweep_args_option(x, argc, argv, &i);
         if (rc < 0)
             return -1;
-        if (rc == 0) {
-            i++;
-            continue;
-        }
-        if (!flag_option(x, a))
+        if (rc == 0)
             continue;
         if (a[0] != '-' && !x->file) {
             x->file = a;
@@ -209,8 +213,8 @@ static int parse_args(int argc, char **argv, struct sweep_args *x)
     return check_args(x);
 }
 
-static int execute(const struct sweep *sw, struct sweep_args *x, struct sweep_result *res,
-                   struct err *e)
+int sweep_args_execute(const struct sweep *sw, struct sweep_args *x, struct sweep_result *res,
+                       struct err *e)
 {
     if (!x->backend || !strcmp(x->backend, "local"))
         return sweep_execute(sw, &x->o, res, e);
@@ -254,7 +258,7 @@ int cli_sweep(int argc, char **argv)
     if (x.list) { /* the runs, one key per line, and nothing run */
         for (size_t i = 0; i < sw.nruns; i++)
             printf("%s\n", sw.runs[i].key);
-    } else if (execute(&sw, &x, &res, &e) || (x.csv && cli_write_csv(sw.db, x.csv, &e))) {
+    } else if (sweep_args_execute(&sw, &x, &res, &e) || (x.csv && cli_write_csv(sw.db, x.csv, &e))) {
         fprintf(stderr, "chipsim: %s\n", e.msg);
         status = EXIT_SIMFAIL;
     } else {

@@ -71,6 +71,7 @@ struct parse {
     struct wlset *w;
     size_t nw, wcap;
     char *db;
+    bool skip_sections;  /* [workload NAME] sections are checked, not applied */
 };
 
 /* Split a list on commas and white space. */
@@ -244,6 +245,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
             w = &x->w[x->nw++];
             *w = (struct wlset){.name = xstrdup(name)};
         }
+        if (x->skip_sections)
+            return 0;
         char buf[512]; /* section.key: a machine override for this workload's runs */
         snprintf(buf, sizeof buf, "%s%s=%s", strchr(key, '.') ? "" : "workload.", key, value);
         strv_add(&w->set, buf);
@@ -441,8 +444,13 @@ static char *default_db(const char *path)
 
 int sweep_load(struct sweep *sw, const char *path, struct err *e)
 {
+    return sweep_load_sections(sw, path, true, e);
+}
+
+int sweep_load_sections(struct sweep *sw, const char *path, bool sections, struct err *e)
+{
     *sw = (struct sweep){.path = xstrdup(path)};
-    struct parse x = {.sw = sw, .e = e, .top = {.small = -1}};
+    struct parse x = {.sw = sw, .e = e, .top = {.small = -1}, .skip_sections = !sections};
     size_t cap = 0;
     int rc = cfg_parse_file(path, "sweep file", on_key, &x, e);
     for (size_t i = 0; !rc && i < (x.nm ? x.nm : 1); i++) {

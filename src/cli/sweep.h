@@ -35,6 +35,9 @@ struct sweep {
 /* Read and expand a sweep file; -1 with "file:line: reason" in e. Every
  * run's configuration is resolved once to check keys and values. */
 int sweep_load(struct sweep *sw, const char *path, struct err *e);
+/* The same; with sections = false the [workload NAME] sections are read
+ * but not applied (every workload at its default size and machine). */
+int sweep_load_sections(struct sweep *sw, const char *path, bool sections, struct err *e);
 /* Only the runs whose overrides include `override` (e.g. gpu.chiplets=4). */
 void sweep_filter(struct sweep *sw, const char *override);
 /* Append `override` (section.key=value, known to be valid) to every run. */

@@ -11,7 +11,9 @@
 #      column but wall and finish times); a third invocation must submit nothing;
 #   2. a sweep of 4 runs of about 3 s: one array task is cancelled while it runs; the sweep
 #      records it as lost (CANCELLED) and stores the 3 others; the re-run submits that one run
-#      only, leaves the others untouched, and ends with the local backend's database.
+#      only, leaves the others untouched, and ends with the local backend's database;
+#   3. `chipsim study --backend slurm` on a small study file stores exactly what the local
+#      study stores and writes the summary.
 # The daemons are shut down on exit. Skipped (exit 0, with a message) only when the machine
 # cannot run them at all: not root and no password-less sudo.
 set -euo pipefail
@@ -255,5 +257,29 @@ check "the database equals the local one" same_db local-b.db b.db
 check "no duplicate rows" [ "$(sql b.db 'SELECT count(*) - count(DISTINCT key) FROM runs')" = 0 ]
 check "the database is intact" [ "$(sql b.db 'PRAGMA integrity_check')" = ok ]
 say "2. a cancelled task is recorded and only its run is submitted again: ok"
+
+# ---- 3. a study on Slurm ------------------------------------------------------------------------
+
+cat >s.ini <<EOF
+[sweep]
+configs = $CONFIG
+workloads = square, vecadd
+small = true
+[matrix schemes]
+schemes = viper, cpelide, hmg
+chiplets = 2
+[workload square]
+l2.size_kib = 32
+EOF
+set +e
+"$BIN" study cpelide --file s.ini --out st-local --jobs 2 -q >st-local.out 2>st-local.err
+check "the local study: exit 0" [ $? = 0 ]
+"$BIN" study cpelide --file s.ini --out st --backend slurm --poll 1 >st.out 2>st.err
+check "the study on Slurm: exit 0" [ $? = 0 ]
+set -e
+check "the study submits its 6 runs as one array" has st.err "submitted 6 runs as Slurm job"
+check "the study on Slurm equals the local one" same_db st-local/results.db st/results.db
+check "the study writes its summary" has st/summary.txt "chipsim study: 6 runs stored, 0 failed"
+say "3. a study on Slurm stores what the local study does and writes its summary: ok"
 
 echo "slurm: $PASSED passed, 0 failed"

@@ -82,6 +82,12 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
     cr_expect_str_eq(sw.runs[0].overrides[5], "coherence.remote_store=write_back");
     cr_expect_null(sw.runs[0].overrides[6]);
     sweep_free(&sw);
+    /* what `study --full` reads: the [workload] sections checked, not applied */
+    cr_assert_eq(sweep_load_sections(&sw, path, false, &e), 0, "%s", e.msg);
+    snprintf(key, sizeof key, "%s square sim.seed=3 coherence.scheme=hmg gpu.chiplets=4",
+             tiny());
+    cr_expect(has_run(&sw, key), "%s", key);
+    sweep_free(&sw);
     free(path);
     free(dir);
 }
