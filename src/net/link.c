@@ -147,13 +147,10 @@ uint32_t link_msg_bytes(const struct link_params *p, const struct req *r, bool r
     bool data = response ? msg_tab[r->kind].resp_data : msg_tab[r->kind].req_data;
     if (!data)
         return p->header_b;
-    uint32_t d = r->size;
-    /* A write-back carries only its dirty bytes; an empty mask means the
-     * creator did not fill one, so the whole size is sent. */
-    if (r->kind == REQ_WRITEBACK && !response && req_mask_bytes(r->mask))
-        d = req_mask_bytes(r->mask);
-    else if (r->flags & REQ_F_SECTORS)
-        d = 32 * req_sectors(r);
+    /* A data message carries the whole line whatever bytes its mask covers
+     * (spec cpelide D7: 64 B + 8 B header), write-throughs and write-backs
+     * alike; a sectored cache's carries the sectors of its mask. */
+    uint32_t d = r->flags & REQ_F_SECTORS ? 32 * req_sectors(r) : r->size;
     return p->header_b + d;
 }
 

@@ -214,8 +214,11 @@ Test(link, flit_counts_and_message_sizes)
     r.kind = REQ_WRITEBACK;
     r.size = 64;
     cr_expect_eq(link_msg_bytes(&p, &r, false), 72); /* no mask: whole line */
-    req_mask_range(r.mask, 16, 32);
-    cr_expect_eq(link_msg_bytes(&p, &r, false), 40); /* 32 dirty bytes */
+    req_mask_range(r.mask, 0, 32);
+    cr_expect_eq(link_msg_bytes(&p, &r, false), 72); /* 32 dirty bytes: still the line (D7) */
+    r.flags = REQ_F_SECTORS;
+    cr_expect_eq(link_msg_bytes(&p, &r, false), 40); /* from a sectored cache: one sector */
+    r.flags = 0;
     cr_expect_eq(link_msg_bytes(&p, &r, true), 8);
     cr_expect_eq(link_msg_tc(&r, false), TC_WB);
     cr_expect_eq(link_msg_tc(&r, true), TC_WB);
