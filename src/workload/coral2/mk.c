@@ -138,6 +138,18 @@ static bool mem_step(const struct mk_kernel *mk, struct kernel_warp *w, const st
     return true;
 }
 
+/* Whether a lane of the warp's items [i0, i0 + act) passes the MK_IF
+ * predicate of compute step s (a branch body that no lane takes is skipped). */
+static bool any_pred(const struct mk_ctx *c, const struct mk_step *s, uint64_t i0, uint64_t act,
+                     uint64_t j)
+{
+    unsigned kk = s->k + (s->flags & MK_J ? (unsigned)j : 0);
+    for (uint64_t i = i0; i < i0 + act; i++)
+        if (map_val(&c->map[s->pred], i, kk))
+            return true;
+    return false;
+}
+
 /* Trip count of a loop: fixed, or the longest list among the warp's items. */
 static uint64_t loop_count(const struct mk_ctx *c, const struct mk_step *s, uint64_t i0,
                            uint64_t act)
@@ -229,6 +241,8 @@ void mk_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op
             return;
         }
         w->pc++;
+        if (s->kind == KOP_ALU && s->flags & MK_IF && !any_pred(mk->ctx, s, i0, act, w->r[0]))
+            continue;
         if (s->kind == KOP_ALU || s->kind == KOP_BARRIER || s->kind == KOP_FENCE) {
             op->kind = s->kind;
             op->n = s->n;
