@@ -144,9 +144,11 @@ Test(wl_hpc, babelstream_small_runs)
 Test(wl_hpc, lulesh_small_runs)
 {
     /* size 4, block 64: 125 nodes, 64 elements, 25 nodes per symmetry
-     * plane, 1 work-group; 112 B per node, 1004 B per element, 12 B per
-     * symmetry node, 16 B per element work-group */
-    run_small(&wl_lulesh, NULL, 29 * 2, 112 * 125 + 1004 * 64 + 12 * 25 + 16 * 1);
+     * plane, 1 work-group; 140 B per node (13 doubles, nodeElemCount, 8
+     * corner-list entries), 976 B per element (114 doubles, 8 nodelist and 6
+     * neighbour entries, matElemlist, elemBC), 12 B per symmetry node, 16 B
+     * per element work-group */
+    run_small(&wl_lulesh, NULL, 28 * 2, 140 * 125 + 976 * 64 + 12 * 25 + 16 * 1);
 }
 
 /* ==== pennant ==== */
@@ -356,14 +358,216 @@ Test(wl_hpc, babelstream_float)
 Test(wl_hpc, lulesh_kernel_count)
 {
     /* stop time 1e-2 is far beyond 10 steps of dt <= 1e-7 x 1.2^n: the cap decides */
-    cr_expect_eq(count_kernels(&wl_lulesh, "[workload]\nsize = 2\n"), 29 * 10);
+    cr_expect_eq(count_kernels(&wl_lulesh, "[workload]\nsize = 2\n"), 28 * 10);
     /* dt 1e-7, then 1e-7 (2/3 of the remaining 1.5e-7), then the last 0.5e-7 */
     cr_expect_eq(count_kernels(&wl_lulesh, "[workload]\nsize = 2\nstoptime = 2.5e-7\n"
                                            "iterations = 100\n"),
-                 29 * 3);
+                 28 * 3);
     struct wlh g;
     gen_open(&g, &wl_lulesh, NULL);
-    cr_expect_eq(wl_footprint(&g.env), 112ull * 97336 + 1004ull * 91125 + 12 * 2116 + 16 * 356);
+    cr_expect_eq(wl_footprint(&g.env), 140ull * 97336 + 976ull * 91125 + 12 * 2116 + 16 * 356);
+    gen_close(&g);
+}
+
+/* Ops the warp issues before it exits. */
+static unsigned ops_left(const struct kernel *k, struct kernel_warp *w)
+{
+    unsigned n = 0;
+    while (wlh_step(k, w).kind != KOP_EXIT)
+        n++;
+    return n;
+}
+
+/* The ops of a 32-lane warp of work-group wg (as in docs/workloads/lulesh.md):
+ * compute instructions, global, LDS and barrier ops. */
+struct lk_mix {
+    unsigned alu, glb, lds, bar;
+};
+
+static struct lk_mix warp32(const struct kernel *k, uint32_t wg, uint32_t warp, unsigned lanes)
+{
+    struct kernel_warp w = {.k = k, .wg = wg, .wg_id = {wg, 0, 0}, .warp = warp, .warp_size = 32,
+                            .nlanes = lanes};
+    struct lk_mix m = {0};
+    for (struct kernel_op op = wlh_step(k, &w); op.kind != KOP_EXIT; op = wlh_step(k, &w)) {
+        m.alu += op.kind == KOP_ALU ? op.n : 0;
+        m.glb += op.kind == KOP_LOAD || op.kind == KOP_STORE;
+        m.lds += op.kind == KOP_LDS_LOAD || op.kind == KOP_LDS_STORE;
+        m.bar += op.kind == KOP_BARRIER;
+    }
+    return m;
+}
+
+static void expect_mix(struct lk_mix m, struct lk_mix want, const char *what)
+{
+    cr_expect(m.alu == want.alu && m.glb == want.glb && m.lds == want.lds && m.bar == want.bar,
+              "%s: alu %u glb %u lds %u bar %u, want %u %u %u %u", what, m.alu, m.glb, m.lds,
+              m.bar, want.alu, want.glb, want.lds, want.bar);
+}
+
+/* Per thread of every kernel of a step at Table II, the PTX instruction
+ * counts and memory operations of the real kernels' path (docs/workloads/
+ * lulesh.md, "Where the ALU counts come from"), on 32-lane warps: E,
+ * elements 2080-2111 (work-group 8, warp 1: interior elements of row y = 1
+ * of plane z = 1); N, nodes 5216-5247 (work-group 20, warp 3: some interior,
+ * 8 corners); S, the symmetry kernel's first warp; W, warp 0 of work-group 8
+ * (in the hourglass kernels node 0, which takes every reduction step; in the
+ * time constraints every reduction step and thread 0's store). */
+Test(wl_hpc, lulesh_ptx_counts)
+{
+    enum { E, N, S, W };
+    static const uint32_t at[4][2] = {[E] = {8, 1}, [N] = {20, 3}, [S] = {0, 0}, [W] = {8, 0}};
+    static const struct {
+        const char *name;
+        int at;
+        struct lk_mix m;
+    } want[28] = {
+        {"InitStressTermsForElems", E, {20, 5, 0, 0}},
+        {"IntegrateStressForElems", E, {448, 8 + 24 + 1 + 3 + 24, 0, 0}},
+        {"AddNodeForcesFromElems", N, {39 + 8 * 9 + 4, 1 + 8 * 4 + 3, 0, 0}},
+        {"CalcHourglassControlForElems", W, {136 + 12, 13, 2 + 3 * 24 + 2, 8}},
+        {"CalcFBHourglassForceForElems", W, {344 + 1 + 1 + 4, 17, 24 * 11, 24 * 6}},
+        {"AddNodeForcesFromElems2", N, {39 + 8 * 9 + 7, 1 + 8 * 4 + 6, 0, 0}},
+        {"CalcAccelerationForNodes", N, {25, 9, 0, 0}},
+        {"ApplyAccelerationBoundaryConditionsForNodes", S, {24, 6, 0, 0}},
+        {"CalcVelocityForNodes", N, {34, 9, 0, 0}},
+        {"CalcPositionForNodes", N, {24, 9, 0, 0}},
+        {"CalcKinematicsForElems", E, {512, 2 * (8 + 24) + 2 + 6, 0, 0}},
+        {"CalcLagrangeElementsPart2", E, {22, 3 + 1 + 3 * 2, 0, 0}},
+        {"CalcMonotonicQGradientsForElems", E, {304, 8 + 48 + 2 + 6, 0, 0}},
+        {"CalcMonotonicQRegionForElems", E, {185, 3 + 6 * 2 + 2 + 1 + 6 + 2, 0, 0}},
+        {"ApplyMaterialPropertiesForElemsPart1", E, {26, 3, 0, 0}},
+        {"EvalEOSForElemsPart1", E, {64, 12 + 9, 0, 0}},
+        {"CalcEnergyForElemsPart1", E, {28, 6, 0, 0}},
+        {"CalcPressureForElems", E, {37, 7, 0, 0}},
+        {"CalcEnergyForElemsPart2", E, {64, 14 + 3, 0, 0}},
+        {"CalcPressureForElems", E, {37, 7, 0, 0}},
+        {"CalcEnergyForElemsPart3", E, {65, 12 + 1, 0, 0}},
+        {"CalcPressureForElems", E, {37, 7, 0, 0}},
+        {"CalcEnergyForElemsPart4", E, {45, 8 + 2, 0, 0}},
+        {"EvalEOSForElemsPart2", E, {24, 7, 0, 0}},
+        {"CalcSoundSpeedForElems", E, {33, 7, 0, 0}},
+        {"UpdateVolumesForElems", E, {17, 2, 0, 0}},
+        {"CalcCourantConstraintForElems", W, {86, 5, 1 + 8 * 4 + 1, 4}},
+        {"CalcHydroConstraintForElems", W, {71, 3, 1 + 8 * 4 + 1, 4}},
+    };
+    struct wlh g;
+    gen_open(&g, &wl_lulesh, NULL);
+    struct kernel k;
+    for (unsigned i = 0; i < 28; i++) {
+        cr_assert(wl_lulesh.next_kernel(g.self, &k));
+        cr_expect_str_eq(k.name, want[i].name);
+        expect_mix(warp32(&k, at[want[i].at][0], at[want[i].at][1], 32), want[i].m, k.name);
+    }
+    gen_close(&g);
+}
+
+/* The hourglass kernels per node (32-lane warp n of a work-group is node n of
+ * 32 elements): CalcElemVolumeDerivative's switch takes 12, 21, 19, ...
+ * instructions; the FB kernel adds 4 where the mode's sign is negative (1
+ * otherwise, from mode 1 on) and skips one add per reduction step its
+ * threads sit out (threads below 128, 64 and 32 take part). A 64-lane warp
+ * holds two nodes and runs both nodes' blocks. */
+Test(wl_hpc, lulesh_hourglass_nodes)
+{
+    static const unsigned sw[8] = {12, 21, 19, 21, 19, 21, 19, 21};
+    static const unsigned sits_out[8] = {0, 1, 2, 2, 3, 3, 3, 3};
+    static const uint8_t neg[4] = {0x3c, 0x96, 0xaa, 0xa5};
+    struct wlh g;
+    gen_open(&g, &wl_lulesh, NULL);
+    struct kernel hg, fb;
+    kernel_n(&g, &hg, 3);
+    cr_expect_eq(kernel_nwg(&hg), (91125 + 31) / 32, "32 elements per work-group");
+    cr_expect_eq(hg.lds_b, 2 * 256 * 8);
+    kernel_n(&g, &fb, 0);
+    for (unsigned n = 0; n < 8; n++) {
+        unsigned sign = 0;
+        for (unsigned m = 0; m < 4; m++)
+            sign += neg[m] >> n & 1 ? 4 : m ? 1 : 0;
+        expect_mix(warp32(&hg, 8, n, 32), (struct lk_mix){136 + sw[n], 13, 76, 8}, "hg");
+        expect_mix(warp32(&fb, 8, n, 32),
+                   (struct lk_mix){344 + sign - 24 * sits_out[n], 17,
+                                   24 * (2 + 3 * (3 - sits_out[n])), 144},
+                   "fb");
+    }
+    struct kernel_warp w;
+    wlh_warp_at(&w, &hg, 8, 1); /* nodes 2 and 3 */
+    unsigned alu = 0;
+    for (struct kernel_op op = wlh_step(&hg, &w); op.kind != KOP_EXIT; op = wlh_step(&hg, &w))
+        alu += op.kind == KOP_ALU ? op.n : 0;
+    cr_expect_eq(alu, 136 + 8 + 2 + 2 + 7 + 2 + 7, "the switch: both nodes' blocks");
+    gen_close(&g);
+}
+
+/* The LDS kernels' lanes: the hourglass kernels' threads are node-major
+ * (element t % 32 of the work-group, node t / 32); the time constraints'
+ * threads past the last element skip the loads but join the reduction. */
+Test(wl_hpc, lulesh_lds_ops)
+{
+    struct wlh g;
+    gen_open(&g, &wl_lulesh, NULL);
+    const struct kernel_buf *nl = find_buf(&g.env, "nodelist");
+    struct kernel k;
+    kernel_n(&g, &k, 3);
+    cr_expect_str_eq(k.name, "CalcHourglassControlForElems");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0); /* nodes 0 and 1 of elements 32-63 */
+    op_is(step_mem(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 1),
+          "nodelist[elem + numElem * node]");
+    expect_lane(&w, 0, nl->base + 32 * 4, "element 32, node 0");
+    expect_lane(&w, 33, nl->base + (91125 + 33) * 4, "element 33, node 1");
+    for (int i = 0; i < 3; i++)
+        cr_expect_eq(step_mem(&k, &w).kind, KOP_LOAD, "x, y, z of the node");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER);
+    op_is(step_mem(&k, &w),
+          OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .mask = ~0ull, .src = {3}), "y");
+    op_is(step_mem(&k, &w),
+          OP(.kind = KOP_LDS_STORE, .size = 8, .base = 256 * 8, .stride = 8, .mask = ~0ull,
+             .src = {4}),
+          "z");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER);
+    /* the first operand of dvdx: neighbour 1 of the node (node 2 of node 0's
+     * element, node 3 of node 1's), its y */
+    op_is(step_mem(&k, &w),
+          OP(.kind = KOP_LDS_LOAD, .size = 8, .base = 64 * 8, .stride = 8, .mask = ~0ull, .dst = 6),
+          "y of a neighbour");
+    expect_lane(&w, 5, (2 * 32 + 5) * 8, "node 0 reads node 2");
+    expect_lane(&w, 37, (3 * 32 + 5) * 8, "node 1 reads node 3");
+
+    kernel_n(&g, &k, 22);
+    cr_expect_str_eq(k.name, "CalcCourantConstraintForElems");
+    const struct kernel_buf *dt = find_buf(&g.env, "dtcourant_blk");
+    wlh_warp_at(&w, &k, 355, 3); /* threads 192-255 of the last work-group: 53 elements */
+    op_is(step_mem(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 4, .stride = 4,
+             .base = find_buf(&g.env, "matElemlist")->base + (355 * 256 + 192) * 4,
+             .mask = (1ull << 53) - 1, .dst = 1),
+          "matElemlist");
+    for (int i = 0; i < 3; i++)
+        step_mem(&k, &w);
+    op_is(step_mem(&k, &w),
+          OP(.kind = KOP_LDS_STORE, .size = 8, .base = 192 * 8, .stride = 8, .mask = ~0ull),
+          "every thread's dtcourant");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER, "before the step over 128");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER, "before the step over 64");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER, "before the first 32 threads' steps");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER, "before thread 0's store");
+    cr_expect_eq(ops_left(&k, &w), 1, "the compare of the test, then exit");
+    wlh_warp_at(&w, &k, 5, 0);
+    for (int i = 0; i < 4 + 1 + 1 + 1; i++) /* 4 loads, the store, barrier, s[tid] */
+        step_mem(&k, &w);
+    op_is(step_mem(&k, &w),
+          OP(.kind = KOP_LDS_LOAD, .size = 8, .base = 128 * 8, .stride = 8, .mask = ~0ull,
+             .dst = 15),
+          "min(s[tid], s[tid + 128])");
+    struct kernel_op op;
+    do
+        op = step_mem(&k, &w);
+    while (op.kind != KOP_STORE);
+    op_is(op,
+          OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = dt->base + 5 * 8, .mask = 1,
+             .src = {14}),
+          "thread 0: dtcourant of work-group 5");
     gen_close(&g);
 }
 
@@ -382,30 +586,34 @@ Test(wl_hpc, lulesh_nodelist_gather)
     /* element 13 = (1, 1, 1): nodes 21, 22, 26, 25, 37, 38, 42, 41 */
     static const unsigned nodes[8] = {21, 22, 26, 25, 37, 38, 42, 41};
     uint64_t mask = (1ull << 27) - 1;
-    for (unsigned j = 0; j < 8; j++) {
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 18 + 41), "prologue, nodelist addresses");
+    for (unsigned j = 0; j < 8; j++)
         op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = nl->base + j * 27 * 4,
                  .mask = mask, .dst = 1),
               "nodelist");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 41, .src = {1}), "coordinate addresses");
+    for (unsigned j = 0; j < 8; j++) {
         op_is(wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = mask, .dst = 2, .src = {1}),
               "x");
         expect_lane(&w, 13, x->base + nodes[j] * 8, "x[n]");
         expect_lane(&w, 0, x->base + (j == 0 ? 0 : nodes[j] - 21) * 8, "element 0");
-        wlh_step(&k, &w);
-        wlh_step(&k, &w);
     }
-    struct kernel_op op = step_mem(&k, &w);
-    cr_expect_eq(op.kind, KOP_LOAD, "sigxx");
-    op = step_mem(&k, &w);
-    op = step_mem(&k, &w);
-    op = step_mem(&k, &w);
-    op_is(op,
+    for (unsigned j = 0; j < 16; j++)
+        cr_expect_eq(wlh_step(&k, &w).kind, KOP_LOAD, "y, z");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 23, .src = {2}), "shape functions");
+    op_is(wlh_step(&k, &w),
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = find_buf(&g.env, "determ")->base,
              .mask = mask),
-          "determ");
-    op = step_mem(&k, &w);
-    op_is(op, OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = fxe->base, .mask = mask),
+          "determ, before the stresses are read");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 251), "shape functions, node normals");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_LOAD, "sigyy");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_LOAD, "sigzz");
+    cr_expect_eq(step_mem(&k, &w).kind, KOP_LOAD, "sigxx");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 70, .src = {5}), "24 corner forces");
+    op_is(wlh_step(&k, &w),
+          OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = fxe->base, .mask = mask),
           "fx_elem plane 0");
     /* annotations: nodelist and fx_elem by the work-group's elements in 8 planes */
     cr_expect_eq(k.args[0].buf, nl);
@@ -417,6 +625,8 @@ Test(wl_hpc, lulesh_nodelist_gather)
     gen_close(&g);
 }
 
+/* nodeElemCornerList as the port lays it out: the j-th corner of node i at
+ * i + numNode * j (coalesced), a corner being k * numElem + e. */
 Test(wl_hpc, lulesh_corner_gather_and_neighbours)
 {
     struct wlh g;
@@ -428,27 +638,28 @@ Test(wl_hpc, lulesh_corner_gather_and_neighbours)
                             *cl = find_buf(&g.env, "nodeElemCornerList");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0); /* nodes 0..63 */
-    wlh_step(&k, &w);
-    wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 39), "prologue, loop set-up, stores' addresses");
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_LOAD, "nodeElemCount");
     /* node 21 = (1, 1, 1) is interior: 8 corners, the first of element 0 (corner 6) */
     op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3, .src = {2}),
-          "corner id");
+          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3, .src = {1}),
+          "corner");
+    expect_lane(&w, 21, cl->base + 21 * 4, "node 21's first corner");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {3}), "its address");
     op_is(wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = ~0ull, .dst = 4, .src = {3}),
           "fx_elem");
     expect_lane(&w, 21, fxe->base + (6 * 27 + 0) * 8, "node 21 corner 0");
     expect_lane(&w, 0, fxe->base + (0 * 27 + 0) * 8, "node 0: element 0 corner 0");
+    step_mem(&k, &w);
+    step_mem(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 7, .src = {4}), "adds, loop control");
     /* second corner: node 0 has only one, node 21 has element 1's corner 7 */
-    wlh_step(&k, &w);
-    wlh_step(&k, &w);
-    wlh_step(&k, &w);
     struct kernel_op op = wlh_step(&k, &w);
     cr_expect_eq(op.kind, KOP_LOAD);
     cr_expect_eq(op.mask & 1, 0, "node 0 is done after one corner");
-    /* nodes 0..20 have 36 + 12 + 4 corners before node 21's */
-    expect_lane(&w, 21, cl->base + 53 * 4, "node 21's second corner id");
-    op = wlh_step(&k, &w);
+    expect_lane(&w, 21, cl->base + (21 + 64) * 4, "node 21's second corner");
+    op = step_mem(&k, &w);
     expect_lane(&w, 21, fxe->base + (7 * 27 + 1) * 8, "node 21 corner 1");
     gen_close(&g);
 
@@ -456,20 +667,31 @@ Test(wl_hpc, lulesh_corner_gather_and_neighbours)
     kernel_n(&g, &k, 13);
     cr_expect_str_eq(k.name, "CalcMonotonicQRegionForElems");
     const struct kernel_buf *dxi = find_buf(&g.env, "delv_xi");
+    uint64_t xm = 0, xp = 0; /* elements with a xi- neighbour (x > 0), with a xi+ one */
+    for (unsigned e = 0; e < 27; e++) {
+        xm |= (uint64_t)(e % 3 > 0) << e;
+        xp |= (uint64_t)(e % 3 < 2) << e;
+    }
     wlh_warp_at(&w, &k, 0, 0);
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < 6; i++) /* prologue, matElemlist, delv_xi, elemBC, the test */
         wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "x = 0: the symmetry case");
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "x > 0: lxim's address");
     op_is(wlh_step(&k, &w),
-          OP(.kind = KOP_LOAD, .size = 4, .stride = 4,
-             .base = find_buf(&g.env, "lxim..lzetap")->base, .mask = (1ull << 27) - 1, .dst = 3),
-          "lxim");
+          OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = xm, .dst = 3, .src = {1}),
+          "lxim, where x > 0");
+    expect_lane(&w, 13, find_buf(&g.env, "lxim..lzetap")->base + 13 * 4, "lxim[13]");
     wlh_step(&k, &w);
+    op_is(wlh_step(&k, &w),
+          OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = xm, .dst = 4, .src = {3}),
+          "delv_xi[lxim[i]]");
     expect_lane(&w, 13, dxi->base + 12 * 8, "delv_xi[lxim[13]]");
-    expect_lane(&w, 0, dxi->base + 0, "boundary: lxim[0] = 0");
+    wlh_step(&k, &w); /* the xi+ test */
+    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "x = 2: the free-surface case");
     wlh_step(&k, &w);
-    wlh_step(&k, &w);
-    expect_lane(&w, 13, dxi->base + 14 * 8, "delv_xi[lxip[13]]");
-    expect_lane(&w, 2, dxi->base + 2 * 8, "boundary: lxip[2] = 2");
+    op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.mask == xp, "lxip, where x < 2");
+    expect_lane(&w, 13, find_buf(&g.env, "lxim..lzetap")->base + (27 + 13) * 4, "lxip[13]");
     gen_close(&g);
 }
 
@@ -481,13 +703,19 @@ Test(wl_hpc, lulesh_same_pattern_and_errors)
     kernel_n(&g, &k, 0);
     cr_expect_str_eq(k.args[0].buf->name, "p");
     cr_expect_not(k.args[0].same_pattern, "first use of p");
-    kernel_n(&g, &k, 28);
+    kernel_n(&g, &k, 27);
     cr_expect_str_eq(k.name, "InitStressTermsForElems");
     cr_expect(k.args[0].same_pattern,
               "p: last written by EvalEOSForElemsPart2 over the same elements");
     kernel_n(&g, &k, 0);
     cr_expect_str_eq(k.args[1].buf->name, "x");
     cr_expect_not(k.args[1].same_pattern, "x: no ranges");
+    kernel_n(&g, &k, 2);
+    cr_expect_str_eq(k.name, "CalcFBHourglassForceForElems");
+    cr_expect(k.args[0].same_pattern, "determ: written by the hourglass control, 32 elements "
+                                      "per work-group both");
+    kernel_n(&g, &k, 0);
+    cr_expect(k.args[0].same_pattern, "nodeElemCount: the nodes of AddNodeForcesFromElems");
     gen_close(&g);
     expect_error(
         &wl_lulesh, "[workload]\nblock = 96\n",

@@ -44,8 +44,8 @@ enum mk_ix {
 /* Step flags. */
 enum {
     MK_J = 1,    /* kk = k + j (the loop counter) */
-    MK_IF = 2,   /* lane active only where map `pred` (i, kk) is non-zero; a KOP_ALU
-                    step runs only if some lane of the warp is */
+    MK_IF = 2,   /* lane active only where map `pred` (i, kk) is non-zero; a compute
+                    step under MK_IF is a branch body, issued only if a lane is active */
     MK_MEAS = 4, /* KOP_F_MEASURE */
 };
 
