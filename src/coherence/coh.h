@@ -40,6 +40,7 @@ struct coh_machine {
     unsigned l3_per_ch;        /* 0: no L3 */
     struct shadow *mem;        /* memory's data versions (kept when the checker is on) */
     struct chk *chk;           /* the coherence checker (for oracles; its `on` may be false) */
+    ps_t gpu_period_ps;        /* the GPU (core and L2) clock */
     double cp_period_ps;       /* the command processors' clock */
     ps_t cp_unicast_ps, cp_broadcast_ps; /* global-to-local CP crossbar */
     struct mem_port *to_l3;    /* [nch]: from chiplet ch's L2 to its own L3 slices */

@@ -46,6 +46,7 @@ struct hmg {
     const struct coh_machine *m;
     unsigned nch, ways, sets, dir_lines, line_b;
     bool write_back, no_inval, home_alloc;
+    ps_t dir_ps;              /* directory lookup before invalidations leave */
     struct hmg_dir *dir;      /* [nch] */
     struct coh_seq l1q, l2q;
     struct coh_round round;
@@ -72,6 +73,10 @@ static const struct cfg_key hmg_keys[] = {
      "the home allocates lines in its L2 for remote readers (D13; needs [l2] mshrs_remote > 0); "
      "false: it serves hits and relays misses from its L3 without allocating",
      NULL},
+    {"dir_lookup_cycles", CFG_INT, "0", 0, 1e6,
+     "GPU cycles from a store or a directory eviction at the home to its invalidations "
+     "leaving (the directory lookup); 0: looked up alongside the home L2's tags (no spec gives "
+     "a figure; docs/hmg.md)", NULL},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only: no_inval drops the invalidations stores send, so the checker must fire",
      "none|no_inval"},
@@ -114,6 +119,16 @@ static void inval_arrive(struct sim *s, void *obj, uint64_t arg)
     release_check(s, h);
 }
 
+/* The lookup is over: the invalidation leaves the home (arg: region, home, target). */
+static void inval_send(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)s;
+    struct hmg *h = obj;
+    unsigned home = (unsigned)(arg >> 8 & 0xff), c = (unsigned)(arg & 0xff);
+    uint64_t region = arg >> 16;
+    h->m->send(h->m->net, home, c, 8, TC_COH, inval_arrive, h, region << 8 | c);
+}
+
 static void invalidate(struct hmg *h, unsigned home, uint64_t region, uint64_t targets,
                        enum hmg_cause why)
 {
@@ -126,7 +141,11 @@ static void invalidate(struct hmg *h, unsigned home, uint64_t region, uint64_t t
         if (!(targets >> c & 1))
             continue;
         h->inv_in_flight++;
-        h->m->send(h->m->net, home, c, 8, TC_COH, inval_arrive, h, region << 8 | c);
+        uint64_t arg = region << 16 | (uint64_t)home << 8 | c;
+        if (h->dir_ps)
+            sim_after(h->m->s, h->dir_ps, inval_send, h, arg);
+        else
+            inval_send(h->m->s, h, arg);
     }
 }
 
@@ -284,7 +303,8 @@ static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, 
     *h = (struct hmg){.m = m, .nch = m->nch, .ways = ways, .sets = entries / ways,
                       .dir_lines = lines, .line_b = m->l2[0].p.line_b,
                       .write_back = cfg_bool(sec, "hmg_write_back"),
-                      .no_inval = cfg_enum(sec, "fault") == 1, .home_alloc = home_alloc};
+                      .no_inval = cfg_enum(sec, "fault") == 1, .home_alloc = home_alloc,
+                      .dir_ps = cfg_uint(sec, "dir_lookup_cycles") * m->gpu_period_ps};
     h->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
     h->dir = xcalloc(m->nch, sizeof *h->dir);
     for (unsigned c = 0; c < m->nch; c++)

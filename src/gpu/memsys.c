@@ -296,7 +296,7 @@ static void machine_view(struct memsys *ms)
     ms->cm = (struct coh_machine){.s = ms->s, .t = &ms->t, .nch = ms->nch, .ncu = ms->ncu,
                                   .cu_per_ch = ms->t.cus, .l1 = ms->l1, .l2 = ms->l2,
                                   .l3 = ms->l3, .l3_per_ch = ms->t.llc_slices,
-                                  .mem = &ms->shadow,
+                                  .mem = &ms->shadow, .gpu_period_ps = ms->gpu_clk.period,
                                   .to_l3 = ms->to_l3, .to_net = ms->to_net, .send = send_msg,
                                   .net = ms};
 }

@@ -166,3 +166,32 @@ Test(hmg, write_back_variant_flushes_at_releases)
     cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
     machine_free(m);
 }
+
+/* dir_lookup_cycles: a store's invalidations leave the home only after the
+ * directory lookup, and the release at the kernel's end waits for their
+ * delivery: with a lookup far longer than the kernel, the releases take it
+ * (less the part of it that overlaps the stores' kernel), and no more. */
+Test(hmg, invalidations_leave_after_the_directory_lookup)
+{
+    const unsigned lookup = 20000;
+    uint64_t rel[2], run = 0, period = 0;
+    for (int i = 0; i < 2; i++) {
+        char ini[128];
+        snprintf(ini, sizeof ini, HMG "dir_lookup_cycles = %u\n", i ? lookup : 0);
+        struct machine *m = machine_new(ini);
+        const struct kernel_buf *x = wl_alloc(&m->env, "X", LINES * 64);
+        kern(m, x, LINES, WRITE, NONE, NONE);
+        kern(m, x, LINES, NONE, READ, NONE);
+        kern(m, x, LINES, WRITE, NONE, NONE); /* invalidates chiplet 1's copies */
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_expect_eq(machine_stat(m, "coherence.invals_store"), 4);
+        cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
+        rel[i] = machine_stat(m, "cp.release_ps");
+        run = machine_stat(m, "cp.run_ps");
+        period = m->g.ms.gpu_clk.period;
+        machine_free(m);
+    }
+    uint64_t added = rel[1] - rel[0], want = lookup * period;
+    cr_expect_leq(added, want, "%llu ps", (unsigned long long)added);
+    cr_expect_geq(added, want - run, "%llu ps", (unsigned long long)added);
+}
