@@ -11,7 +11,8 @@ from the viper runs and the no-sync reference runs (ideal with
 coherence.caching=d4, reported as "nosync") on 4 chiplets: the relative L2
 miss-rate reduction from viper to nosync, moderate-to-high at 15% or more
 (spec cpelide D16), as `chipsim classify` computes it. ideal (the oracle
-upper bound) is compared like the schemes. Runs whose status is not ok are
+upper bound) is compared like the schemes: per workload, the faster of its
+runs (write-back and write-through L2s). Runs whose status is not ok are
 listed and left out.
 """
 import argparse
@@ -48,7 +49,11 @@ def load(path):
             scheme = row["scheme"]
             if scheme == "ideal" and "coherence.caching=d4" in row.get("overrides", ""):
                 scheme = "nosync"
-            runs[(row["workload"], scheme, int(row["chiplets"]))] = row
+            key = (row["workload"], scheme, int(row["chiplets"]))
+            # the oracle: the faster of its write-back and write-through runs
+            if scheme == "ideal" and key in runs and num(runs[key], "cycles") <= num(row, "cycles"):
+                continue
+            runs[key] = row
     return runs, failed
 
 

@@ -29,6 +29,7 @@ struct ideal {
     const struct coh_machine *m;
     struct coh_d4 d4;
     bool home_alloc;          /* caching = most: the home allocates for remote readers */
+    bool write_through;       /* l2_write = through: every store written through (as HMG) */
     enum { F_NONE, F_NO_MOVE, F_NO_DROP } fault;
     unsigned words;
     struct coh_seq l1q;
@@ -44,6 +45,11 @@ static const struct cfg_key ideal_keys[] = {
      "d4: the request path of viper as the D4 keys set it, home not allocating, so that only "
      "the kernel boundaries differ from viper (the no-sync reference of reuse classification, "
      "spec cpelide D16)", "most|d4"},
+    {"l2_write", CFG_ENUM, "back", 0, 0,
+     "with caching = most: stores stay in the L2s (back: remote ones dirty at the requester, "
+     "moved home at the boundary) or are written through the requester's L2 and the home's to "
+     "the L3, both keeping valid copies (through: HMG-WT's policy). Neither bounds every "
+     "workload: the study runs both and takes the faster (docs/coherence.md)", "back|through"},
     {"home_alloc", CFG_BOOL, "true", 0, 0,
      "with caching = most, the home allocates lines in its L2 for remote readers (as HMG's, "
      "D13; needs [l2] mshrs_remote > 0); false: it serves hits and relays misses without "
@@ -168,17 +174,22 @@ static void ideal_kernel_launch(void *self, const struct coh_kernel *k, coh_done
 static void ideal_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct ideal *o = self;
+    if (o->write_through && r->kind == REQ_WRITE)
+        r->flags |= REQ_F_WT;
     coh_d4_l2_access(o->m, &o->d4, ch, r);
 }
 
 static void ideal_remote_in(void *self, unsigned home, struct req *r)
 {
     struct ideal *o = self;
-    if (r->kind != REQ_READ || !o->home_alloc) {
+    bool keep = r->kind == REQ_READ ? o->home_alloc : r->kind == REQ_WRITE && o->write_through;
+    if (!keep) {
         coh_default_remote_in(o->m, home, r);
         return;
     }
-    r->flags |= REQ_F_REMOTE;
+    r->flags |= REQ_F_REMOTE; /* the home keeps a copy; a store goes on to the L3 */
+    if (r->kind == REQ_WRITE)
+        r->flags |= REQ_F_WT;
     cache_access(o->m->s, &o->m->l2[home], r);
 }
 
@@ -200,7 +211,8 @@ static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec
     struct ideal *o = xcalloc(1, sizeof *o);
     *o = (struct ideal){.m = m, .d4 = {.read_alloc = true, .store_local = true},
                         .home_alloc = home_alloc, .words = m->l2[0].words,
-                        .fault = cfg_enum(sec, "fault")};
+                        .fault = cfg_enum(sec, "fault"),
+                        .write_through = most && cfg_enum(sec, "l2_write") == 1};
     if (!most)
         coh_d4_from_cfg(sec, &o->d4);
     chk_track_lines(m->chk);
