@@ -239,9 +239,8 @@ static void ideal_reg_stats(void *self, struct stats *st)
 
 const struct coh_ops coh_ideal = {
     .name = "ideal",
-    .desc = "oracle upper bound: remote data cached at requester and home, stores kept dirty; "
-            "at each boundary exactly the stale copies dropped and remote dirty data moved "
-            "home, at no cost",
+    .desc = "oracle upper bound: remote data cached at requester and home; at each boundary "
+            "exactly the stale copies dropped and remote dirty data moved home, at no cost",
     .keys = ideal_keys,
     .create = ideal_create,
     .destroy = ideal_destroy,
