@@ -258,7 +258,8 @@ int cli_sweep(int argc, char **argv)
     if (x.list) { /* the runs, one key per line, and nothing run */
         for (size_t i = 0; i < sw.nruns; i++)
             printf("%s\n", sw.runs[i].key);
-    } else if (sweep_args_execute(&sw, &x, &res, &e) || (x.csv && cli_write_csv(sw.db, x.csv, &e))) {
+    } else if (sweep_args_execute(&sw, &x, &res, &e) ||
+               (x.csv && cli_write_csv(sw.db, x.csv, &e))) {
         fprintf(stderr, "chipsim: %s\n", e.msg);
         status = EXIT_SIMFAIL;
     } else {

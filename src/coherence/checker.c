@@ -106,23 +106,26 @@ static struct chk_word *new_block(struct chk *c)
     return b;
 }
 
-/* The words of a line; NULL if never written (all versions 0) and !create. */
-static struct chk_word *line_words(struct chk *c, addr_t line, bool create)
+static inline struct chk_word *page_line(uint64_t blk, addr_t line)
 {
-    uint64_t page = line / PAGE_B;
-    uint64_t *blk = create ? NULL : u64map_get(&c->pages, page);
-    if (create) {
-        size_t n = c->pages.n;
-        blk = u64map_put(&c->pages, page);
-        if (c->pages.n != n)
-            *blk = (uint64_t)(uintptr_t)new_block(c);
-    }
-    return blk ? (struct chk_word *)(uintptr_t)*blk + (line % PAGE_B) / 4 : NULL;
+    return (struct chk_word *)(uintptr_t)blk + (line % PAGE_B) / 4;
 }
 
-static inline bool touched(const uint64_t m[2], unsigned w)
+/* The words of a line; NULL if never written (all versions 0). */
+static const struct chk_word *find_words(const struct chk *c, addr_t line)
 {
-    return (m[w >> 4] >> ((w & 15) * 4)) & 0xf;
+    const uint64_t *blk = u64map_get(&c->pages, line / PAGE_B);
+    return blk ? page_line(*blk, line) : NULL;
+}
+
+/* The words of a line, made if the line was never written. */
+static struct chk_word *line_words(struct chk *c, addr_t line)
+{
+    size_t n = c->pages.n;
+    uint64_t *blk = u64map_put(&c->pages, line / PAGE_B);
+    if (c->pages.n != n)
+        *blk = (uint64_t)(uintptr_t)new_block(c);
+    return page_line(*blk, line);
 }
 
 /* Record line once per period: none of its words stored in this period yet. */
@@ -140,7 +143,7 @@ void chk_track_lines(struct chk *c) { c->track_lines = true; }
 
 void chk_line_floor(const struct chk *c, addr_t line, uint32_t *want)
 {
-    const struct chk_word *w = line_words((struct chk *)c, line, false);
+    const struct chk_word *w = find_words(c, line);
     for (unsigned i = 0; i < c->words; i++)
         want[i] = w ? floor_of(c, w[i].cur) : 0;
 }
@@ -152,11 +155,12 @@ void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver
     if (c->seq == UINT32_MAX)
         BUG("checker: more than 2^32 stores; versions would wrap");
     uint32_t v = ++c->seq;
-    struct chk_word *w = line_words(c, line, true);
+    struct chk_word *w = line_words(c, line);
     if (c->track_lines)
         note_line(c, line, w);
+    uint32_t wm = req_word_mask(mask);
     for (unsigned i = 0; i < c->words; i++) {
-        if (!touched(mask, i))
+        if (!(wm >> i & 1))
             continue;
         if (!stored_this_kernel(c, w[i].cur))
             w[i].prev = w[i].cur;
@@ -172,12 +176,13 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
     if (!c->on)
         return false;
     c->st.checked_loads++;
-    const struct chk_word *w = line_words(c, line, false);
+    const struct chk_word *w = find_words(c, line);
     if (!w)
         return false;
     unsigned bad = 0;
+    uint32_t wm = req_word_mask(mask);
     for (unsigned i = 0; i < c->words; i++) {
-        if (!touched(mask, i))
+        if (!(wm >> i & 1))
             continue;
         uint32_t want = floor_of(c, stored_this_kernel(c, w[i].cur) ? w[i].prev : w[i].cur);
         if (ver[i] >= want)

@@ -208,13 +208,16 @@ static void evict_lru(struct cpe *p, unsigned k)
     row_clear(p, victim);
 }
 
+static inline bool row_overlaps(const struct cpe_row *r, addr_t lo, addr_t hi)
+{
+    return r->used && r->lo < hi && lo < r->hi;
+}
+
 static bool has_row(const struct cpe *p, addr_t lo, addr_t hi)
 {
-    for (unsigned i = 0; i < p->nrows; i++) {
-        const struct cpe_row *r = &p->rows[i];
-        if (r->used && r->lo < hi && lo < r->hi)
+    for (unsigned i = 0; i < p->nrows; i++)
+        if (row_overlaps(&p->rows[i], lo, hi))
             return true;
-    }
     return false;
 }
 
@@ -225,7 +228,7 @@ static struct cpe_row *row_for(struct cpe *p, addr_t lo, addr_t hi, unsigned k)
     struct cpe_row *row = NULL;
     for (unsigned i = 0; i < p->nrows; i++) {
         struct cpe_row *r = &p->rows[i];
-        if (!r->used || r->hi <= lo || hi <= r->lo)
+        if (!row_overlaps(r, lo, hi))
             continue;
         p->touched++;
         if (row)

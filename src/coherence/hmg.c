@@ -15,9 +15,10 @@
  * Atomics are performed at the home (in HMG-WT, below its L2, at the L3).
  * Kernel boundaries: L1s are invalidated at every launch (a command-
  * processor round, coh_round), no L2 is bulk invalidated; a release (kernel
- * end) waits until every invalidation sent has been delivered. HMG-WB (`hmg_write_back = true`): L2s keep stores
- * dirty; at each release every L2 is flushed, remote lines going to their
- * home, which then invalidates the other sharers.
+ * end) waits until every invalidation sent has been delivered. HMG-WB
+ * (`hmg_write_back = true`): L2s keep stores dirty; at each release every
+ * L2 is flushed (a round too), remote lines going to their home, which then
+ * invalidates the other sharers.
  *
  * The multi-GPU form (GPU homes and a system home, spec hmg.md 5) extends
  * this: the directory, the invalidation messages and the routing below are

@@ -61,17 +61,12 @@ static const struct cfg_key ideal_keys[] = {
     CFG_END,
 };
 
-static inline bool word_in(const uint64_t m[2], unsigned w)
-{
-    return (m[w >> 4] >> ((w & 15) * 4)) & 0xf;
-}
-
 /* Copy the words of m from ver into line l of c, valid and dirty. */
 static void merge_words(struct cache *c, int64_t l, const uint64_t m[2], const uint32_t *ver)
 {
-    uint32_t *v = cache_line_versions(c, l);
+    uint32_t *v = cache_line_versions(c, l), wm = req_word_mask(m);
     for (unsigned w = 0; w < c->words; w++)
-        if (word_in(m, w))
+        if (wm >> w & 1)
             v[w] = ver[w];
     const uint64_t *va = cache_line_valid(c, l), *di = cache_line_dirty(c, l);
     uint64_t valid[2] = {va[0] | m[0], va[1] | m[1]}, dirty[2] = {di[0] | m[0], di[1] | m[1]};
@@ -126,9 +121,9 @@ static void drop_if_stale(struct ideal *o, struct cache *c, addr_t line, const u
     if (l < 0)
         return;
     const uint32_t *v = cache_line_versions(c, l);
-    const uint64_t *va = cache_line_valid(c, l);
+    uint32_t wm = req_word_mask(cache_line_valid(c, l));
     for (unsigned w = 0; w < o->words; w++)
-        if (word_in(va, w) && v[w] < want[w]) {
+        if ((wm >> w & 1) && v[w] < want[w]) {
             o->st.lines_invalidated += cache_inval_line(c, line);
             return;
         }

@@ -32,7 +32,6 @@ struct viper {
     struct coh_seq l1q, l2q;
     struct coh_round round;
     unsigned parts;            /* parallel parts of the current boundary still running */
-    unsigned kernel;
     uint64_t all;              /* mask of every chiplet */
     struct {
         uint64_t l2_flushes, l2_invalidates, l1_invalidates;
@@ -113,7 +112,6 @@ static void launch_ops(void *obj)
     struct viper *v = obj;
     struct sim *s = v->m->s;
     v->parts = 3;
-    v->l2q.kernel = v->kernel;
     if (v->fault != F_SKIP_L1_INV) {
         v->st.l1_invalidates++;
         coh_all_l1(&v->l1q, COH_INVALIDATE, part_done, v);
@@ -133,7 +131,6 @@ static void release_ops(void *obj)
 {
     struct viper *v = obj;
     v->parts = 2;
-    v->l2q.kernel = v->kernel;
     l2_flush(v);
     part_done(v->m->s, v);
 }
@@ -142,7 +139,7 @@ static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done
                                 void *arg)
 {
     struct viper *v = self;
-    v->kernel = k->id;
+    v->l2q.kernel = k->id;
     coh_round(&v->round, v->m, v->m->s->now, v->m->nch, true, launch_ops, v, done, arg);
 }
 
@@ -150,7 +147,7 @@ static void viper_kernel_launch(void *self, const struct coh_kernel *k, coh_done
 static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
 {
     struct viper *v = self;
-    v->kernel = k->id;
+    v->l2q.kernel = k->id;
     if (v->release_at == REL_KERNEL_END && v->fault != F_SKIP_L2_FLUSH)
         coh_round(&v->round, v->m, v->m->s->now, v->m->nch, false, release_ops, v, done, arg);
     else

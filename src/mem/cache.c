@@ -125,7 +125,7 @@ static void save_for_fill(struct cache *c, int64_t l)
     if (m < 0 || !c->wver)
         return;
     struct cache_mshr *x = &c->mshr[m];
-    uint32_t wm = word_mask(c->line[l].dirty);
+    uint32_t wm = req_word_mask(c->line[l].dirty);
     copy_word_versions(c, x->saved_ver, cache_line_versions(c, l), wm);
     x->saved_words |= wm;
 }
@@ -202,7 +202,7 @@ static void fwd_done(struct sim *s, struct req *ch, void *obj)
         int64_t l = lookup(c, line_index(c, parent->addr));
         if (l >= 0)
             copy_word_versions(c, parent->ver, cache_line_versions(c, l),
-                               word_mask(c->line[l].dirty));
+                               req_word_mask(c->line[l].dirty));
     }
     req_free(s, ch);
     c->nfwd--;
@@ -489,7 +489,7 @@ static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t 
         sync_dirty(c, l);
     }
     if (c->wver)
-        copy_word_versions(c, cache_line_versions(c, l), r->ver, word_mask(need));
+        copy_word_versions(c, cache_line_versions(c, l), r->ver, req_word_mask(need));
 }
 
 static enum act decide(const struct cache *c, const struct req *r, int64_t l,
@@ -702,7 +702,7 @@ static void install_fill(struct cache *c, int64_t l, const struct req *ch)
     const uint64_t *got = ch->flags & REQ_F_SECTORS ? ch->mask : c->full;
     if (c->wver)
         copy_word_versions(c, cache_line_versions(c, l), ch->ver,
-                           ~word_mask(c->line[l].dirty) & word_mask(got) & c->all_words);
+                           ~req_word_mask(c->line[l].dirty) & req_word_mask(got) & c->all_words);
     mask_or(c->line[l].valid, got);
 }
 

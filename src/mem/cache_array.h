@@ -45,23 +45,6 @@ static inline void mask_copy(uint64_t d[2], const uint64_t m[2])
 
 /* ---- per-word versions ----------------------------------------------------- */
 
-/* Bit w set for each 4-byte word w with a byte in mask m (lines of up to 32
- * words): gather one bit per nibble. */
-static inline uint32_t word_mask(const uint64_t m[2])
-{
-    uint32_t out = 0;
-    for (unsigned h = 0; h < 2; h++) {
-        uint64_t x = m[h] | m[h] >> 1;
-        x = (x | x >> 2) & 0x1111111111111111ull;
-        x = (x | x >> 3) & 0x0303030303030303ull;
-        x = (x | x >> 6) & 0x000f000f000f000full;
-        x = (x | x >> 12) & 0x000000ff000000ffull;
-        x = (x | x >> 24) & 0xffffull;
-        out |= (uint32_t)x << (16 * h);
-    }
-    return out;
-}
-
 /* Copy all the versions of a line (constant sizes, so the copy is inline). */
 static inline void copy_all_versions(const struct cache *c, uint32_t *dst, const uint32_t *src)
 {

@@ -135,6 +135,22 @@ static inline unsigned req_mask_bytes(const uint64_t mask[2])
 {
     return popcount64(mask[0]) + popcount64(mask[1]);
 }
+/* Bit w set for each 4-byte word w with a byte in mask m (lines of up to 32
+ * words): gather one bit per nibble. */
+static inline uint32_t req_word_mask(const uint64_t m[2])
+{
+    uint32_t out = 0;
+    for (unsigned h = 0; h < 2; h++) {
+        uint64_t x = m[h] | m[h] >> 1;
+        x = (x | x >> 2) & 0x1111111111111111ull;
+        x = (x | x >> 3) & 0x0303030303030303ull;
+        x = (x | x >> 6) & 0x000f000f000f000full;
+        x = (x | x >> 12) & 0x000000ff000000ffull;
+        x = (x | x >> 24) & 0xffffull;
+        out |= (uint32_t)x << (16 * h);
+    }
+    return out;
+}
 /* Each 32 B sector of m with any byte set, made whole. */
 static inline void req_sector_mask(uint64_t out[2], const uint64_t m[2])
 {
