@@ -237,3 +237,19 @@ unsigned str_distance(const char *a, const char *b)
     }
     return row[lb];
 }
+
+const char *str_suggest(const char *word, const char *const *cands, size_t n)
+{
+    const char *best = NULL;
+    unsigned bestd = ~0u;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = str_distance(word, cands[i]);
+        if (d < bestd) {
+            bestd = d;
+            best = cands[i];
+        }
+    }
+    size_t lw = strlen(word);
+    unsigned limit = lw <= 4 ? 1 : lw <= 8 ? 2 : 3;
+    return bestd <= limit ? best : NULL;
+}

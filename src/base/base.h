@@ -91,5 +91,7 @@ double rng_unit(struct rng *r); /* uniform in [0, 1) */
 
 /* Levenshtein distance, for "did you mean" suggestions. */
 unsigned str_distance(const char *a, const char *b);
+/* The candidate closest to word, or NULL if none is close enough to suggest. */
+const char *str_suggest(const char *word, const char *const *cands, size_t n);
 
 #endif

@@ -5,6 +5,8 @@
 #ifndef CHIPSIM_CLI_H
 #define CHIPSIM_CLI_H
 
+#include <stdio.h>
+
 #include "base/base.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_SIMFAIL = 3 };
@@ -17,10 +19,11 @@ int cli_study(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_sweep_task(int argc, char **argv);
+/* The list of commands (commands.c). */
+void cli_usage(FILE *out);
 
 /* Shared by the commands that run many simulations. */
 unsigned cli_default_jobs(void);                /* the number of online CPUs */
-int cli_parse_jobs(const char *arg, unsigned *jobs); /* -1 with a message on stderr */
 /* Export a results database as CSV to path, atomically. */
 int cli_write_csv(const char *db, const char *path, struct err *e);
 

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "sweep.h"
 #include "sweep_db.h"
 #include "workload/wl.h"
@@ -48,46 +49,74 @@ struct cls_run {
     double miss;             /* L2 miss rate, when status is 0 */
 };
 
-static void usage(void)
-{
-    fprintf(stderr, "usage: chipsim classify [-c FILE] [-p section.key=value]... [-w a,b,...] "
-                    "[--small] [--study [STUDY.ini]] [--jobs N] [--threshold PCT]\n");
-}
+enum { O_CONFIG = 1, O_PARAM, O_WORKLOADS, O_SMALL, O_STUDY, O_JOBS, O_THRESHOLD };
 
+static const struct cli_opt cls_opts_tab[] = {
+    {O_CONFIG, 'c', "config", "FILE", "the machine (default configs/mcm-4chiplet.ini)"},
+    {O_PARAM, 'p', "param", "SECTION.KEY=VALUE", "set one key in every run (repeatable)"},
+    {O_WORKLOADS, 'w', "workloads", "a,b,...",
+     "only these workloads (default: every workload model; a trace\nruns only when named)"},
+    {O_SMALL, 0, "small", NULL, "each workload at its small size (fast)"},
+    {O_STUDY, 0, "study", "[=FILE]",
+     "also at the sizes a study file gives the workloads (default\nstudies/cpelide.ini)"},
+    {O_JOBS, 0, "jobs", "N", "parallel runs (default: the number of CPUs)"},
+    {O_THRESHOLD, 0, "threshold", "PCT",
+     "L2 miss-rate reduction that makes moderate-to-high reuse\n(default 15, spec D16)"},
+    {0},
+};
+
+static const struct cli_optgroup cls_groups[] = {{NULL, cls_opts_tab}, {NULL, NULL}};
+
+const struct cli_cmd cli_cmd_classify = {
+    .name = "classify",
+    .args = "[-c FILE] [-w a,b] [--small] [--study[=FILE]] [--jobs N]",
+    .summary = "inter-kernel reuse class of each workload (viper vs no-sync)",
+    .about = "Runs every workload under viper (every L2 emptied at every kernel boundary) and\n"
+             "under the no-sync reference (L2 contents kept), and classifies it by the relative\n"
+             "reduction of its L2 miss rate: moderate-to-high reuse at the threshold or above,\n"
+             "else low (docs/study.md).",
+    .groups = cls_groups,
+    .fn = cli_classify,
+};
+
+/* 0, or CLI_HELP / CLI_BAD (message printed). */
 static int parse(int argc, char **argv, struct cls_opts *o)
 {
     *o = (struct cls_opts){.config = "configs/mcm-4chiplet.ini", .jobs = cli_default_jobs(),
                            .threshold = 15};
-    o->extra = calloc((size_t)argc, sizeof *o->extra);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool more = i + 1 < argc;
-        if (!strcmp(a, "-c") && more)
-            o->config = argv[++i];
-        else if (!strcmp(a, "-p") && more)
-            o->extra[o->nextra++] = argv[++i];
-        else if (!strcmp(a, "-w") && more)
-            o->only = argv[++i];
-        else if (!strcmp(a, "--small"))
-            o->small = true;
-        else if (!strcmp(a, "--study"))
-            o->study = more && argv[i + 1][0] != '-' ? argv[++i] : "";
-        else if (!strcmp(a, "--jobs") && more) {
-            if (cli_parse_jobs(argv[++i], &o->jobs))
-                return -1;
+    o->extra = xcalloc((size_t)argc, sizeof *o->extra);
+    const struct cli_cmd *c = &cli_cmd_classify;
+    struct cli_parser p;
+    cli_parser_init(&p, c, argc, argv);
+    char *v, *end;
+    int id;
+    while ((id = cli_next(&p, &v)) > 0) {
+        switch (id) {
+        case O_CONFIG: o->config = v; break;
+        case O_PARAM: o->extra[o->nextra++] = v; break;
+        case O_WORKLOADS: o->only = v; break;
+        case O_SMALL: o->small = true; break;
+        case O_STUDY: o->study = v ? v : ""; break;
+        case O_JOBS:
+            if (cli_uint_arg(c, "--jobs", v, 1, 1024, &o->jobs))
+                id = CLI_BAD;
+            break;
+        case O_THRESHOLD:
+            o->threshold = strtod(v, &end);
+            if (*end || end == v || !(o->threshold > 0 && o->threshold < 100))
+                id = cli_bad(c, "--threshold %s: expected a percentage above 0 and below 100", v);
+            break;
         }
-        else if (!strcmp(a, "--threshold") && more)
-            o->threshold = atof(argv[++i]);
-        else {
-            fprintf(stderr, "chipsim classify: bad option '%s'\n", a);
-            return -1;
-        }
+        if (id < 0)
+            break;
     }
-    if (o->threshold <= 0 || o->threshold >= 100) {
-        fprintf(stderr, "chipsim classify: --threshold must be in (0, 100)\n");
-        return -1;
-    }
-    return 0;
+    /* `--study FILE` as well as `--study=FILE` */
+    if (id == CLI_END && p.npos == 1 && o->study && !*o->study)
+        o->study = p.pos[0];
+    else if (id == CLI_END && p.npos)
+        id = cli_bad(c, "unexpected argument '%s'", p.pos[0]);
+    cli_parser_free(&p);
+    return id;
 }
 
 static bool selected(const struct cls_opts *o, const struct wl_ops *w)
@@ -271,10 +300,10 @@ static int finish(struct cls_opts *o, struct cls_run *runs, int status)
 int cli_classify(int argc, char **argv)
 {
     struct cls_opts o;
-    if (parse(argc, argv, &o)) {
-        usage();
+    int prc = parse(argc, argv, &o);
+    if (prc) {
         free(o.extra);
-        return EXIT_USAGE;
+        return prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
     }
     if (o.study && load_study(&o)) {
         o.study = NULL;

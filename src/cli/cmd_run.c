@@ -8,10 +8,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/report.h"
 #include "cli/setup.h"
 #include "gpu/gpu.h"
@@ -69,6 +71,37 @@ static bool next_kernel(void *obj, struct kernel *k)
     return r->wl->next_kernel(r->wl_self, k);
 }
 
+/* On a terminal, a progress line: the kernel and the share of its
+ * work-groups finished, simulated time, wall time, speed and, when the
+ * workload knows how many kernels it has, the ETA. */
+static void progress(void *obj)
+{
+    struct run *r = obj;
+    double t = now_s();
+    if (t - r->last_progress < 0.5)
+        return;
+    r->last_progress = t;
+    const struct cp *cp = &r->g.cp;
+    size_t total = r->wl->kernels ? r->wl->kernels(r->wl_self) : 0;
+    bool inflight = cp->running && cp->wgs_left;
+    uint32_t nwg = inflight ? kernel_nwg(&cp->k) : 0;
+    double part = nwg ? 1.0 - (double)cp->wgs_left / nwg : 1;
+    double done = (double)cp->nkernel_ps + (inflight ? part : 0);
+    char of[32] = "", eta[48] = "";
+    if (total) {
+        snprintf(of, sizeof of, "/%zu", total);
+        if (done > 0.01) {
+            int left = (int)((t - r->t0) * ((double)total - done) / done);
+            snprintf(eta, sizeof eta, ", ETA %dm%02ds", left / 60, left % 60);
+        }
+    }
+    fprintf(stderr, "\r\033[Kkernel %zu%s (%.0f%% of its work-groups), %.1f us simulated, "
+                    "%.0f s, %.2f M warp insts/s%s", cp->nkernel_ps + inflight, of,
+            100 * part, (double)r->s.now / 1e6, t - r->t0,
+            (double)stats_sum(&r->st, "core.warp_insts") / (t - r->t0) / 1e6, eta);
+    fflush(stderr);
+}
+
 static void kernel_done(void *obj, unsigned id, const struct kernel *k)
 {
     struct run *r = obj;
@@ -77,14 +110,8 @@ static void kernel_done(void *obj, unsigned id, const struct kernel *k)
         snprintf(name, sizeof name, "kernel%u.%s", id, k->name);
         stats_section_end(&r->st, name);
     }
-    double t = now_s();
-    if (r->progress && t - r->last_progress > 0.25) {
-        r->last_progress = t;
-        fprintf(stderr, "\r%u kernels, %.1f us simulated, %.1f s, %.2f M warp insts/s   ", id + 1,
-                (double)r->s.now / 1e6, t - r->t0,
-                (double)stats_sum(&r->st, "core.warp_insts") / (t - r->t0) / 1e6);
-        fflush(stderr);
-    }
+    if (r->progress)
+        progress(r);
 }
 
 static json_t *sim_json(const struct run *r)
@@ -135,6 +162,67 @@ static int finish(struct run *r, const struct run_opts *o, struct err *e)
     return status;
 }
 
+enum { O_CONFIG = 1, O_PARAM, O_WORKLOAD, O_TRACE, O_JSON, O_STATS, O_QUIET };
+
+static const struct cli_opt run_opts[] = {
+    {O_CONFIG, 'c', "config", "FILE",
+     "load an INI configuration (repeatable; a later file overrides an earlier one)"},
+    {O_PARAM, 'p', "param", "SECTION.KEY=VALUE",
+     "set one key after the files (repeatable; `chipsim list params`)"},
+    {O_WORKLOAD, 'w', "workload", "NAME",
+     "the workload (`chipsim list workloads`); same as -p workload.name=NAME"},
+    {O_TRACE, 0, "trace", "LIST",
+     "replay an Accel-Sim trace, DIR/kernelslist.g\n(same as -w trace -p workload.path=LIST)"},
+    {O_JSON, 0, "json", "FILE",
+     "write the configuration, summary, every counter and the run's\nspeed as JSON (checked "
+     "before the run starts)"},
+    {O_STATS, 0, "stats", NULL, "also print every counter"},
+    {O_QUIET, 'q', "quiet", NULL, "do not print the resolved configuration"},
+    {0},
+};
+
+static const struct cli_optgroup run_groups[] = {{NULL, run_opts}, {NULL, NULL}};
+
+const struct cli_cmd cli_cmd_run = {
+    .name = "run",
+    .args = "[-c FILE.ini]... [-p SECTION.KEY=VALUE]... [-w NAME | --trace LIST] [--json FILE]",
+    .summary = "run one simulation and print its summary",
+    .about = "Resolves the configuration (built-in defaults, then each -c file in order, then\n"
+             "-w/--trace, then each -p), builds the machine and the workload, runs every kernel\n"
+             "and prints the resolved configuration and a summary (docs/summary.md). Exit\n"
+             "status: 0 ok, 2 bad input (nothing written), 3 simulation failure (deadlock).",
+    .groups = run_groups,
+    .fn = cli_run,
+};
+
+/* 0, or CLI_HELP / CLI_BAD (message printed). */
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+    *o = (struct run_opts){0};
+    o->configs = xcalloc((size_t)argc, sizeof *o->configs);
+    o->overrides = xcalloc((size_t)argc, sizeof *o->overrides);
+    struct cli_parser p;
+    cli_parser_init(&p, &cli_cmd_run, argc, argv);
+    char *v;
+    int id;
+    while ((id = cli_next(&p, &v)) > 0) {
+        switch (id) {
+        case O_CONFIG: o->configs[o->nconfigs++] = v; break;
+        case O_PARAM: o->overrides[o->noverrides++] = v; break;
+        case O_WORKLOAD: o->workload = v; break;
+        case O_TRACE: o->trace = v; break;
+        case O_JSON: o->json = v; break;
+        case O_STATS: o->print_stats = true; break;
+        case O_QUIET: o->quiet = true; break;
+        }
+    }
+    if (id == CLI_END && p.npos)
+        id = cli_bad(&cli_cmd_run, "unexpected argument '%s'%s", p.pos[0],
+                     strstr(p.pos[0], "kernelslist") ? " (a trace is given with --trace)" : "");
+    cli_parser_free(&p);
+    return id;
+}
+
 int cli_run(int argc, char **argv)
 {
     struct run_opts o;
@@ -142,8 +230,13 @@ int cli_run(int argc, char **argv)
     static struct run r;
     r = (struct run){0};
     cfg_init(&r.cfg);
-    int status = EXIT_USAGE;
-    if (setup_parse_args(argc, argv, &o, &e) || setup_config(&r.cfg, &o, &e) || build(&r, &e)) {
+    int status = EXIT_USAGE, prc = parse_args(argc, argv, &o);
+    if (prc) {
+        status = prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
+        goto out;
+    }
+    if ((o.json && cli_check_out_file(o.json, "--json", &e)) || setup_config(&r.cfg, &o, &e) ||
+        build(&r, &e)) {
         fprintf(stderr, "chipsim: %s\n", e.msg);
         goto out;
     }
@@ -153,10 +246,14 @@ int cli_run(int argc, char **argv)
     }
     r.progress = isatty(2);
     r.t0 = r.last_progress = now_s();
+    if (r.progress) {
+        r.s.tick = progress;
+        r.s.tick_obj = &r;
+    }
     cp_start(&r.g.cp, next_kernel, &r, kernel_done, &r);
     enum sim_status ss = sim_run(&r.s, 0);
     r.wall_s = now_s() - r.t0;
-    if (r.progress)
+    if (r.progress && r.last_progress > r.t0)
         fprintf(stderr, "\n");
     if (ss != SIM_DONE || !r.g.cp.finished) {
         fprintf(stderr, "chipsim: simulation failed (deadlock); no results written\n");

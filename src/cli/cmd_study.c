@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "sweep.h"
 #include "sweep_args.h"
 
@@ -27,16 +28,6 @@ struct study_args {
     struct sweep_args sa;
 };
 
-static void usage(void)
-{
-    fprintf(stderr,
-            "usage: chipsim study cpelide [--quick] [--full] [--d4 paper|artifact] [--out DIR]\n"
-            "                             [--file STUDY.ini] [--jobs N] [--retry-failed] [-q]\n"
-            "       chipsim study cpelide [...] --backend slurm [--partition P]\n"
-            "                             [--max-parallel N] [--time LIMIT] [--sbatch-arg ARG]...\n"
-            "                             [--no-wait] [--poll SECONDS]\n");
-}
-
 static int report(const char *out, bool quick)
 {
     char csv[PATH_MAX + 16];
@@ -45,57 +36,71 @@ static int report(const char *out, bool quick)
     return cli_run_python("tools/study_report.py", args);
 }
 
-/* The study's own options; 1 when a is not one of them. */
-static int study_option(struct study_args *x, int argc, char **argv, int *i)
-{
-    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (!strcmp(a, "--quick"))
-        x->quick = true;
-    else if (!strcmp(a, "--full"))
-        x->full = true;
-    else if (v && (!strcmp(a, "--out") || !strcmp(a, "--file") || !strcmp(a, "--d4"))) {
-        ++*i;
-        if (!strcmp(a, "--out"))
-            x->out = v;
-        else if (!strcmp(a, "--file"))
-            x->file = v;
-        else if (!(x->artifact = !strcmp(v, "artifact")) && strcmp(v, "paper")) {
-            fprintf(stderr, "chipsim study: --d4 %s: expected paper or artifact\n", v);
-            return -1;
-        }
-    } else
-        return 1;
-    return 0;
-}
+enum { O_QUICK = 1, O_FULL, O_D4, O_OUT, O_FILE };
 
+static const struct cli_opt study_opts[] = {
+    {O_QUICK, 0, "quick", NULL, "only the 4-chiplet runs (about 8 minutes on 2 cores)"},
+    {O_FULL, 0, "full", NULL, "every workload at its Table II size and machine (long)"},
+    {O_D4, 0, "d4", "paper|artifact",
+     "which reading of the CPElide spec's decision D4 (default\npaper; docs/study.md)"},
+    {O_OUT, 0, "out", "DIR",
+     "results, summary and plots (default results/cpelide, with\n-full and -artifact appended)"},
+    {O_FILE, 0, "file", "STUDY.ini", "the study's sweep file (default the bundled studies/cpelide.ini)"},
+    {0},
+};
+
+static const struct cli_optgroup study_groups[] = {
+    {NULL, study_opts}, {"how runs execute", sweep_exec_opts}, {NULL, NULL}};
+
+const struct cli_cmd cli_cmd_study = {
+    .name = "study",
+    .args = "cpelide [--quick] [--full] [--d4 paper|artifact] [--out DIR] [--jobs N]",
+    .summary = "a paper's whole evaluation: sweep, summary table and plots (resumable)",
+    .about = "Runs the CPElide evaluation (docs/study.md): the 24 workloads under viper,\n"
+             "cpelide, hmg and the ideal bound on 2, 4, 6 and 7 chiplets, into DIR/results.db,\n"
+             "then writes DIR/results.csv, DIR/summary.txt and the figures (PNG and PDF).\n"
+             "Started again, it runs only what is missing.",
+    .groups = study_groups,
+    .fn = cli_study,
+};
+
+/* 0, or CLI_HELP / CLI_BAD (message printed). */
 static int parse(int argc, char **argv, struct study_args *x)
 {
-    for (int i = 1; i < argc; i++) {
-        int rc = study_option(x, argc, argv, &i);
-        if (rc == 1) {
-            const char *a = argv[i];
-            rc = sweep_args_option(&x->sa, argc, argv, &i);
-            if (rc == 1 && (a[0] == '-' || x->name || x->sa.list)) {
-                fprintf(stderr, "chipsim study: bad option '%s'\n", a);
-                return -1;
-            }
-            if (rc == 1)
-                x->name = a;
-        }
-        if (rc < 0)
-            return -1;
+    const struct cli_cmd *c = &cli_cmd_study;
+    struct cli_parser p;
+    cli_parser_init(&p, c, argc, argv);
+    char *v;
+    int id;
+    while ((id = cli_next(&p, &v)) > 0) {
+        if (id == O_QUICK)
+            x->quick = true;
+        else if (id == O_FULL)
+            x->full = true;
+        else if (id == O_OUT)
+            x->out = v;
+        else if (id == O_FILE)
+            x->file = v;
+        else if (id == O_D4 && !(x->artifact = !strcmp(v, "artifact")) && strcmp(v, "paper"))
+            id = cli_bad(c, "--d4 %s: expected paper or artifact", v);
+        else if (id != O_D4 && sweep_args_apply(c, &x->sa, id, v))
+            id = CLI_BAD;
+        if (id < 0)
+            break;
     }
-    if (x->sa.db || x->sa.csv || x->sa.list) {
-        fprintf(stderr, "chipsim study: --db, --csv and --list are sweep options (the study "
-                        "writes DIR/results.db and DIR/results.csv)\n");
-        return -1;
+    if (id == CLI_END) {
+        if (p.npos > 1)
+            id = cli_bad(c, "one study, not %d arguments", p.npos);
+        else if (!p.npos || strcmp(p.pos[0], "cpelide"))
+            id = cli_bad(c, "%s%s%s (the studies: cpelide)", p.npos ? "unknown study '" : "which study?",
+                         p.npos ? p.pos[0] : "", p.npos ? "'" : "");
+        else
+            x->name = p.pos[0];
     }
-    if (!x->name || strcmp(x->name, "cpelide")) {
-        fprintf(stderr, "chipsim study: %s (the studies: cpelide)\n",
-                x->name ? "unknown study" : "which study?");
-        return -1;
-    }
-    return sweep_args_backend(&x->sa);
+    cli_parser_free(&p);
+    if (id == CLI_END && sweep_args_backend(&x->sa))
+        id = CLI_BAD;
+    return id;
 }
 
 /* The runs: the study file, its 4-chiplet slice, its D4 reading. */
@@ -160,15 +165,25 @@ int cli_study(int argc, char **argv)
     struct study_args x = {.sa = {.o = {.jobs = cli_default_jobs(), .label = "study"},
                                   .so = {.poll_s = 10}}};
     struct sweep sw;
-    if (parse(argc, argv, &x) || load(&x, &sw)) {
-        usage();
+    int prc = parse(argc, argv, &x);
+    if (prc) {
         free(x.sa.sbatch);
-        return EXIT_USAGE;
+        return prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
     }
     char dflt[PATH_MAX];
     snprintf(dflt, sizeof dflt, "results/%s%s%s", x.name, x.full ? "-full" : "",
              x.artifact ? "-artifact" : "");
     const char *out = x.out ? x.out : dflt;
+    struct err e;
+    if (cli_check_out_dir(out, "--out", &e)) {
+        fprintf(stderr, "chipsim study: %s\n", e.msg);
+        free(x.sa.sbatch);
+        return EXIT_USAGE;
+    }
+    if (load(&x, &sw)) {
+        free(x.sa.sbatch);
+        return EXIT_USAGE;
+    }
     bool done;
     int status = run(&x, &sw, out, &done);
     sweep_free(&sw);
@@ -180,6 +195,6 @@ int cli_study(int argc, char **argv)
     if (report(out, x.quick) || cli_print_file(buf))
         return EXIT_SIMFAIL;
     printf("\nresults: %s/results.csv (one row per run), %s/results.db (SQLite)\n"
-           "plots:   %s/*.png\n", out, out, out);
+           "plots:   %s/*.png and *.pdf\n", out, out, out);
     return status;
 }

@@ -11,37 +11,15 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "stats/report.h"
 #include "sweep.h"
 #include "sweep_args.h"
-
-static void usage(void)
-{
-    fprintf(stderr,
-            "usage: chipsim sweep FILE [--jobs N] [--db FILE] [--csv FILE] [--retry-failed]\n"
-            "                          [--list] [-q]\n"
-            "       chipsim sweep FILE --backend slurm [--partition P] [--max-parallel N]\n"
-            "                          [--time LIMIT] [--sbatch-arg ARG]... [--no-wait]\n"
-            "                          [--poll SECONDS] [--db FILE] [--csv FILE]\n"
-            "                          [--retry-failed] [-q]\n");
-}
 
 unsigned cli_default_jobs(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (unsigned)n : 1;
-}
-
-int cli_parse_jobs(const char *arg, unsigned *jobs)
-{
-    char *end;
-    long n = strtol(arg, &end, 10);
-    if (*end || n < 1 || n > 1024) {
-        fprintf(stderr, "chipsim: --jobs %s: expected a number from 1 to 1024\n", arg);
-        return -1;
-    }
-    *jobs = (unsigned)n;
-    return 0;
 }
 
 int cli_write_csv(const char *db, const char *path, struct err *e)
@@ -60,105 +38,80 @@ int cli_write_csv(const char *db, const char *path, struct err *e)
     return rc;
 }
 
-static int parse_uint(const char *opt, const char *arg, unsigned max, unsigned *v)
-{
-    char *end;
-    long n = strtol(arg, &end, 10);
-    if (*end || end == arg || n < 1 || n > (long)max) {
-        fprintf(stderr, "chipsim sweep: %s %s: expected a number from 1 to %u\n", opt, arg, max);
-        return -1;
-    }
-    *v = (unsigned)n;
-    return 0;
-}
-
 /* A Slurm time limit: minutes, [days-]hours:minutes[:seconds] and the like,
  * or UNLIMITED; sbatch checks the rest. */
-static int check_time(const char *arg)
+static bool time_ok(const char *arg)
 {
-    if (*arg && (!strcmp(arg, "UNLIMITED") || !strcmp(arg, "INFINITE") ||
-                 strspn(arg, "0123456789:-") == strlen(arg)))
-        return 0;
-    fprintf(stderr, "chipsim sweep: --time %s: expected a Slurm time limit (MINUTES, "
-                    "HOURS:MINUTES:SECONDS, DAYS-HOURS ...)\n", arg);
-    return -1;
+    return *arg && (!strcmp(arg, "UNLIMITED") || !strcmp(arg, "INFINITE") ||
+                    strspn(arg, "0123456789:-") == strlen(arg));
 }
 
-static int parse_poll(const char *arg, double *v)
+static bool poll_ok(const char *arg, double *v)
 {
     char *end;
     double s = strtod(arg, &end);
-    if (*end || end == arg || !(s >= 0.1 && s <= 3600)) {
-        fprintf(stderr, "chipsim sweep: --poll %s: expected seconds from 0.1 to 3600\n", arg);
-        return -1;
-    }
     *v = s;
-    return 0;
+    return !*end && end != arg && s >= 0.1 && s <= 3600;
 }
 
-/* The options that take a value; 1 when a was not one of them. */
-static int value_option(struct sweep_args *x, const char *a, char *v)
+const struct cli_opt sweep_exec_opts[] = {
+    {SW_JOBS, 0, "jobs", "N", "local worker processes (default: the number of CPUs)"},
+    {SW_RETRY, 0, "retry-failed", NULL, "run again the runs stored as failed"},
+    {SW_QUIET, 'q', "quiet", NULL, "no progress line"},
+    {SW_BACKEND, 0, "backend", "local|slurm", "where runs execute (default local)"},
+    {SW_PARTITION, 0, "partition", "P", "Slurm partition"},
+    {SW_MAXPAR, 0, "max-parallel", "N", "Slurm: array tasks running at once"},
+    {SW_TIME, 0, "time", "LIMIT", "Slurm time limit per task (MINUTES, HOURS:MINUTES:SECONDS, ...)"},
+    {SW_SBATCH, 0, "sbatch-arg", "ARG", "one more argument for sbatch (repeatable)"},
+    {SW_NOWAIT, 0, "no-wait", NULL,
+     "Slurm: submit and return; the same command run later collects"},
+    {SW_POLL, 0, "poll", "SECONDS", "Slurm: seconds between queue checks (default 10)"},
+    {0},
+};
+
+int sweep_args_apply(const struct cli_cmd *c, struct sweep_args *x, int id, char *v)
 {
-    bool slurm = true;
-    int rc = 0;
-    if (!strcmp(a, "--jobs")) {
-        slurm = false;
+    const char *slurm = NULL;
+    switch (id) {
+    case SW_JOBS:
         x->jobs_given = true;
-        rc = cli_parse_jobs(v, &x->o.jobs);
-    } else if (!strcmp(a, "--db")) {
-        slurm = false;
-        x->db = v;
-    } else if (!strcmp(a, "--csv")) {
-        slurm = false;
-        x->csv = v;
-    } else if (!strcmp(a, "--backend")) {
-        slurm = false;
-        x->backend = v;
-    } else if (!strcmp(a, "--partition")) {
-        x->so.partition = v;
-    } else if (!strcmp(a, "--max-parallel")) {
-        rc = parse_uint(a, v, 1000000, &x->so.max_parallel);
-    } else if (!strcmp(a, "--time")) {
-        rc = check_time(v);
+        return cli_uint_arg(c, "--jobs", v, 1, 1024, &x->o.jobs);
+    case SW_RETRY: x->o.retry_failed = true; return 0;
+    case SW_QUIET: x->o.quiet = true; return 0;
+    case SW_BACKEND: x->backend = v; return 0;
+    case SW_PARTITION: x->so.partition = v; slurm = "--partition"; break;
+    case SW_MAXPAR:
+        slurm = "--max-parallel";
+        if (cli_uint_arg(c, slurm, v, 1, 1000000, &x->so.max_parallel))
+            return -1;
+        break;
+    case SW_TIME:
+        slurm = "--time";
+        if (!time_ok(v)) {
+            cli_bad(c, "--time %s: expected a Slurm time limit (MINUTES, "
+                       "HOURS:MINUTES:SECONDS, DAYS-HOURS ...)", v);
+            return -1;
+        }
         x->so.time = v;
-    } else if (!strcmp(a, "--poll")) {
-        rc = parse_poll(v, &x->so.poll_s);
-    } else if (!strcmp(a, "--sbatch-arg")) {
+        break;
+    case SW_SBATCH:
+        slurm = "--sbatch-arg";
         x->sbatch = xrealloc(x->sbatch, (x->nsbatch + 1) * sizeof *x->sbatch);
         x->sbatch[x->nsbatch++] = v;
-    } else {
-        return 1;
+        break;
+    case SW_NOWAIT: x->so.no_wait = true; slurm = "--no-wait"; break;
+    case SW_POLL:
+        slurm = "--poll";
+        if (!poll_ok(v, &x->so.poll_s)) {
+            cli_bad(c, "--poll %s: expected seconds from 0.1 to 3600", v);
+            return -1;
+        }
+        break;
+    default: return 1;
     }
-    if (slurm && !x->slurm_opt)
-        x->slurm_opt = a;
-    return rc;
-}
-
-static int flag_option(struct sweep_args *x, const char *a)
-{
-    if (!strcmp(a, "--list"))
-        x->list = true;
-    else if (!strcmp(a, "--retry-failed"))
-        x->o.retry_failed = true;
-    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-        x->o.quiet = true;
-    else if (!strcmp(a, "--no-wait"))
-        x->so.no_wait = true;
-    else
-        return 1;
-    if (!strcmp(a, "--no-wait") && !x->slurm_opt)
-        x->slurm_opt = a;
+    if (!x->slurm_opt)
+        x->slurm_opt = slurm;
     return 0;
-}
-
-int sweep_args_option(struct sweep_args *x, int argc, char **argv, int *i)
-{
-    int rc = *i + 1 < argc ? value_option(x, argv[*i], argv[*i + 1]) : 1;
-    if (rc == 0)
-        ++*i;
-    if (rc <= 0)
-        return rc;
-    return flag_option(x, argv[*i]);
 }
 
 int sweep_args_backend(const struct sweep_args *x)
@@ -180,37 +133,59 @@ int sweep_args_backend(const struct sweep_args *x)
     return 0;
 }
 
-/* The combinations that make no sense, said before anything is read. */
-static int check_args(const struct sweep_args *x)
-{
-    if (sweep_args_backend(x))
-        return -1;
-    if (!x->file) {
-        usage();
-        return -1;
-    }
-    return 0;
-}
+enum { O_DB = 1, O_CSV, O_LIST };
 
+static const struct cli_opt sweep_own_opts[] = {
+    {O_DB, 0, "db", "FILE", "the results database (default: the sweep file's `db` key)"},
+    {O_CSV, 0, "csv", "FILE", "also export every stored run as CSV (checked before runs start)"},
+    {O_LIST, 0, "list", NULL, "print the runs' keys, one per line, and run nothing"},
+    {0},
+};
+
+static const struct cli_optgroup sweep_groups[] = {
+    {NULL, sweep_own_opts}, {"how runs execute", sweep_exec_opts}, {NULL, NULL}};
+
+const struct cli_cmd cli_cmd_sweep = {
+    .name = "sweep",
+    .args = "FILE [--jobs N] [--db FILE] [--csv FILE] [--backend slurm ...]",
+    .summary = "run a matrix of simulations into a SQLite database (resumable)",
+    .about = "Runs every run of the sweep file FILE (docs/sweeps.md) that its database does\n"
+             "not hold yet, on local workers or as a Slurm job array, storing each result as\n"
+             "it ends; an interrupted sweep started again runs only what is missing.",
+    .groups = sweep_groups,
+    .fn = cli_sweep,
+};
+
+/* 0, or CLI_HELP / CLI_BAD (message printed). */
 static int parse_args(int argc, char **argv, struct sweep_args *x)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int rc = sweep_args_option(x, argc, argv, &i);
-        if (rc < 0)
-            return -1;
-        if (rc == 0)
-            continue;
-        if (a[0] != '-' && !x->file) {
-            x->file = a;
-            continue;
-        }
-        fprintf(stderr, "chipsim sweep: bad option '%s'%s\n", a,
-                i + 1 == argc && a[0] == '-' ? " (missing its value?)" : "");
-        usage();
-        return -1;
+    struct cli_parser p;
+    cli_parser_init(&p, &cli_cmd_sweep, argc, argv);
+    char *v;
+    int id;
+    while ((id = cli_next(&p, &v)) > 0) {
+        if (id == O_DB)
+            x->db = v;
+        else if (id == O_CSV)
+            x->csv = v;
+        else if (id == O_LIST)
+            x->list = true;
+        else if (sweep_args_apply(&cli_cmd_sweep, x, id, v))
+            id = CLI_BAD;
+        if (id < 0)
+            break;
     }
-    return check_args(x);
+    if (id == CLI_END) {
+        if (p.npos != 1)
+            id = cli_bad(&cli_cmd_sweep, p.npos ? "one sweep file, not %d arguments"
+                                                : "which sweep file?%.0d", p.npos);
+        else
+            x->file = p.pos[0];
+    }
+    cli_parser_free(&p);
+    if (id == CLI_END && sweep_args_backend(x))
+        id = CLI_BAD;
+    return id;
 }
 
 int sweep_args_execute(const struct sweep *sw, struct sweep_args *x, struct sweep_result *res,
@@ -238,12 +213,18 @@ int cli_sweep(int argc, char **argv)
 {
     struct sweep_args x = {.o = {.jobs = cli_default_jobs(), .label = "sweep"},
                            .so = {.poll_s = 10}};
-    if (parse_args(argc, argv, &x)) {
+    int prc = parse_args(argc, argv, &x);
+    if (prc) {
+        free(x.sbatch);
+        return prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
+    }
+    struct err e;
+    if (x.csv && cli_check_out_file(x.csv, "--csv", &e)) {
+        fprintf(stderr, "chipsim sweep: %s\n", e.msg);
         free(x.sbatch);
         return EXIT_USAGE;
     }
     struct sweep sw;
-    struct err e;
     if (sweep_load(&sw, x.file, &e)) {
         fprintf(stderr, "chipsim: %s\n", e.msg);
         free(x.sbatch);
@@ -275,18 +256,35 @@ int cli_sweep(int argc, char **argv)
 /* `chipsim sweep-task MANIFEST INDEX`: not for people (docs/sweeps.md). */
 int cli_sweep_task(int argc, char **argv)
 {
+    struct cli_parser p;
+    cli_parser_init(&p, &cli_cmd_sweep_task, argc, argv);
+    char *v;
+    int id;
+    while ((id = cli_next(&p, &v)) > 0)
+        ;
     char *end = NULL;
-    long index = argc == 3 ? strtol(argv[2], &end, 10) : -1;
-    if (argc != 3 || !*argv[2] || *end) {
-        fprintf(stderr, "usage: chipsim sweep-task MANIFEST INDEX (run by Slurm array tasks of "
-                        "`chipsim sweep --backend slurm`)\n");
-        return EXIT_USAGE;
-    }
+    long index = id == CLI_END && p.npos == 2 ? strtol(p.pos[1], &end, 10) : -1;
+    if (id == CLI_END && (p.npos != 2 || !*p.pos[1] || *end))
+        id = cli_bad(&cli_cmd_sweep_task, "expected MANIFEST INDEX");
+    const char *manifest = id == CLI_END ? p.pos[0] : NULL;
+    cli_parser_free(&p);
+    if (id)
+        return id == CLI_HELP ? EXIT_OK : EXIT_USAGE;
     struct err e;
-    int status = sweep_slurm_task(argv[1], index, &e);
+    int status = sweep_slurm_task(manifest, index, &e);
     if (status < 0) {
         fprintf(stderr, "chipsim sweep-task: %s\n", e.msg);
         return EXIT_USAGE;
     }
     return status;
 }
+
+const struct cli_cmd cli_cmd_sweep_task = {
+    .name = "sweep-task",
+    .args = "MANIFEST INDEX",
+    .summary = "one run of a Slurm job array (run by `chipsim sweep --backend slurm`)",
+    .about = "Run by each task of the Slurm job array that `chipsim sweep --backend slurm`\n"
+             "submits: the INDEX-th run of MANIFEST, stored in the sweep's database.",
+    .fn = cli_sweep_task,
+    .hidden = true,
+};

@@ -18,7 +18,6 @@
  */
 #include <csv.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "stats/report.h"
 #include "sweep.h"
 #include "sweep_db.h"
@@ -680,70 +680,75 @@ static int report(const struct vopts *o, const struct vcase *c, size_t n, struct
 
 /* ---- the command ---------------------------------------------------------------- */
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: chipsim validate [--small] [--case NAME]... [--shared DIR] [--refs FILE]\n"
-            "                        [--out DIR] [--jobs N]\n"
-            "  runs the validation set and compares kernel cycles and cache and DRAM counts\n"
-            "  with the references (docs/validation.md)\n"
-            "  --small        only the cases whose traces are stored (no trace generation)\n"
-            "  --case NAME    only this case (repeatable)\n"
-            "  --shared DIR   the shared inputs (default $CHIPSIM_SHARED, else ../shared)\n"
-            "  --refs FILE    the references (default DIR/validation/references.csv)\n"
-            "  --out DIR      results (default results/validation): summary.txt,\n"
-            "                 validation.csv, correlation.png, generated traces\n"
-            "  --jobs N       parallel runs (default: the number of CPUs)\n");
-}
+enum { O_SMALL = 1, O_CASE, O_SHARED, O_REFS, O_OUT, O_JOBS };
 
+static const struct cli_opt val_opts[] = {
+    {O_SMALL, 0, "small", NULL, "only the cases whose traces are stored (no trace generation)"},
+    {O_CASE, 0, "case", "NAME", "only this case (repeatable)"},
+    {O_SHARED, 0, "shared", "DIR", "the shared inputs (default $CHIPSIM_SHARED, else ../shared)"},
+    {O_REFS, 0, "refs", "FILE", "the references (default DIR/validation/references.csv)"},
+    {O_OUT, 0, "out", "DIR",
+     "results (default results/validation): summary.txt,\nvalidation.csv, correlation plot, "
+     "generated traces"},
+    {O_JOBS, 0, "jobs", "N", "parallel runs (default: the number of CPUs)"},
+    {0},
+};
+
+static const struct cli_optgroup val_groups[] = {{NULL, val_opts}, {NULL, NULL}};
+
+const struct cli_cmd cli_cmd_validate = {
+    .name = "validate",
+    .args = "[--small] [--case NAME]... [--out DIR] [--jobs N]",
+    .summary = "kernel cycles and cache counts against Accel-Sim and real GPUs",
+    .about = "Runs the validation set and compares kernel cycles and cache and DRAM counts\n"
+             "with the references in ../shared/validation (docs/validation.md): a table per\n"
+             "case, the errors and correlation per reference source, and a scatter plot.",
+    .groups = val_groups,
+    .fn = cli_validate,
+};
+
+/* 0, or CLI_HELP / CLI_BAD (message printed). */
 static int parse_opts(int argc, char **argv, struct vopts *o)
 {
-    static const struct option lo[] = {
-        {"small", no_argument, NULL, 's'},  {"case", required_argument, NULL, 'c'},
-        {"shared", required_argument, NULL, 'S'}, {"refs", required_argument, NULL, 'r'},
-        {"out", required_argument, NULL, 'o'},    {"jobs", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},         {0},
-    };
-    optind = 1;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 's': o->small = true; break;
-        case 'c':
+    const struct cli_cmd *c = &cli_cmd_validate;
+    struct cli_parser p;
+    cli_parser_init(&p, c, argc, argv);
+    char *v;
+    int id;
+    while ((id = cli_next(&p, &v)) > 0) {
+        switch (id) {
+        case O_SMALL: o->small = true; break;
+        case O_CASE:
             o->only = xrealloc(o->only, (o->nonly + 1) * sizeof *o->only);
-            o->only[o->nonly++] = optarg;
+            o->only[o->nonly++] = v;
             break;
-        case 'S': o->shared = optarg; break;
-        case 'r': o->refs = optarg; break;
-        case 'o': o->out = optarg; break;
-        case 'j':
-            if (cli_parse_jobs(optarg, &o->jobs))
-                return 1;
+        case O_SHARED: o->shared = v; break;
+        case O_REFS: o->refs = v; break;
+        case O_OUT: o->out = v; break;
+        case O_JOBS:
+            if (cli_uint_arg(c, "--jobs", v, 1, 1024, &o->jobs))
+                id = CLI_BAD;
             break;
-        case 'h': usage(stdout); return -1;
-        default:
-            fprintf(stderr, "chipsim validate: %s '%s'\n",
-                    ch == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
-            usage(stderr);
-            return 1;
         }
+        if (id < 0)
+            break;
     }
-    if (optind < argc) {
-        fprintf(stderr, "chipsim validate: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        return 1;
-    }
-    return 0;
+    if (id == CLI_END && p.npos)
+        id = cli_bad(c, "unexpected argument '%s'", p.pos[0]);
+    cli_parser_free(&p);
+    return id;
 }
 
 int cli_validate(int argc, char **argv)
 {
     struct vopts o = {.out = "results/validation", .jobs = cli_default_jobs()};
     int prc = parse_opts(argc, argv, &o);
+    struct err e;
+    if (!prc && cli_check_out_dir(o.out, "--out", &e))
+        prc = cli_bad(&cli_cmd_validate, "%s", e.msg);
     if (prc) {
         free(o.only);
-        return prc < 0 ? EXIT_OK : EXIT_USAGE;
+        return prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
     }
     char refs[PATH_MAX];
     if (!o.shared)
@@ -752,7 +757,6 @@ int cli_validate(int argc, char **argv)
         snprintf(refs, sizeof refs, "%s/validation/references.csv", o.shared);
         o.refs = refs;
     }
-    struct err e;
     struct vcase *c = NULL;
     size_t n = 0;
     int status = EXIT_USAGE;

@@ -26,50 +26,6 @@ static const struct cfg_key workload_keys[] = {
     CFG_END,
 };
 
-static const char *take(int argc, char **argv, int *i, struct err *e)
-{
-    if (*i + 1 >= argc) {
-        err_set(e, "option %s needs an argument", argv[*i]);
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-int setup_parse_args(int argc, char **argv, struct run_opts *o, struct err *e)
-{
-    *o = (struct run_opts){0};
-    o->configs = xcalloc((size_t)argc, sizeof *o->configs);
-    o->overrides = xcalloc((size_t)argc, sizeof *o->overrides);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "-c")) {
-            if (!(v = take(argc, argv, &i, e)))
-                return -1;
-            o->configs[o->nconfigs++] = v;
-        } else if (!strcmp(a, "-p")) {
-            if (!(v = take(argc, argv, &i, e)))
-                return -1;
-            o->overrides[o->noverrides++] = v;
-        } else if (!strcmp(a, "-w")) {
-            if (!(o->workload = take(argc, argv, &i, e)))
-                return -1;
-        } else if (!strcmp(a, "--trace")) {
-            if (!(o->trace = take(argc, argv, &i, e)))
-                return -1;
-        } else if (!strcmp(a, "--json")) {
-            if (!(o->json = take(argc, argv, &i, e)))
-                return -1;
-        } else if (!strcmp(a, "--stats")) {
-            o->print_stats = true;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o->quiet = true;
-        } else {
-            return err_set(e, "unknown option '%s'", a);
-        }
-    }
-    return 0;
-}
-
 void setup_free_args(struct run_opts *o)
 {
     free(o->configs);
@@ -109,11 +65,12 @@ static int define_workload(struct cfg *c, struct err *e)
     const char *name = cfg_peek(c, "workload", "name");
     const struct wl_ops *w = wl_find(name);
     if (!w) {
-        char list[1024] = "";
-        for (const struct wl_ops *const *o = wl_registry; *o; o++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-                     o == wl_registry ? "" : ", ", (*o)->name);
-        return err_set(e, "[workload] name = %s: unknown workload (known: %s)", name, list);
+        const char *names[256];
+        size_t n = 0;
+        for (const struct wl_ops *const *o = wl_registry; *o && n < 256; o++)
+            names[n++] = (*o)->name;
+        return cfg_unknown_name(c, "workload", "name", "workload", names, n,
+                                "`chipsim list workloads` lists them", e);
     }
     if (w->keys)
         cfg_define(c, "workload", NULL, w->keys, NULL);

@@ -20,8 +20,6 @@ struct run_opts {
     bool quiet;             /* --quiet: no config echo */
 };
 
-/* Parse argv (argv[0] is the command name). Returns -1 with a message. */
-int setup_parse_args(int argc, char **argv, struct run_opts *o, struct err *e);
 void setup_free_args(struct run_opts *o);
 
 /* Define every section, load the files and overrides, resolve. */

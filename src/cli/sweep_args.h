@@ -6,6 +6,7 @@
 #ifndef CHIPSIM_SWEEP_ARGS_H
 #define CHIPSIM_SWEEP_ARGS_H
 
+#include "cli/opts.h"
 #include "sweep.h"
 
 struct sweep_args {
@@ -18,9 +19,15 @@ struct sweep_args {
     size_t nsbatch;
 };
 
-/* argv[*i] as one of sweep's options (advancing *i past its value): 0 if
- * it was one, 1 if not, -1 (message printed) if its value is bad. */
-int sweep_args_option(struct sweep_args *x, int argc, char **argv, int *i);
+/* The options that choose how runs execute, shared by `sweep` and `study`
+ * (ids from SW_JOBS up, clear of the commands' own). */
+enum { SW_JOBS = 100, SW_RETRY, SW_QUIET, SW_BACKEND, SW_PARTITION, SW_MAXPAR, SW_TIME,
+       SW_SBATCH, SW_NOWAIT, SW_POLL };
+extern const struct cli_opt sweep_exec_opts[];
+struct cli_cmd;
+/* Option id with value v: 0 if it was one of sweep_exec_opts, 1 if not, -1
+ * (message printed) if its value is bad. */
+int sweep_args_apply(const struct cli_cmd *c, struct sweep_args *x, int id, char *v);
 /* The backend and the options given for it agree; -1 with a message. */
 int sweep_args_backend(const struct sweep_args *x);
 /* Run sw's runs not yet stored on the chosen backend. */

@@ -307,12 +307,28 @@ const char *cfg_check_value(const struct cfg_key *k, const char *v, char *buf, s
     case CFG_BOOL:
         return parse_bool(v) < 0 ? "not a boolean (true/false, yes/no, on/off, 1/0)" : NULL;
     case CFG_INT:
-        if (!parse_int(v, &i))
-            return "not an integer";
+        if (!parse_int(v, &i)) {
+            errno = 0;
+            char *end;
+            long long x = strtoll(v, &end, 0);
+            if (errno != ERANGE || end == v || *end)
+                return "not an integer";
+            const char *r = range_reason(k, x > 0 ? INFINITY : -INFINITY, buf, n);
+            char tmp[160];
+            snprintf(tmp, sizeof tmp, "integer too %s%s%s", x > 0 ? "large" : "small",
+                     r ? ": " : " for 64 bits", r ? r : "");
+            snprintf(buf, n, "%s", tmp);
+            return buf;
+        }
         return range_reason(k, (double)i, buf, n);
     case CFG_FLOAT:
-        if (!parse_float(v, &d))
-            return "not a number";
+        if (!parse_float(v, &d)) {
+            errno = 0;
+            char *end;
+            (void)strtod(v, &end);
+            return errno == ERANGE && end != v && !*end ? "number out of range"
+                                                        : "not a number";
+        }
         return range_reason(k, d, buf, n);
     case CFG_ENUM:
         if (enum_index(k->choices, v) < 0) {
@@ -326,29 +342,38 @@ const char *cfg_check_value(const struct cfg_key *k, const char *v, char *buf, s
     return "bad key type";
 }
 
-/* Best suggestion among candidate names, or NULL if none is close. */
-static const char *suggest(const char *word, const char *const *cands, size_t n)
-{
-    const char *best = NULL;
-    unsigned bestd = ~0u;
-    for (size_t i = 0; i < n; i++) {
-        unsigned d = str_distance(word, cands[i]);
-        if (d < bestd) {
-            bestd = d;
-            best = cands[i];
-        }
-    }
-    size_t lw = strlen(word);
-    unsigned limit = lw <= 4 ? 1 : lw <= 8 ? 2 : 3;
-    return bestd <= limit ? best : NULL;
-}
-
 static void hint(char *buf, size_t n, const char *what, const char *best)
 {
     if (best)
         snprintf(buf, n, "unknown %s (did you mean '%s'?)", what, best);
     else
         snprintf(buf, n, "unknown %s", what);
+}
+
+int cfg_unknown_name(const struct cfg *c, const char *section, const char *key, const char *what,
+                     const char *const *names, size_t n, const char *list_hint, struct err *e)
+{
+    const char *value = cfg_peek(c, section, key), *best = str_suggest(value, names, n);
+    char where[512] = "", why[1024];
+    for (size_t i = c->nraw; i-- > 0;)
+        if (!strcmp(c->raw[i].section, section) && !strcmp(c->raw[i].key, key)) {
+            const char *f = c->raw[i].file; /* -w and --trace have no line; -p counts */
+            if (f[0] == '-' && strcmp(f, "-p"))
+                snprintf(where, sizeof where, "%s: ", f);
+            else
+                snprintf(where, sizeof where, "%s:%d: ", f, c->raw[i].line);
+            break;
+        }
+    if (best) {
+        snprintf(why, sizeof why, "did you mean '%s'?", best);
+    } else if (list_hint) {
+        snprintf(why, sizeof why, "%s", list_hint);
+    } else {
+        size_t k = (size_t)snprintf(why, sizeof why, "known:");
+        for (size_t i = 0; i < n && k < sizeof why; i++)
+            k += (size_t)snprintf(why + k, sizeof why - k, "%s %s", i ? "," : "", names[i]);
+    }
+    return err_set(e, "%s[%s] %s = %s: unknown %s (%s)", where, section, key, value, what, why);
 }
 
 static const char *unknown_reason(const struct cfg *c, const struct cfg_raw *r, char *buf,
@@ -360,12 +385,12 @@ static const char *unknown_reason(const struct cfg *c, const struct cfg_raw *r, 
         names = xmalloc((c->nsecs + 1) * sizeof *names);
         for (size_t i = 0; i < c->nsecs; i++)
             names[i] = c->secs[i].name;
-        hint(buf, n, "section", suggest(r->section, names, c->nsecs));
+        hint(buf, n, "section", str_suggest(r->section, names, c->nsecs));
     } else {
         names = xmalloc((s->n + 1) * sizeof *names);
         for (size_t i = 0; i < s->n; i++)
             names[i] = s->items[i].key->name;
-        hint(buf, n, "key", suggest(r->key, names, s->n));
+        hint(buf, n, "key", str_suggest(r->key, names, s->n));
     }
     free(names);
     return buf;

@@ -87,6 +87,10 @@ int cfg_load_override(struct cfg *c, const char *arg, int argpos, struct err *e)
 /* The value a key will resolve to (last raw setting, else its default, else
  * NULL), before resolution; used to pick implementations that add keys. */
 const char *cfg_peek(const struct cfg *c, const char *section, const char *key);
+/* The error for a name-valued key whose value names nothing: where it was
+ * set (file:line), and the closest of names, else list_hint, else the names. */
+int cfg_unknown_name(const struct cfg *c, const char *section, const char *key, const char *what,
+                     const char *const *names, size_t n, const char *list_hint, struct err *e);
 
 int cfg_resolve(struct cfg *c, struct err *e);
 

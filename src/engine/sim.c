@@ -243,10 +243,13 @@ enum sim_status sim_run(struct sim *s, ps_t until)
     uint64_t last_progress = s->progress;
     ps_t next_check = s->watchdog_ps ? s->now + s->watchdog_ps : 0;
     s->stop = false;
+    uint32_t buckets = 0;
     while (s->heap_n && !s->stop) {
         if (until && s->heap[0].t > until)
             return SIM_STOPPED;
         run_bucket(s);
+        if (s->tick && ++buckets % SIM_TICK_BUCKETS == 0)
+            s->tick(s->tick_obj);
         if (next_check && s->now >= next_check) {
             if (s->progress == last_progress && sim_pending(s)) {
                 deadlock_report(s, "no progress within the watchdog interval");

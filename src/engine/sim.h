@@ -105,11 +105,17 @@ struct sim {
     struct watch *watches;
     size_t nwatches, watches_cap;
     FILE *report;             /* where deadlock reports go (stderr by default) */
+    /* Optional: called every SIM_TICK_BUCKETS distinct times run (a progress
+     * line); it must not touch the simulation. */
+    void (*tick)(void *obj);
+    void *tick_obj;
 
     struct pool req_pool;     /* struct req objects, see mem/req.h */
     struct stats *stats;      /* owned by the caller; may be NULL */
     struct rng rng;
 };
+
+#define SIM_TICK_BUCKETS 65536
 
 void sim_init(struct sim *s, uint64_t seed);
 void sim_destroy(struct sim *s);

@@ -35,15 +35,11 @@ int gpu_define_scheme(struct cfg *c, struct err *e)
     const char *name = cfg_peek(c, "coherence", "scheme");
     const struct coh_ops *ops = coh_find(name);
     if (!ops) {
-        char list[256] = "";
-        for (const struct coh_ops *const *o = coh_registry; *o; o++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-                     o == coh_registry ? "" : ", ", (*o)->name);
-        for (size_t i = c->nraw; i-- > 0;)
-            if (!strcmp(c->raw[i].section, "coherence") && !strcmp(c->raw[i].key, "scheme"))
-                return err_set(e, "%s:%d: [coherence] scheme = %s: unknown scheme (known: %s)",
-                               c->raw[i].file, c->raw[i].line, name, list);
-        return err_set(e, "[coherence] scheme = %s: unknown scheme (known: %s)", name, list);
+        const char *names[64];
+        size_t n = 0;
+        for (const struct coh_ops *const *o = coh_registry; *o && n < 64; o++)
+            names[n++] = (*o)->name;
+        return cfg_unknown_name(c, "coherence", "scheme", "scheme", names, n, NULL, e);
     }
     if (ops->keys)
         cfg_define(c, "coherence", NULL, ops->keys, NULL);

@@ -30,6 +30,8 @@ static int perr(const struct pctx *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    if (!c->in->line) /* nothing read: the file is empty */
+        return err_set(c->e, "%s: %s", c->in->path, why);
     return err_set(c->e, "%s:%llu: %s", c->in->path, (unsigned long long)c->in->line, why);
 }
 
@@ -626,7 +628,8 @@ static int read_header(const struct pctx *c, struct trace_kfile *kf, char **line
         if (rc < 0)
             return -1;
         if (!rc)
-            return perr(c, "truncated file: the header ends without a '#' line");
+            return perr(c, c->in->line ? "truncated file: the header ends without a '#' line"
+                                       : "empty file: no header");
         if (**line == '#')
             break;
         if (**line != '-') {

@@ -55,6 +55,9 @@ struct wl_ops {
     void (*destroy)(void *self);
     /* Optional: register the workload's own counters. */
     void (*reg_stats)(void *self, struct stats *st);
+    /* Optional: how many kernels the workload has, when it knows (a progress
+     * line's ETA); 0 = unknown. */
+    size_t (*kernels)(void *self);
     /* Its kernels come from files its parameters name (a trace): commands
      * that run every workload (classify) run it only when it is named. */
     bool needs_input;

@@ -59,7 +59,19 @@ Test(cli, unknown_scheme_and_workload_exit_2)
     expect_bad("[coherence]\nscheme = magic\n", "sim.seed=3",
                "bad.ini:2: [coherence] scheme = magic: unknown scheme (known: viper, ideal");
     expect_bad("[workload]\nname = nosuch\n", "sim.seed=3",
-               "[workload] name = nosuch: unknown workload (known: ");
+               "bad.ini:2: [workload] name = nosuch: unknown workload (`chipsim list workloads`");
+    expect_bad("[workload]\nname = vecad\n", "sim.seed=3",
+               "bad.ini:2: [workload] name = vecad: unknown workload (did you mean 'vecadd'?)");
+    expect_bad("[gpu]\n", "coherence.scheme=cpelid",
+               "-p:1: [coherence] scheme = cpelid: unknown scheme (did you mean 'cpelide'?)");
+}
+
+Test(cli, integer_overflow_says_so)
+{
+    expect_bad("[gpu]\nchiplets = 99999999999999999999\n", "sim.seed=3",
+               "bad.ini:2: [gpu] chiplets = 99999999999999999999: integer too large: out of "
+               "range [1, 64]");
+    expect_bad("[gpu]\n", "sim.seed=1x", "-p:1: [sim] seed = 1x: not an integer");
 }
 
 Test(cli, workload_parameter_errors_exit_2)
@@ -231,7 +243,7 @@ Test(cli, classify_reports_the_reuse_of_each_workload)
     const char *bad[] = {"classify", "--jobs", "0", NULL};
     r = cli_exec(bad);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "--jobs 0: expected a number from 1 to 1024"), "%s", r.err);
+    cr_expect(strstr(r.err, "--jobs 0: expected a whole number from 1 to 1024"), "%s", r.err);
     cli_result_free(&r);
 }
 

@@ -114,13 +114,13 @@ Test(slurm, bad_options_exit_2_before_anything_runs)
                        "--jobs is for the local backend");
     expect_usage_error(
         (const char *[]){"sweep", s, "--backend", "slurm", "--max-parallel", "0", NULL},
-        "--max-parallel 0: expected a number from 1 to");
+        "--max-parallel 0: expected a whole number from 1 to");
     expect_usage_error((const char *[]){"sweep", s, "--backend", "slurm", "--time", "2h", NULL},
                        "--time 2h: expected a Slurm time limit");
     expect_usage_error((const char *[]){"sweep", s, "--backend", "slurm", "--poll", "0", NULL},
                        "--poll 0: expected seconds");
     expect_usage_error((const char *[]){"sweep", s, "--backend", NULL},
-                       "bad option '--backend' (missing its value?)");
+                       "option '--backend' needs a value");
     cr_expect(access(db, F_OK) != 0, "no database was created");
     free(s);
     free(dir);

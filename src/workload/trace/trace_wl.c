@@ -594,6 +594,11 @@ static void tw_reg_stats(void *self, struct stats *st)
 
 static const char *const tw_small[] = {"path=tests/data/trace/kernelslist.g", NULL};
 
+static size_t tw_kernels(void *self)
+{
+    return ((const struct twl *)self)->nk;
+}
+
 const struct wl_ops wl_trace = {
     .name = "trace",
     .desc = "an Accel-Sim (NVBit) SASS trace: -p workload.path=DIR/kernelslist.g (or --trace)",
@@ -603,5 +608,6 @@ const struct wl_ops wl_trace = {
     .next_kernel = tw_next_kernel,
     .destroy = tw_destroy,
     .reg_stats = tw_reg_stats,
+    .kernels = tw_kernels,
     .needs_input = true,
 };
