@@ -14,7 +14,7 @@
  * synthetic traces are written by the generator beside the references.
  * Runs go through the sweep worker pool; the table goes to stdout and
  * DIR/summary.txt, one row per case to DIR/validation.csv, and
- * tools/validate_plot.py draws DIR/correlation.png from the CSV.
+ * tools/validate_plot.py draws DIR/correlation.png (and .pdf) from the CSV.
  */
 #include <csv.h>
 #include <errno.h>
@@ -692,7 +692,7 @@ static void usage(FILE *f)
             "  --shared DIR   the shared inputs (default $CHIPSIM_SHARED, else ../shared)\n"
             "  --refs FILE    the references (default DIR/validation/references.csv)\n"
             "  --out DIR      results (default results/validation): summary.txt,\n"
-            "                 validation.csv, correlation.png, generated traces\n"
+            "                 validation.csv, correlation.png and .pdf, generated traces\n"
             "  --jobs N       parallel runs (default: the number of CPUs)\n");
 }
 
