@@ -6,14 +6,16 @@ usage: study_report.py --csv DIR/results.csv --out DIR [--chiplets 4[,6...]]
 Writes DIR/summary.txt and the plots DIR/perf-<N>chiplets.png (performance of
 each scheme normalized to viper, per workload, grouped by reuse class),
 DIR/energy.png (memory-subsystem energy split by component) and
-DIR/traffic.png (interconnect flits split by link class). Reuse classes come
-from the viper runs and the no-sync reference runs (ideal with
-coherence.caching=d4, reported as "nosync") on 4 chiplets: the relative L2
-miss-rate reduction from viper to nosync, moderate-to-high at 15% or more
-(spec cpelide D16), as `chipsim classify` computes it. ideal (the oracle
-upper bound) is compared like the schemes: per workload, the faster of its
-runs (write-back and write-through L2s). Runs whose status is not ok are
-listed and left out.
+DIR/traffic.png (interconnect flits split by link class), each with the same
+figure as PDF beside it, drawn in the style of tools/chipsim.mplstyle with one
+colour per scheme (tools/plotstyle.py); bars far above the rest are clipped
+and carry their value. Reuse classes come from the viper runs and the no-sync
+reference runs (ideal with coherence.caching=d4, reported as "nosync") on 4
+chiplets: the relative L2 miss-rate reduction from viper to nosync,
+moderate-to-high at 15% or more (spec cpelide D16), as `chipsim classify`
+computes it. ideal (the oracle upper bound) is compared like the schemes: per
+workload, the faster of its runs (write-back and write-through L2s). Runs
+whose status is not ok are listed and left out.
 """
 import argparse
 import csv
@@ -21,14 +23,9 @@ import math
 import os
 import sys
 
-try:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    sys.exit("study_report: matplotlib is missing: install Debian's python3-matplotlib "
-             "(scripts/install-deps.sh does)")
+import plotstyle
+from matplotlib import ticker, transforms
+from plotstyle import plt, scheme_color, scheme_label
 
 SCHEMES = ["viper", "cpelide", "hmg"]
 COMPARED = ["cpelide", "hmg"]
@@ -180,52 +177,170 @@ def split_table(out, runs, workloads, n, parts, prefix, title):
     return means
 
 
+GROUP_LABELS = {"moderate-to-high": "moderate-to-high reuse", "low": "low reuse",
+                "unclassified": "unclassified"}
+GEOMEANS = [("moderate-to-high", "mod.-high"), ("low", "low"), ("all", "all")]
+GAP, GM_GAP = 0.6, 1.0      # slots between reuse classes, and before the geometric means
+PERF_SIZE = (7.0, 2.8)      # inches: the text width of a two-column paper
+PANEL_W, LEGEND_W, STACK_H = 1.45, 0.95, 2.3
+
+
+def perf_layout(ws, cls):
+    """Bar-group positions: the reuse classes one after another with a gap
+    between them, the geometric means after a wider one. Returns the
+    workloads' positions, the geometric means' (label, class, position) and
+    the groups' (label, first, last position)."""
+    xs, groups, x = {}, [], 0.0
+    for c in CLASSES:
+        members = [w for w in ws if cls[w] == c]
+        if not members:
+            continue
+        x += GAP if groups else 0.0
+        for i, w in enumerate(members):
+            xs[w] = x + i
+        groups.append((f"{GROUP_LABELS[c]} ({len(members)})", x, x + len(members) - 1))
+        x += len(members)
+    present = {cls[w] for w in ws} | {"all"}
+    shown = [(label, c) for c, label in GEOMEANS if c in present]
+    gms = [(label, c, x + GM_GAP + i) for i, (label, c) in enumerate(shown)]
+    groups.append(("geomean", gms[0][2], gms[-1][2]))
+    return xs, gms, groups
+
+
+def y_step(v):
+    """The y axis' tick step up to v."""
+    return 0.25 if v <= 2.5 else 0.5 if v <= 5 else 1.0
+
+
+def nice_ceil(v):
+    return y_step(v) * math.ceil(v / y_step(v) - 1e-9)
+
+
+def perf_ylim(values):
+    """The y limit: the largest bar's, unless a few bars stand far above the
+    rest; those are clipped at 1.25 x the 90th percentile and labelled."""
+    vals = sorted(v for v in values if v > 0) or [1.0]
+    q = vals[int(0.9 * (len(vals) - 1))]
+    return min(nice_ceil(max(1.25 * q, 1.1)), nice_ceil(1.02 * vals[-1]))
+
+
+def label_clipped(ax, clipped, top):
+    """Each clipped bar's value, written on the bar below the axis' top; two
+    clipped bars of one workload are staggered so that their labels do not
+    overlap."""
+    for x, bars in clipped.items():
+        for k, (dx, y) in enumerate(bars):
+            ax.annotate(f"{y:.2f}", (x + dx, top), xytext=(0, -1.5 - 19 * k),
+                        textcoords="offset points", rotation=90, ha="center", va="top",
+                        fontsize=6, annotation_clip=False,
+                        bbox=dict(boxstyle="square,pad=0.15", fc="white", ec="none",
+                                  alpha=0.9))
+
+
+def group_axis(ax, fig, groups, separators):
+    """Under the rotated tick labels: one bracket per group with its label,
+    dotted lines between the reuse classes and a solid one before the
+    geometric means. Depths are in points below the axis, measured from the
+    tick labels, which the layout does not resize."""
+    r = fig.canvas.get_renderer()
+    depth = max(t.get_window_extent(r).height for t in ax.get_xticklabels()) * 72 / fig.dpi + 5
+    blend = transforms.blended_transform_factory(ax.transData, ax.transAxes)
+    at = blend + transforms.ScaledTranslation(0, -depth / 72, fig.dpi_scale_trans)
+    for label, a, b in groups:
+        ax.annotate("", (a - 0.45, 0), xycoords=at, xytext=(b + 0.45, 0), textcoords=at,
+                    arrowprops=dict(arrowstyle="-", lw=0.6, shrinkA=0, shrinkB=0))
+        ax.annotate(label, ((a + b) / 2, 0), xycoords=at, xytext=(0, -2),
+                    textcoords="offset points", ha="center", va="top")
+    for x, style in separators:
+        ax.axvline(x, color="0.35", lw=0.7, ls=style, zorder=1)
+    ax.xaxis.labelpad = 16  # below the group labels
+
+
+def perf_bars(ax, pos, ys, schemes, top):
+    """One bar per scheme at each position; returns the bars above top, by
+    position: (offset from the position, value)."""
+    width, clipped = 0.84 / len(schemes), {}
+    for j, s in enumerate(schemes):
+        dx = (j - (len(schemes) - 1) / 2) * width
+        ax.bar([x + dx for x in pos], ys[s], width, color=scheme_color(s), label=scheme_label(s))
+        for x, y in zip(pos, ys[s]):
+            if y > top:
+                clipped.setdefault(x, []).append((dx, y))
+    return clipped
+
+
 def plot_perf(path, runs, workloads, cls, n, schemes, per):
     ws = ordered(workloads, cls)
-    labels = ws + [f"geomean\n{c}" for c in ("mod-high", "low", "all")]
-    fig, ax = plt.subplots(figsize=(max(8, 0.5 * len(labels)), 5))
-    width = 0.8 / len(schemes)
-    for j, s in enumerate(schemes):
-        ys = [speedup(runs, w, s, n) or 0 for w in ws]
-        ys += [geomean(per[s]["moderate-to-high"]), geomean(per[s]["low"]),
-               geomean(sum(per[s].values(), []))]
-        ys = [0 if y != y else y for y in ys]
-        xs = [i + (j - (len(schemes) - 1) / 2) * width for i in range(len(labels))]
-        ax.bar(xs, ys, width, label=s)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
-    ax.set_ylabel("performance normalized to viper\n(viper cycles / scheme cycles)")
-    nmh = sum(1 for w in ws if cls[w] == "moderate-to-high")
-    ax.axvline(nmh - 0.5, color="grey", linestyle=":", linewidth=0.8)
-    ax.set_title(f"{n} chiplets: left of the dotted line moderate-to-high inter-kernel reuse, "
-                 "right low reuse")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    xs, gms, groups = perf_layout(ws, cls)
+    fig, ax = plt.subplots(figsize=PERF_SIZE)
+    ys = {s: [speedup(runs, w, s, n) or 0.0 for w in ws] +
+          [geomean(per[s][c] if c != "all" else sum(per[s].values(), [])) for _, c, _ in gms]
+          for s in schemes}
+    ys = {s: [0.0 if y != y else y for y in v] for s, v in ys.items()}
+    top = perf_ylim(sum(ys.values(), []))
+    pos = [xs[w] for w in ws] + [x for _, _, x in gms]
+    label_clipped(ax, perf_bars(ax, pos, ys, schemes, top), top)
+    ax.axhline(1.0, color=scheme_color("viper"), lw=0.9, ls="--", zorder=3,
+               label=f"{scheme_label('viper')} (= 1)")
+    ax.set_ylim(0, top)
+    ax.yaxis.set_major_locator(ticker.MultipleLocator(y_step(top)))
+    ax.set_xlim(pos[0] - 0.6, pos[-1] + 0.6)
+    ax.set_xticks(pos)
+    ax.set_xticklabels(ws + [label for label, _, _ in gms], rotation=45, ha="right",
+                       rotation_mode="anchor")
+    ax.tick_params(axis="x", length=0, pad=3)
+    ax.set_ylabel(f"Performance normalized\nto {scheme_label('viper')} (higher is better)")
+    ax.set_xlabel("Workload, grouped by inter-kernel reuse class")
+    ax.set_title(f"Performance on {n} chiplets, normalized to {scheme_label('viper')}",
+                 fontweight="bold")
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(schemes) + 1,
+              borderaxespad=0.2)
+    seps = [((groups[i][2] + groups[i + 1][1]) / 2, ":") for i in range(len(groups) - 2)]
+    seps.append(((groups[-2][2] + groups[-1][1]) / 2, "-"))
+    group_axis(ax, fig, groups, seps)
+    plotstyle.save(fig, path)
 
 
-def plot_stacked(path, tables, parts, ylabel, title):
+def stacked_panel(ax, table, parts, colors):
+    schemes = [s for s in SCHEMES if s in table]
+    x = range(len(schemes))
+    bottom = [0.0] * len(schemes)
+    for i, (_, label) in enumerate(parts):
+        ys = [table[s][i] for s in schemes]
+        ax.bar(x, ys, 0.62, bottom=bottom, label=label, color=colors[i])
+        bottom = [b + y for b, y in zip(bottom, ys)]
+    for xi, total in zip(x, bottom):
+        ax.annotate(f"{total:.2f}", (xi, total), xytext=(0, 1.5), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=6.5,
+                    bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none"))
+    ax.axhline(1.0, color=scheme_color("viper"), lw=0.7, ls="--", zorder=0.5)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([scheme_label(s) for s in schemes])
+    for t, s in zip(ax.get_xticklabels(), schemes):
+        t.set_color(scheme_color(s))
+        t.set_fontweight("bold")
+    ax.tick_params(axis="x", length=0)
+    ax.set_xlim(-0.55, len(schemes) - 0.45)
+    return max(bottom)
+
+
+def plot_stacked(path, tables, parts, ylabel, title, legend_title):
+    """One panel per chiplet count; the legend lists the parts top of the
+    stack first, as they are stacked."""
     counts = sorted(tables)
-    fig, axes = plt.subplots(1, len(counts), figsize=(3.2 * len(counts) + 1.5, 4.2),
-                             sharey=True, squeeze=False)
-    colors = plt.cm.tab10.colors
+    fig, axes = plt.subplots(1, len(counts), sharey=True, squeeze=False,
+                             figsize=(PANEL_W * len(counts) + LEGEND_W + 0.55, STACK_H))
+    colors = plotstyle.part_colors(len(parts))
+    high = max(stacked_panel(ax, tables[n], parts, colors) for ax, n in zip(axes[0], counts))
+    axes[0][0].set_ylim(0, nice_ceil(1.12 * high))
     for ax, n in zip(axes[0], counts):
-        schemes = [s for s in SCHEMES if s in tables[n]]
-        bottom = [0.0] * len(schemes)
-        for i, (_, label) in enumerate(parts):
-            ys = [tables[n][s][i] for s in schemes]
-            ax.bar(schemes, ys, 0.6, bottom=bottom, label=label, color=colors[i % 10])
-            bottom = [b + y for b, y in zip(bottom, ys)]
-        ax.set_title(f"{n} chiplets")
-        ax.axhline(1.0, color="black", linewidth=0.6, linestyle=":")
+        ax.set_xlabel(f"{n} chiplets")
     axes[0][0].set_ylabel(ylabel)
-    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    axes[0][-1].legend(handles[::-1], labels[::-1], title=legend_title, loc="center left",
+                       bbox_to_anchor=(1.02, 0.5), alignment="left")
+    fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+    plotstyle.save(fig, path)
 
 
 def main():
@@ -268,10 +383,12 @@ def main():
         energy[n] = split_table(out, runs, workloads, n, ENERGY, "energy_pj_",
                                 "memory-subsystem energy")
         traffic[n] = split_table(out, runs, workloads, n, FLITS, "", "interconnect flits")
-    plot_stacked(os.path.join(a.out, "energy.png"), energy, ENERGY,
-                 "energy / viper's total\n(mean over workloads)", "Memory-subsystem energy by component")
-    plot_stacked(os.path.join(a.out, "traffic.png"), traffic, FLITS,
-                 "flits / viper's total\n(mean over workloads)", "Interconnect traffic by link class")
+    ylabel = (f"{{}} / {scheme_label('viper')}'s total\n"
+              f"(mean over {len(workloads)} workloads)")
+    plot_stacked(os.path.join(a.out, "energy.png"), energy, ENERGY, ylabel.format("Energy"),
+                 "Memory-subsystem energy by component", "component")
+    plot_stacked(os.path.join(a.out, "traffic.png"), traffic, FLITS, ylabel.format("Flits"),
+                 "Interconnect traffic by link class", "link class")
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
         f.write("\n".join(out) + "\n")
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Correlation plot of `chipsim validate`: chipsim's kernel cycles against the
 reference's (launch latency excluded on both sides), log-log, one point per case,
-one colour per reference source, with the y = x line and each source's mean
-absolute error and Pearson r in the legend.
+one colour and marker per reference source, with the y = x line and each
+source's mean absolute error and Pearson r in the legend; in chipsim's figure
+style (tools/chipsim.mplstyle), with a PDF beside the PNG.
 
 usage: validate_plot.py --csv DIR/validation.csv --out DIR/correlation.png
 """
@@ -11,10 +12,10 @@ import csv
 import math
 import sys
 
-import matplotlib
+import plotstyle
+from plotstyle import plt
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+MARKERS = "os^Dv<>p"
 
 
 def pearson(xs, ys):
@@ -42,31 +43,30 @@ def main():
     if not by_src:
         print("validate_plot: no case to plot", file=sys.stderr)
         return 1
-    fig, ax = plt.subplots(figsize=(6, 6))
+    fig, ax = plt.subplots(figsize=(3.4, 3.3))
     lo, hi = float("inf"), 0.0
-    for src, pts in sorted(by_src.items()):
+    for i, (src, pts) in enumerate(sorted(by_src.items())):
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
         mae = sum(abs(y - x) / x for x, y in zip(xs, ys)) / len(xs)
         ax.scatter(xs, ys, label=f"{src}: MAE {100 * mae:.1f}%, r = {pearson(xs, ys):.3f}",
-                   s=30)
+                   s=16, marker=MARKERS[i % len(MARKERS)], linewidths=0.4, edgecolors="black",
+                   alpha=0.9, zorder=3)
         lo, hi = min(lo, *xs, *ys), max(hi, *xs, *ys)
     lo, hi = lo / 1.5, hi * 1.5
-    ax.plot([lo, hi], [lo, hi], color="grey", linewidth=0.8, linestyle="--", label="y = x")
+    ax.plot([lo, hi], [lo, hi], color="0.4", linewidth=0.7, linestyle="--", label="y = x",
+            zorder=2)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
-    ax.set_xlabel("reference kernel cycles")
+    ax.set_aspect("equal")
+    ax.set_xlabel("Reference kernel cycles")
     ax.set_ylabel("chipsim kernel cycles")
-    ax.set_title("chipsim vs references (one point per case)")
-    ax.legend(fontsize=8, loc="upper left")
-    ax.grid(True, which="both", linewidth=0.3)
-    fig.tight_layout()
-    tmp = a.out + ".tmp.png"
-    fig.savefig(tmp, dpi=120)
-    import os
-
-    os.replace(tmp, a.out)
+    ax.set_title("chipsim against the references", fontweight="bold")
+    ax.legend(loc="upper left", frameon=True, framealpha=0.9, edgecolor="none")
+    ax.grid(True, which="major", axis="both")
+    ax.grid(True, which="minor", axis="both", linewidth=0.25, color="0.9")
+    plotstyle.save(fig, a.out)
     return 0
 
 

@@ -9,8 +9,8 @@
  * workers or, with --backend slurm, to a Slurm job array (sweep_args.h).
  * Results go to DIR/results.db (resumable), DIR/results.csv, and the summary
  * table and plots that tools/study_report.py makes from the CSV
- * (DIR/summary.txt and PNG plots); DIR defaults to results/NAME, with
- * -full and -artifact appended as chosen.
+ * (DIR/summary.txt, and the plots as PNG and PDF); DIR defaults to
+ * results/NAME, with -full and -artifact appended as chosen.
  */
 #include <limits.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
  * synthetic traces are written by the generator beside the references.
  * Runs go through the sweep worker pool; the table goes to stdout and
  * DIR/summary.txt, one row per case to DIR/validation.csv, and
- * tools/validate_plot.py draws DIR/correlation.png from the CSV.
+ * tools/validate_plot.py draws DIR/correlation.png (and .pdf) from the CSV.
  */
 #include <csv.h>
 #include <errno.h>
@@ -688,7 +688,7 @@ static const struct cli_opt val_opts[] = {
     {O_SHARED, 0, "shared", "DIR", "the shared inputs (default $CHIPSIM_SHARED, else ../shared)"},
     {O_REFS, 0, "refs", "FILE", "the references (default DIR/validation/references.csv)"},
     {O_OUT, 0, "out", "DIR",
-     "results (default results/validation): summary.txt,\nvalidation.csv, correlation plot, "
+     "results (default results/validation): summary.txt,\nvalidation.csv, correlation.png and .pdf, "
      "generated traces"},
     {O_JOBS, 0, "jobs", "N", "parallel runs (default: the number of CPUs)"},
     {0},
