@@ -219,7 +219,7 @@ static int run_all(const struct cls_opts *o, struct cls_run *runs, size_t n)
         todo[i] = i;
     }
     struct cls_ctx x = {runs, 0, n};
-    sweep_pool(sr, todo, n, o->jobs, dir, run_done, &x);
+    sweep_pool(sr, todo, n, o->jobs, dir, "classify", run_done, &x);
     fprintf(stderr, "\n");
     rmdir(dir);
     for (size_t i = 0; i < n; i++)

@@ -192,6 +192,8 @@ int cli_study(int argc, char **argv)
         return status;
     char buf[PATH_MAX + 32];
     snprintf(buf, sizeof buf, "%s/summary.txt", out);
+    if (!x.sa.o.quiet)
+        fprintf(stderr, "study: writing the summary table and the figures\n");
     if (report(out, x.quick) || cli_print_file(buf))
         return EXIT_SIMFAIL;
     printf("\nresults: %s/results.csv (one row per run), %s/results.db (SQLite)\n"

@@ -435,7 +435,7 @@ static int run_cases(const struct vopts *o, struct vcase *c, size_t n, struct er
     if (!rc && cli_mkdirs(dir))
         rc = err_set(e, "%s: cannot create", dir);
     if (!rc)
-        sweep_pool(runs, todo, n, o->jobs, dir, run_done, c);
+        sweep_pool(runs, todo, n, o->jobs, dir, "validate", run_done, c);
     rmdir(dir);
     for (size_t i = 0; i < n; i++)
         sweep_run_free(&runs[i]);

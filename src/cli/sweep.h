@@ -72,9 +72,10 @@ typedef int (*sweep_done_fn)(void *ctx, size_t run, const struct sweep_outcome *
 
 /* Run runs[todo[0]], ... runs[todo[n - 1]] on `jobs` worker processes (forks
  * running `chipsim run` in-process), with their scratch files in dir (which
- * must exist). Returns the first nonzero value of done, else 0. */
+ * must exist); with a label, on a terminal, a status line while waiting.
+ * Returns the first nonzero value of done, else 0. */
 int sweep_pool(const struct sweep_run *runs, const size_t *todo, size_t n, unsigned jobs,
-               const char *dir, sweep_done_fn done, void *ctx);
+               const char *dir, const char *label, sweep_done_fn done, void *ctx);
 
 /* The Slurm backend (sweep_slurm.c, docs/sweeps.md): the pending runs go
  * to one job array whose tasks run `chipsim sweep-task` and leave their

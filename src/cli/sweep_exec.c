@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -78,15 +79,47 @@ static void collect(struct slot *sl, int ws, struct sweep_outcome *o)
     sl->pid = 0;
 }
 
+/* The next worker to end (wait()); on a terminal, meanwhile, a status line
+ * once a second, cleared before returning (done() prints whole lines). */
+static pid_t wait_any(int *ws, const char *label, const struct slot *slots, unsigned jobs,
+                      size_t finished, size_t n)
+{
+    if (!label || !isatty(2))
+        return wait(ws);
+    double last = 0;
+    pid_t pid;
+    while ((pid = waitpid(-1, ws, WNOHANG)) == 0) {
+        double now = sweep_now_s();
+        if (now - last >= 1) {
+            last = now;
+            unsigned running = 0;
+            double longest = 0;
+            for (unsigned i = 0; i < jobs; i++)
+                if (slots[i].pid) {
+                    running++;
+                    if (now - slots[i].t0 > longest)
+                        longest = now - slots[i].t0;
+                }
+            fprintf(stderr, "\r\033[K%s: %zu/%zu finished, %u running (the longest for %.0f s)",
+                    label, finished, n, running, longest);
+            fflush(stderr);
+        }
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    if (last > 0)
+        fprintf(stderr, "\r\033[K");
+    return pid;
+}
+
 int sweep_pool(const struct sweep_run *runs, const size_t *todo, size_t n, unsigned jobs,
-               const char *dir, sweep_done_fn done, void *ctx)
+               const char *dir, const char *label, sweep_done_fn done, void *ctx)
 {
     struct slot *slots = xcalloc(jobs, sizeof *slots);
     for (unsigned i = 0; i < jobs; i++) {
         snprintf(slots[i].json, sizeof slots[i].json, "%.4000s/run%u.json", dir, i);
         snprintf(slots[i].log, sizeof slots[i].log, "%.4000s/run%u.log", dir, i);
     }
-    size_t next = 0, running = 0;
+    size_t next = 0, running = 0, finished = 0;
     int rc = 0;
     while (next < n || running) {
         for (unsigned i = 0; i < jobs && next < n && !rc; i++)
@@ -95,7 +128,7 @@ int sweep_pool(const struct sweep_run *runs, const size_t *todo, size_t n, unsig
                 running++;
             }
         int ws;
-        pid_t pid = wait(&ws);
+        pid_t pid = wait_any(&ws, label, slots, jobs, finished, n);
         if (pid < 0)
             break;
         for (unsigned i = 0; i < jobs; i++) {
@@ -105,6 +138,7 @@ int sweep_pool(const struct sweep_run *runs, const size_t *todo, size_t n, unsig
             size_t run = slots[i].run;
             collect(&slots[i], ws, &out);
             running--;
+            finished++;
             int r = done(ctx, run, &out);
             rc = rc ? rc : r;
             json_decref(out.result);
@@ -148,7 +182,8 @@ static int run_pending(const struct sweep *sw, const struct sweep_opts *o, sqlit
     if (mkdir(dir, 0777) && errno != EEXIST)
         return err_set(e, "%s: cannot create: %s", dir, strerror(errno));
     struct exec_ctx x = {sw, o, db, res, ntodo, 0, e};
-    int rc = sweep_pool(sw->runs, todo, ntodo, o->jobs, dir, exec_done, &x);
+    int rc = sweep_pool(sw->runs, todo, ntodo, o->jobs, dir, o->quiet ? NULL : o->label,
+                        exec_done, &x);
     rmdir(dir);
     return rc;
 }
