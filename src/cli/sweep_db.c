@@ -4,7 +4,9 @@
  * export. Table `runs`: the run's key, config file, workload, scheme,
  * chiplets, overrides, status (ok | failed), exit code, error, wall time,
  * finish time, resolved config (JSON), then one column per summary key
- * (nested objects flattened: energy_pj_total), added when first seen.
+ * (nested objects flattened: energy_pj_total), added when first seen. A
+ * figure the run did not measure (null in the summary) is stored as NULL and
+ * exported as an empty cell.
  *
  * Both backends store through sweep_db_store(), so a row does not tell
  * (and need not tell) whether a local worker or a Slurm task ran it.
@@ -93,7 +95,7 @@ struct col {
     json_t *val;
 };
 
-/* Flatten the summary: {"a": 1, "b": {"c": 2}} -> a = 1, b_c = 2. */
+/* Flatten the summary: {"a": 1, "b": {"c": 2}, "d": null} -> a = 1, b_c = 2, d = NULL. */
 static size_t flatten(json_t *o, const char *prefix, struct col *cols, size_t n, size_t max)
 {
     const char *k;
@@ -104,7 +106,7 @@ static size_t flatten(json_t *o, const char *prefix, struct col *cols, size_t n,
         snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "_" : "", k);
         if (json_is_object(v)) {
             n = flatten(v, name, cols, n, max);
-        } else if (json_is_number(v) && n < max) {
+        } else if ((json_is_number(v) || json_is_null(v)) && n < max) {
             snprintf(cols[n].name, sizeof cols[n].name, "%s", name);
             cols[n++].val = v;
         }
@@ -125,13 +127,20 @@ static bool has_column(sqlite3 *db, const char *name)
     return found;
 }
 
+/* A column first seen as null gets no declared type, so that it keeps the
+ * integers or reals later runs store in it as they are. */
+static const char *col_type(json_t *v)
+{
+    return json_is_integer(v) ? " INTEGER" : json_is_real(v) ? " REAL" : "";
+}
+
 static int add_columns(sqlite3 *db, const struct col *cols, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (has_column(db, cols[i].name))
             continue;
-        char *sql = sqlite3_mprintf("ALTER TABLE runs ADD COLUMN \"%w\" %s", cols[i].name,
-                                    json_is_integer(cols[i].val) ? "INTEGER" : "REAL");
+        char *sql = sqlite3_mprintf("ALTER TABLE runs ADD COLUMN \"%w\"%s", cols[i].name,
+                                    col_type(cols[i].val));
         int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
         sqlite3_free(sql);
         if (rc != SQLITE_OK)
@@ -215,10 +224,13 @@ int sweep_db_store(sqlite3 *db, const struct sweep_run *r, const struct sweep_ou
     if (rc == SQLITE_OK) {
         bind_fixed(st, r, o, ovs, cfg, when);
         for (size_t i = 0; i < n; i++) {
+            int at = FIXED_COLS + 1 + (int)i;
             if (json_is_integer(cols[i].val))
-                sqlite3_bind_int64(st, FIXED_COLS + 1 + (int)i, json_integer_value(cols[i].val));
+                sqlite3_bind_int64(st, at, json_integer_value(cols[i].val));
+            else if (json_is_real(cols[i].val))
+                sqlite3_bind_double(st, at, json_real_value(cols[i].val));
             else
-                sqlite3_bind_double(st, FIXED_COLS + 1 + (int)i, json_number_value(cols[i].val));
+                sqlite3_bind_null(st, at);
         }
         rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     }

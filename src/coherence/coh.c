@@ -9,13 +9,13 @@
 
 const struct cfg_key coh_common_keys[] = {
     {"scheme", CFG_STR, "viper", 0, 0, "coherence scheme (see `chipsim list schemes`)", NULL},
+    /* the two request-path choices of spec cpelide D4 */
     {"remote_read_alloc", CFG_ENUM, "requester_no", 0, 0,
-     "spec cpelide D4: does the requesting chiplet's L2 keep data read from another chiplet "
-     "(requester_yes is the gem5 artifact's behaviour)", "requester_no|requester_yes"},
+     "does the requesting chiplet's L2 keep data read from another chiplet (requester_yes is "
+     "the gem5 artifact's behaviour)", "requester_no|requester_yes"},
     {"remote_store", CFG_ENUM, "write_through", 0, 0,
-     "spec cpelide D4: stores to lines homed elsewhere are written through to the home, or kept "
-     "in the local L2 and written back at flush/eviction (the gem5 artifact)",
-     "write_through|write_back"},
+     "stores to lines homed elsewhere are written through to the home, or kept in the local L2 "
+     "and written back at flush/eviction (the gem5 artifact)", "write_through|write_back"},
     CFG_END,
 };
 

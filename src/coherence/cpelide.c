@@ -70,19 +70,24 @@ struct cpe {
 };
 
 static const struct cfg_key cpe_keys[] = {
+    /* spec cpelide 4.2 */
     {"table_rows", CFG_INT, "64", 1, 65536,
-     "Chiplet Coherence Table capacity in rows (spec 4.2: 64 = 8 structures x 8 kernels)", NULL},
+     "Chiplet Coherence Table capacity in rows (64 = 8 structures x 8 kernels)", NULL},
+    /* spec cpelide 4.9 */
     {"rows_per_kernel", CFG_INT, "8", 1, 65536,
-     "structures one kernel may occupy; kernels with more are coarsened (spec 4.9)", NULL},
-    {"table_access_cycles", CFG_INT, "31", 0, 1e6,
-     "CP cycles per table row read or written (spec 4.2, D14)", NULL},
+     "structures one kernel may occupy; kernels with more are coarsened", NULL},
+    /* spec cpelide 4.2, D14 */
+    {"table_access_cycles", CFG_INT, "31", 0, 1e6, "CP cycles per table row read or written",
+     NULL},
+    /* spec cpelide 4.8, D10 */
     {"algo_us", CFG_FLOAT, "6", 0, 1e6,
-     "decision time per kernel, us, overlapped with the previous kernel (spec 4.8, D10)", NULL},
+     "decision time per kernel, us, overlapped with the previous kernel", NULL},
+    /* no_xstale: the hazard of spec cpelide 4.14; evict_invalidate_first: D14 */
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only, each drops an operation correctness needs, so the checker must fire: "
-     "no_xstale ignores the multi-range-write hazard (spec 4.14), no_flush drops every "
-     "release, no_invalidate every invalidation, evict_invalidate_first invalidates an evicted "
-     "row's chiplets before flushing them, so flushed lines outlive the row (D14)",
+     "no_xstale ignores the multi-range-write hazard, no_flush drops every release, "
+     "no_invalidate every invalidation, evict_invalidate_first invalidates an evicted row's "
+     "chiplets before flushing them, so flushed lines outlive the row",
      "none|no_xstale|no_flush|no_invalidate|evict_invalidate_first"},
     CFG_END,
 };
@@ -617,8 +622,9 @@ static void cpe_reg_stats(void *self, struct stats *st)
 
 const struct coh_ops coh_cpelide = {
     .name = "cpelide",
+    /* spec cpelide 4 */
     .desc = "CPElide: the command processor tracks which chiplets hold which data structures and "
-            "elides needless L2 flushes and invalidates (spec cpelide 4)",
+            "elides needless L2 flushes and invalidates",
     .keys = cpe_keys,
     .create = cpe_create,
     .destroy = cpe_destroy,

@@ -62,22 +62,23 @@ struct hmg {
 };
 
 static const struct cfg_key hmg_keys[] = {
-    {"dir_entries", CFG_INT, "12288", 1, 1 << 24,
-     "directory entries per chiplet (spec cpelide 5, D13: 12K)", NULL},
+    /* the directory of spec cpelide 5, D13: 12K entries, 4 lines each, 16 ways, LRU */
+    {"dir_entries", CFG_INT, "12288", 1, 1 << 24, "directory entries per chiplet", NULL},
     {"dir_lines", CFG_INT, "4", 1, 1024,
-     "consecutive lines one directory entry covers (power of two; D13: 4)", NULL},
-    {"dir_ways", CFG_INT, "16", 1, 1024, "directory associativity (D13: 16, LRU)", NULL},
+     "consecutive lines one directory entry covers (a power of two)", NULL},
+    {"dir_ways", CFG_INT, "16", 1, 1024, "directory associativity (LRU)", NULL},
     {"hmg_write_back", CFG_BOOL, "false", 0, 0,
      "HMG-WB: L2s keep stores dirty and write them to the home at releases and evictions",
      NULL},
+    /* spec cpelide D13 */
     {"hmg_home_alloc", CFG_BOOL, "true", 0, 0,
-     "the home allocates lines in its L2 for remote readers (D13; needs [l2] mshrs_remote > 0); "
+     "the home allocates lines in its L2 for remote readers (needs [l2] mshrs_remote > 0); "
      "false: it serves hits and relays misses from its L3 without allocating",
      NULL},
     {"dir_lookup_cycles", CFG_INT, "0", 0, 1e6,
      "GPU cycles from a store or a directory eviction at the home to its invalidations "
-     "leaving (the directory lookup); 0: looked up alongside the home L2's tags (no spec gives "
-     "a figure; docs/hmg.md)", NULL},
+     "leaving (the directory lookup); 0: looked up alongside the home L2's tags (no published "
+     "figure; docs/hmg.md)", NULL},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only: no_inval drops the invalidations stores send, so the checker must fire",
      "none|no_inval"},
@@ -342,8 +343,9 @@ static void hmg_reg_stats(void *self, struct stats *st)
 
 const struct coh_ops coh_hmg = {
     .name = "hmg",
+    /* spec cpelide 5, hmg 4 */
     .desc = "HMG (MCM form): per-chiplet directories, write-through L2s, invalidations to "
-            "sharers, no bulk L2 invalidation at kernel boundaries (spec cpelide 5, hmg 4)",
+            "sharers, no bulk L2 invalidation at kernel boundaries",
     .keys = hmg_keys,
     .create = hmg_create,
     .destroy = hmg_destroy,

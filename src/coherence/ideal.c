@@ -40,19 +40,21 @@ struct ideal {
 };
 
 static const struct cfg_key ideal_keys[] = {
+    /* d4: the request path of spec cpelide D4; the no-sync reference of D16 */
     {"caching", CFG_ENUM, "most", 0, 0,
      "most: remote data cached wherever the most generous scheme caches it (the upper bound); "
-     "d4: the request path of viper as the D4 keys set it, home not allocating, so that only "
-     "the kernel boundaries differ from viper (the no-sync reference of reuse classification, "
-     "spec cpelide D16)", "most|d4"},
+     "d4: the request path of viper as [coherence] remote_read_alloc and remote_store set it, "
+     "home not allocating, so that only the kernel boundaries differ from viper (the no-sync "
+     "reference of reuse classification)", "most|d4"},
     {"l2_write", CFG_ENUM, "back", 0, 0,
      "with caching = most: stores stay in the L2s (back: remote ones dirty at the requester, "
      "moved home at the boundary) or are written through the requester's L2 and the home's to "
      "the L3, both keeping valid copies (through: HMG-WT's policy). Neither bounds every "
      "workload: the study runs both and takes the faster (docs/coherence.md)", "back|through"},
+    /* HMG's home allocation: spec cpelide D13 */
     {"home_alloc", CFG_BOOL, "true", 0, 0,
-     "with caching = most, the home allocates lines in its L2 for remote readers (as HMG's, "
-     "D13; needs [l2] mshrs_remote > 0); false: it serves hits and relays misses without "
+     "with caching = most, the home allocates lines in its L2 for remote readers (as HMG's; "
+     "needs [l2] mshrs_remote > 0); false: it serves hits and relays misses without "
      "allocating",
      NULL},
     {"fault", CFG_ENUM, "none", 0, 0,

@@ -39,9 +39,10 @@ struct viper {
 };
 
 static const struct cfg_key viper_keys[] = {
+    /* spec cpelide D11 */
     {"release_at", CFG_ENUM, "kernel_end", 0, 0,
-     "spec cpelide D11: flush the L2s at the end of each kernel, or at the next launch before "
-     "the invalidate (the gem5 artifact)", "kernel_end|launch"},
+     "flush the L2s at the end of each kernel, or at the next launch before the invalidate "
+     "(the gem5 artifact)", "kernel_end|launch"},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only: drop one required kernel-boundary operation so the checker must fire",
      "none|skip_l1_inv|skip_l2_inv|skip_l2_flush"},
@@ -162,8 +163,9 @@ static void viper_l2_access(void *self, unsigned ch, struct req *r)
 
 const struct coh_ops coh_viper = {
     .name = "viper",
+    /* spec cpelide 3 */
     .desc = "baseline: VIPER extended to chiplets; every L2 flushed and invalidated at every "
-            "kernel boundary (spec cpelide 3)",
+            "kernel boundary",
     .keys = viper_keys,
     .create = viper_create,
     .destroy = viper_destroy,

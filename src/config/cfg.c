@@ -499,10 +499,55 @@ void cfg_print_ini(const struct cfg *c, FILE *out)
     }
 }
 
-static const char *type_name(const struct cfg_key *k)
+/* A bound as a user would write it: integers exact; other numbers short,
+ * with a plain exponent (1e9, 1e-6). */
+static void bound_str(const struct cfg_key *k, double v, char *buf, size_t n)
 {
-    static const char *const names[] = {"bool", "int", "float", "string", "enum"};
-    return names[k->type];
+    if (k->type == CFG_INT) {
+        snprintf(buf, n, "%.0f", v);
+        return;
+    }
+    char tmp[40], *e;
+    snprintf(tmp, sizeof tmp, "%.6g", v);
+    if (!(e = strchr(tmp, 'e'))) {
+        snprintf(buf, n, "%s", tmp);
+        return;
+    }
+    char *d = e + 1;
+    bool neg = *d == '-';
+    d += *d == '-' || *d == '+';
+    while (d[0] == '0' && d[1])
+        d++;
+    *e = 0;
+    snprintf(buf, n, "%se%s%s", tmp, neg ? "-" : "", d);
+}
+
+/* An integer bound this large means "no upper limit" (the tables write
+ * 2^53 or 9.2e18 for it). */
+#define NO_UPPER_LIMIT 9007199254740992.0
+
+/* "(integer, 1 to 64)", "(integer >= 0)", "(number, 0 to 1e9)", "(one of: a, b)" */
+static void print_kind(const struct cfg_key *k, FILE *out)
+{
+    static const char *const names[] = {"true or false", "integer", "number", "text", "one of"};
+    fprintf(out, "(%s", names[k->type]);
+    if (k->type == CFG_ENUM) {
+        fputs(": ", out);
+        for (const char *c = k->choices; *c; c++)
+            if (*c == '|')
+                fputs(", ", out);
+            else
+                fputc(*c, out);
+    } else if (k->min != 0 || k->max != 0) {
+        char lo[48], hi[48];
+        bound_str(k, k->min, lo, sizeof lo);
+        bound_str(k, k->max, hi, sizeof hi);
+        if (k->max >= NO_UPPER_LIMIT)
+            fprintf(out, " >= %s", lo);
+        else
+            fprintf(out, ", %s to %s", lo, hi);
+    }
+    fputc(')', out);
 }
 
 void cfg_print_params(const struct cfg *c, FILE *out)
@@ -512,12 +557,9 @@ void cfg_print_params(const struct cfg *c, FILE *out)
         fprintf(out, "[%s]%s%s\n", s->name, s->help ? "  " : "", s->help ? s->help : "");
         for (size_t j = 0; j < s->n; j++) {
             const struct cfg_key *k = s->items[j].key;
-            fprintf(out, "  %s.%s = %s  (%s", s->name, k->name, s->items[j].value, type_name(k));
-            if (k->type == CFG_ENUM)
-                fprintf(out, ": %s", k->choices);
-            else if (k->min != 0 || k->max != 0)
-                fprintf(out, ", %.17g..%.17g", k->min, k->max);
-            fprintf(out, ")\n      %s\n", k->help);
+            fprintf(out, "  %s.%s = %s  ", s->name, k->name, s->items[j].value);
+            print_kind(k, out);
+            fprintf(out, "\n      %s\n", k->help);
         }
     }
 }

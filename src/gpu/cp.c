@@ -8,21 +8,24 @@
 
 const struct cfg_key cp_keys[] = {
     {"launch_us", CFG_FLOAT, "2", 0, 1e6,
-     "command-processor scheduling latency per kernel, us (artifact GSDelay: 2)", NULL},
-    {"cp_mhz", CFG_FLOAT, "1500", 1, 100000, "command-processor clock, MHz (spec cpelide 4.2)",
-     NULL},
+     "command-processor scheduling latency per kernel, us (the gem5 artifact's GSDelay: 2)", NULL},
+    /* spec cpelide 4.2 */
+    {"cp_mhz", CFG_FLOAT, "1500", 1, 100000, "command-processor clock, MHz", NULL},
+    /* spec cpelide 4.1 */
     {"unicast_cycles", CFG_INT, "65", 0, 1e6,
-     "global-to-local CP crossbar, one local CP, CP cycles (spec cpelide 4.1; 0 on a monolithic "
-     "GPU, which has one CP)", NULL},
+     "global-to-local CP crossbar, one local CP, CP cycles (0 on a monolithic GPU, which has "
+     "one CP)", NULL},
     {"broadcast_cycles", CFG_INT, "100", 0, 1e6,
-     "global-to-local CP crossbar, several local CPs, CP cycles (spec cpelide 4.1)", NULL},
+     "global-to-local CP crossbar, several local CPs, CP cycles", NULL},
     {"wg_dispatch_cycles", CFG_INT, "1", 1, 1e6,
      "cycles between two work-group dispatches of one chiplet's local CP", NULL},
+    /* static: spec cpelide 2.3 */
     {"wg_policy", CFG_ENUM, "static", 0, 0,
-     "work-group to chiplet assignment: contiguous blocks per chiplet (static, spec 2.3) or "
-     "round-robin", "static|round_robin"},
+     "work-group to chiplet assignment: contiguous blocks per chiplet (static) or round-robin",
+     "static|round_robin"},
+    /* spec cpelide D12 */
     {"chiplets_per_kernel", CFG_INT, "0", 0, 64,
-     "chiplets each kernel uses, from chiplet 0 (0 = all; spec D12)", NULL},
+     "chiplets each kernel uses, from chiplet 0 (0 = all)", NULL},
     {"memcpy_place", CFG_ENUM, "copy", 0, 0,
      "pages of a host-to-device copy (traces' MemcpyHtoD): placed by the copy (copy: page p "
      "homed on chiplet p mod chiplets under first-touch placement) or by the first kernel "

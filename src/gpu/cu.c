@@ -16,19 +16,21 @@ const struct cfg_key cu_keys[] = {
     {"alu_cycles", CFG_INT, "4", 1, 1000,
      "SIMD cycles per warp instruction (64 lanes on a 16-lane SIMD: 4)", NULL},
     {"max_wgs", CFG_INT, "40", 1, 1024, "work-groups resident per CU", NULL},
+    /* gto: spec accelsim.md A3 */
     {"sched", CFG_ENUM, "oldest", 0, 0,
      "warp scheduler of each SIMD (sub-core): gto (greedy then oldest: the warp issued last "
-     "while it can, else the oldest; NVIDIA, spec accelsim.md A3) or oldest (the oldest that "
-     "can issue; gem5's GCN3 compute unit, OLDEST-FIRST)", "gto|oldest"},
+     "while it can, else the oldest; NVIDIA) or oldest (the oldest that can issue; gem5's GCN3 "
+     "compute unit, OLDEST-FIRST)", "gto|oldest"},
     {"gmem_pipe_cycles", CFG_INT, "4", 0, 1000,
      "cycles the CU's one global-memory pipeline takes per vector memory instruction, shared "
      "by its SIMDs (gem5's GCN3 CU: the issue period, 4; 0 = no CU-wide limit)", NULL},
     {"lds_pipe_cycles", CFG_INT, "4", 0, 1000,
      "cycles the CU's one LDS pipeline takes per LDS instruction (gem5's GCN3 CU: 4; 0 = no "
      "CU-wide limit)", NULL},
+    /* NVIDIA's sub-warp coalescer: spec accelsim.md 2.2 */
     {"coalesce_lanes", CFG_INT, "0", 0, 64,
      "lanes coalesced together: 0 = the whole warp into one request per line (GCN); 8 = each "
-     "group of 8 lanes on its own (NVIDIA's sub-warp coalescer, spec accelsim.md 2.2)", NULL},
+     "group of 8 lanes on its own (NVIDIA's sub-warp coalescer)", NULL},
     CFG_END,
 };
 
@@ -45,7 +47,7 @@ static const struct stat_desc cu_desc[] = {
     STAT_DESC(struct cu_stats, fences, "device- or system-scope fences"),
     STAT_DESC(struct cu_stats, measured_loads, "line requests of loads flagged for latency"),
     STAT_DESC(struct cu_stats, measured_latency_ps, "their summed latency, ps"),
-    STAT_DESC(struct cu_stats, measured_bytes, "bytes of flagged loads"),
+    STAT_DESC(struct cu_stats, measured_bytes, "bytes of loads flagged for bandwidth"),
     {0},
 };
 
@@ -67,14 +69,15 @@ int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct er
     return 0;
 }
 
-/* Request tags: warp slot, destination register, kind, measure flag, registers written. */
+/* Request tags: warp slot, destination register, kind, measure bits, registers written. */
 #define TAG(slot, reg, kind, meas, nreg)                                                     \
     ((uint64_t)(slot) | (uint64_t)(reg) << 8 | (uint64_t)(kind) << 16 |                     \
      (uint64_t)(meas) << 24 | (uint64_t)(nreg) << 32)
 #define TAG_SLOT(t) ((unsigned)((t) & 0xff))
 #define TAG_REG(t) ((unsigned)(((t) >> 8) & 0xff))
 #define TAG_KIND(t) ((unsigned)(((t) >> 16) & 0xff))
-#define TAG_MEAS(t) ((unsigned)(((t) >> 24) & 1))
+#define TAG_MEAS(t) ((unsigned)(((t) >> 24) & 3))
+enum { MEAS_LAT = 1, MEAS_BW = 2 }; /* TAG_MEAS bits */
 #define TAG_NREG(t) ((unsigned)(((t) >> 32) & 0xff))
 
 static void simd_kick(struct cu *cu, unsigned si);
@@ -266,7 +269,8 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
     struct sim *s = cu->env.s;
     const struct kernel_op *op = &w->op;
     uint8_t kind = op->kind == KOP_LOAD ? REQ_READ : op->kind == KOP_STORE ? REQ_WRITE : REQ_ATOMIC;
-    bool meas = op->flags & KOP_F_MEASURE;
+    unsigned meas = (op->flags & KOP_F_MEASURE ? MEAS_LAT : 0) |
+                    (op->flags & KOP_F_MEASURE_BW ? MEAS_BW : 0);
     unsigned slot = (unsigned)(w - cu->warps);
     for (unsigned i = 0; i < ls->n; i++) {
         struct req *r = req_alloc(s);
@@ -336,12 +340,14 @@ static void line_done(struct sim *s, struct req *r, void *obj)
     cu->reqs_out--;
     if (kind == REQ_READ) {
         chk_load(cu->env.chk, r->addr, r->mask, r->ver, cu->id);
-        if (TAG_MEAS(r->tag)) {
-            if (!cu->st.measured_loads || r->issued < cu->meas_first)
-                cu->meas_first = r->issued;
-            cu->meas_last = s->now;
+        if (TAG_MEAS(r->tag) & MEAS_LAT) {
             cu->st.measured_loads++;
             cu->st.measured_latency_ps += s->now - r->issued;
+        }
+        if (TAG_MEAS(r->tag) & MEAS_BW) {
+            if (!cu->st.measured_bytes || r->issued < cu->meas_first)
+                cu->meas_first = r->issued;
+            cu->meas_last = s->now;
             cu->st.measured_bytes += req_mask_bytes(r->mask);
         }
     }

@@ -125,7 +125,8 @@ struct cu {
     uint64_t next_age;        /* dispatch order of warps, for oldest-first */
     ps_t gmem_free, lds_free; /* CU-wide memory pipelines free from */
     uint64_t reqs_out;        /* line requests in flight */
-    ps_t meas_first, meas_last; /* issue of the first / completion of the last flagged load */
+    ps_t meas_first, meas_last; /* issue of the first / completion of the last load flagged
+                                   for bandwidth (KOP_F_MEASURE_BW) */
     struct cu_stats st;
 };
 

@@ -160,69 +160,102 @@ static json_t *energy_json(const struct gpu *g, const struct stats *st)
 
 #define I(x) ((json_int_t)(x))
 
-json_t *gpu_summary(const struct gpu *g, const struct stats *st)
+/* A figure that was not measured (its component is absent, or the mean or
+ * rate has nothing to average over) is null, never 0: docs/summary.md. */
+static json_t *count_if(bool measured, uint64_t v)
+{
+    return measured ? json_integer(I(v)) : json_null();
+}
+
+static json_t *real_if(bool measured, double v) { return measured ? json_real(v) : json_null(); }
+
+static void set(json_t *o, const char *k, json_t *v) { json_object_set_new(o, k, v); }
+
+static void summary_time(json_t *o, const struct gpu *g)
+{
+    ps_t period = g->ms.gpu_clk.period;
+    ps_t span = g->cp.last_end - g->cp.first_launch;
+    ps_t kmin, kmed, kmax;
+    cp_kernel_times(&g->cp, &kmin, &kmed, &kmax);
+    bool any = g->cp.st.kernels > 0;
+    set(o, "cycles", json_integer(I(span / period)));
+    uint64_t kcyc = (span - g->cp.st.launch_ps) / period;
+    set(o, "kernel_cycles", json_integer(I(kcyc)));
+    set(o, "launch_cycles", json_integer(I(span / period - kcyc)));
+    set(o, "kernels", json_integer(I(g->cp.st.kernels)));
+    set(o, "kernel_us_min", real_if(any, (double)kmin / 1e6));
+    set(o, "kernel_us_median", real_if(any, (double)kmed / 1e6));
+    set(o, "kernel_us_max", real_if(any, (double)kmax / 1e6));
+}
+
+static void summary_traffic(json_t *o, const struct gpu *g, const struct stats *st)
+{
+    bool l3 = g->ms.t.llc_slices > 0, remote = g->ms.nch > 1;
+    set(o, "warp_insts", json_integer(I(stats_sum(st, "core.warp_insts"))));
+    set(o, "l1_accesses", json_integer(I(stats_sum(st, "l1d.accesses"))));
+    set(o, "l1_hits", json_integer(I(memsys_hits(st, "l1d"))));
+    set(o, "l2_accesses", json_integer(I(stats_sum(st, "l2.accesses"))));
+    set(o, "l2_hits", json_integer(I(memsys_hits(st, "l2"))));
+    set(o, "l2_remote_accesses", count_if(remote, stats_sum(st, "remote_requests")));
+    set(o, "l3_accesses", count_if(l3, stats_sum(st, "l3.accesses")));
+    set(o, "l3_hits", count_if(l3, memsys_hits(st, "l3")));
+    set(o, "dram_reads", json_integer(I(stats_sum(st, "dram.reads"))));
+    set(o, "dram_writes", json_integer(I(stats_sum(st, "dram.writes"))));
+    set(o, "l1_sectors", json_integer(I(stats_sum(st, "l1d.sectors"))));
+    set(o, "l2_sectors", json_integer(I(stats_sum(st, "l2.sectors"))));
+    set(o, "dram_read_sectors", json_integer(I(stats_sum(st, "dram.read_sectors"))));
+    set(o, "dram_write_sectors", json_integer(I(stats_sum(st, "dram.write_sectors"))));
+    /* the L2-L3 links exist without an L3 too: they carry the L2s' misses to the DRAM */
+    set(o, "flits_l1_l2", json_integer(I(stats_sum(st, "flits_l1_l2"))));
+    set(o, "flits_l2_l3", json_integer(I(stats_sum(st, "flits_l2_l3"))));
+    set(o, "flits_remote", count_if(remote, stats_sum(st, "flits_remote") +
+                                                stats_sum(st, "flits_gpu_gpu")));
+}
+
+static void summary_coherence(json_t *o, const struct gpu *g, const struct stats *st)
+{
+    uint64_t fl = stats_sum(st, "l2.flushes"), inv = stats_sum(st, "l2.invalidates");
+    uint64_t base = (uint64_t)g->ms.nch * g->cp.st.kernels; /* the baseline's, of each */
+    set(o, "l2_flushes", json_integer(I(fl)));
+    set(o, "l2_invalidates", json_integer(I(inv)));
+    set(o, "l2_flushes_elided", json_integer(I(base > fl ? base - fl : 0)));
+    set(o, "l2_invalidates_elided", json_integer(I(base > inv ? base - inv : 0)));
+    set(o, "coherence_us", json_real((double)(g->cp.st.acquire_ps + g->cp.st.release_ps) / 1e6));
+    set(o, "energy_pj", energy_json(g, st));
+    set(o, "stale_reads", count_if(g->chk.on, g->chk.st.stale_reads));
+    set(o, "annotation_violations",
+        count_if(g->chk.annotations, g->chk.st.annotation_violations));
+}
+
+/* The microbenchmarks' figures: latency of loads flagged KOP_F_MEASURE,
+ * bandwidth of those flagged KOP_F_MEASURE_BW, over the window from the
+ * first one's issue to the last one's completion, on any CU. */
+static void summary_measured(json_t *o, const struct gpu *g, const struct stats *st)
 {
     ps_t period = g->ms.gpu_clk.period;
     uint64_t meas = stats_sum(st, "core.measured_loads");
     uint64_t lat = stats_sum(st, "core.measured_latency_ps");
     uint64_t bytes = stats_sum(st, "core.measured_bytes");
-    ps_t span = g->cp.last_end - g->cp.first_launch;
-    /* achieved bandwidth: over the window from the first flagged load's issue
-     * to the last one's completion, on any CU */
     ps_t first = UINT64_MAX, last = 0;
     for (unsigned i = 0; i < g->ms.ncu; i++) {
-        if (!g->cu[i].st.measured_loads)
+        if (!g->cu[i].st.measured_bytes)
             continue;
         first = min_u64(first, g->cu[i].meas_first);
         last = max_u64(last, g->cu[i].meas_last);
     }
     ps_t mspan = last > first ? last - first : 0;
+    set(o, "avg_load_latency_cycles",
+        real_if(meas, (double)lat / (double)(meas ? meas : 1) / (double)period));
+    set(o, "achieved_gbps",
+        real_if(bytes && mspan, (double)bytes / (double)(mspan ? mspan : 1) * 1e3));
+}
+
+json_t *gpu_summary(const struct gpu *g, const struct stats *st)
+{
     json_t *o = json_object();
-    ps_t kmin, kmed, kmax;
-    cp_kernel_times(&g->cp, &kmin, &kmed, &kmax);
-    json_object_set_new(o, "cycles", json_integer(I(span / period)));
-    uint64_t kcyc = (span - g->cp.st.launch_ps) / period;
-    json_object_set_new(o, "kernel_cycles", json_integer(I(kcyc)));
-    json_object_set_new(o, "launch_cycles", json_integer(I(span / period - kcyc)));
-    json_object_set_new(o, "kernels", json_integer(I(g->cp.st.kernels)));
-    json_object_set_new(o, "kernel_us_min", json_real((double)kmin / 1e6));
-    json_object_set_new(o, "kernel_us_median", json_real((double)kmed / 1e6));
-    json_object_set_new(o, "kernel_us_max", json_real((double)kmax / 1e6));
-    json_object_set_new(o, "warp_insts", json_integer(I(stats_sum(st, "core.warp_insts"))));
-    json_object_set_new(o, "l1_accesses", json_integer(I(stats_sum(st, "l1d.accesses"))));
-    json_object_set_new(o, "l1_hits", json_integer(I(memsys_hits(st, "l1d"))));
-    json_object_set_new(o, "l2_accesses", json_integer(I(stats_sum(st, "l2.accesses"))));
-    json_object_set_new(o, "l2_hits", json_integer(I(memsys_hits(st, "l2"))));
-    json_object_set_new(o, "l2_remote_accesses", json_integer(I(stats_sum(st, "remote_requests"))));
-    json_object_set_new(o, "l3_accesses", json_integer(I(stats_sum(st, "l3.accesses"))));
-    json_object_set_new(o, "l3_hits", json_integer(I(memsys_hits(st, "l3"))));
-    json_object_set_new(o, "dram_reads", json_integer(I(stats_sum(st, "dram.reads"))));
-    json_object_set_new(o, "dram_writes", json_integer(I(stats_sum(st, "dram.writes"))));
-    json_object_set_new(o, "l1_sectors", json_integer(I(stats_sum(st, "l1d.sectors"))));
-    json_object_set_new(o, "l2_sectors", json_integer(I(stats_sum(st, "l2.sectors"))));
-    json_object_set_new(o, "dram_read_sectors",
-                        json_integer(I(stats_sum(st, "dram.read_sectors"))));
-    json_object_set_new(o, "dram_write_sectors",
-                        json_integer(I(stats_sum(st, "dram.write_sectors"))));
-    json_object_set_new(o, "flits_l1_l2", json_integer(I(stats_sum(st, "flits_l1_l2"))));
-    json_object_set_new(o, "flits_l2_l3", json_integer(I(stats_sum(st, "flits_l2_l3"))));
-    json_object_set_new(o, "flits_remote", json_integer(I(stats_sum(st, "flits_remote") +
-                                                          stats_sum(st, "flits_gpu_gpu"))));
-    uint64_t fl = stats_sum(st, "l2.flushes"), inv = stats_sum(st, "l2.invalidates");
-    uint64_t base = (uint64_t)g->ms.nch * g->cp.st.kernels; /* the baseline's, of each */
-    json_object_set_new(o, "l2_flushes", json_integer(I(fl)));
-    json_object_set_new(o, "l2_invalidates", json_integer(I(inv)));
-    json_object_set_new(o, "l2_flushes_elided", json_integer(I(base > fl ? base - fl : 0)));
-    json_object_set_new(o, "l2_invalidates_elided", json_integer(I(base > inv ? base - inv : 0)));
-    json_object_set_new(o, "coherence_us",
-                        json_real((double)(g->cp.st.acquire_ps + g->cp.st.release_ps) / 1e6));
-    json_object_set_new(o, "energy_pj", energy_json(g, st));
-    json_object_set_new(o, "stale_reads", json_integer(I(g->chk.st.stale_reads)));
-    json_object_set_new(o, "annotation_violations",
-                        json_integer(I(g->chk.st.annotation_violations)));
-    json_object_set_new(o, "avg_load_latency_cycles",
-                        json_real(meas ? (double)lat / (double)meas / (double)period : 0.0));
-    json_object_set_new(o, "achieved_gbps",
-                        json_real(mspan ? (double)bytes / (double)mspan * 1e3 : 0.0));
+    summary_time(o, g);
+    summary_traffic(o, g, st);
+    summary_coherence(o, g, st);
+    summary_measured(o, g, st);
     return o;
 }

@@ -66,6 +66,8 @@ enum kernel_op_kind {
                            traced warp whose instruction list has none) */
 #define KOP_F_LOCAL 4   /* per-thread local memory (NVIDIA's LDL/STL): the L1 may keep it
                            under its own write policy (l1d.local_write_policy) */
+#define KOP_F_MEASURE_BW 8 /* bytes counted in summary.achieved_gbps (a bandwidth test; a
+                              latency test leaves it off, so its summary has no bandwidth) */
 
 struct kernel_op {
     uint8_t kind;   /* enum kernel_op_kind */

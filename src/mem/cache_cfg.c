@@ -13,26 +13,29 @@ const struct cfg_key cache_keys[] = {
     {"size_kib", CFG_INT, "16", 1, 4194304, "capacity in KiB", NULL},
     {"line_b", CFG_INT, "64", 64, 128, "line size in bytes: 64 or 128", NULL},
     {"ways", CFG_INT, "4", 1, 1024, "associativity", NULL},
+    /* spec accelsim.md 2.6, A8 */
     {"index", CFG_ENUM, "linear", 0, 0,
      "bank and set selection: linear (line index bits) or ipoly (GPGPU-Sim's IPOLY hash of the "
-     "line index bits above them, for 16, 32 or 64 banks or sets per bank; linear otherwise; "
-     "spec accelsim.md 2.6, A8)", "linear|ipoly"},
+     "line index bits above them, for 16, 32 or 64 banks or sets per bank; linear otherwise)",
+     "linear|ipoly"},
+    /* spec accelsim.md 2.5 */
     {"allocate", CFG_ENUM, "fill", 0, 0,
      "when a read miss takes its line: when the fill returns (fill), or when the miss is sent "
      "(miss: the victim is evicted then and the line is reserved, its replacement age counted "
-     "from the miss; GPGPU-Sim's 'm', spec accelsim.md 2.5)", "fill|miss"},
+     "from the miss; GPGPU-Sim's 'm')", "fill|miss"},
+    /* spec accelsim.md 2.3-2.4 */
     {"sectored", CFG_BOOL, "false", 0, 0,
      "32 B sectors, each valid on its own: a miss fetches only the sectors it needs that are "
-     "missing, and the fill carries only those (NVIDIA L1 and L2, spec accelsim.md 2.3-2.4)",
-     NULL},
+     "missing, and the fill carries only those (NVIDIA L1 and L2)", NULL},
     {"banks", CFG_INT, "1", 1, 1024,
      "line-interleaved banks (power of two): bank = (addr / line_b) % banks", NULL},
     {"ports", CFG_INT, "1", 1, 1024, "requests accepted per bank per cycle", NULL},
+    /* Volta's L1: spec accelsim.md 2.3 */
     {"data_banks", CFG_INT, "0", 0, 64,
      "data-array banks of each bank, interleaved by 32 B sectors, each moving one sector per "
      "cycle, so that a request waits until the data banks of all its sectors are free (0: no "
-     "data-bank limit; Volta's L1: 4, 128 B/cycle, spec accelsim.md 2.3; an L2 slice with a "
-     "32 B data port: 1)", NULL},
+     "data-bank limit; Volta's L1: 4, 128 B/cycle; an L2 slice with a 32 B data port: 1)",
+     NULL},
     {"mshrs", CFG_INT, "16", 1, 65536, "miss status holding registers per cache", NULL},
     {"mshrs_remote", CFG_INT, "0", 0, 65536,
      "more MSHRs, only for requests from other chiplets, with their own waiting queue, so that "

@@ -23,8 +23,9 @@ const struct cfg_key link_keys[] = {
     {"lat", CFG_INT, "1", 0, 1e6, "wire/router latency after serialisation, cycles", NULL},
     {"bw_b_per_cycle", CFG_FLOAT, "64", 1e-6, 1e6,
      "bandwidth per direction, bytes per cycle of the link clock (multiple of 1e-6)", NULL},
-    {"flit_b", CFG_INT, "16", 1, 4096, "flit size in bytes (spec cpelide D7)", NULL},
-    {"header_b", CFG_INT, "8", 1, 4096, "header bytes per message (spec cpelide D7)", NULL},
+    /* spec cpelide D7 */
+    {"flit_b", CFG_INT, "16", 1, 4096, "flit size in bytes", NULL},
+    {"header_b", CFG_INT, "8", 1, 4096, "header bytes per message", NULL},
     CFG_END,
 };
 

@@ -21,11 +21,14 @@
 #include "stats/stats.h"
 
 const struct cfg_key xbar_keys[] = {
+    /* spec cpelide Table I, D7 */
     {"port_gbps", CFG_FLOAT, "768", 0.001, 1e6,
-     "bandwidth per port per direction, GB/s (cpelide Table I, D7; multiple of 0.001)", NULL},
-    {"lat", CFG_INT, "60", 0, 1e6, "switch traversal latency, cycles (cpelide D6)", NULL},
-    {"flit_b", CFG_INT, "16", 1, 4096, "flit size in bytes (cpelide D7)", NULL},
-    {"header_b", CFG_INT, "8", 1, 4096, "header bytes per message (cpelide D7)", NULL},
+     "bandwidth per port per direction, GB/s (a multiple of 0.001)", NULL},
+    /* spec cpelide D6 */
+    {"lat", CFG_INT, "60", 0, 1e6, "switch traversal latency, cycles", NULL},
+    /* spec cpelide D7 */
+    {"flit_b", CFG_INT, "16", 1, 4096, "flit size in bytes", NULL},
+    {"header_b", CFG_INT, "8", 1, 4096, "header bytes per message", NULL},
     CFG_END,
 };
 

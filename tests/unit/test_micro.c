@@ -394,6 +394,9 @@ Test(micro, chase_errors)
 
 /* ---- stream ---- */
 
+/* measured passes: a bandwidth test, with the latency under load too */
+#define STREAM_MEAS (KOP_F_MEASURE | KOP_F_MEASURE_BW)
+
 static void stream_expect_load(const struct kernel *k, struct kernel_warp *w, addr_t base,
                                uint8_t dst, uint8_t flags, const char *what)
 {
@@ -411,7 +414,7 @@ static void stream_count(const struct kernel *k, struct kernel_warp *w, uint64_t
     struct kernel_op op;
     for (op = step(k, w); op.kind == KOP_LOAD; op = step(k, w)) {
         (*n)++;
-        *measured += op.flags == KOP_F_MEASURE;
+        *measured += op.flags == STREAM_MEAS;
     }
     /* the reads are consumed (registers 1..8) before the exit */
     op_eq(op, (struct kernel_op){.kind = KOP_ALU, .n = 1, .src = {1, 2}}, "drain");
@@ -460,7 +463,7 @@ Test(micro, stream_dram_defaults)
     warp_at(&w, &k, 3, 2, 64);
     for (unsigned t = 0; t < 10; t++)
         stream_expect_load(&k, &w, base + 3 * chunk + t * 4096 + 2 * 1024,
-                           (uint8_t)(1 + t % 8), KOP_F_MEASURE, "dram load");
+                           (uint8_t)(1 + t % 8), STREAM_MEAS, "dram load");
     uint64_t n, meas;
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 126);
@@ -489,7 +492,7 @@ Test(micro, stream_l2_one_kernel_with_warmup)
     for (unsigned t = 4; t < 10; t++) {
         uint64_t chunk = t < 8 ? 720 : 721;
         stream_expect_load(&k, &w, base + chunk * 16384 + 3 * 1024 + t % 4 * 4096,
-                           (uint8_t)(1 + t % 8), KOP_F_MEASURE, "measured");
+                           (uint8_t)(1 + t % 8), STREAM_MEAS, "measured");
     }
     uint64_t n, meas;
     stream_count(&k, &w, &n, &meas);
@@ -548,11 +551,11 @@ Test(micro, stream_remote_reads_next_chiplets_chunk)
     expect_chunks(&k, 0, chunk, (const uint64_t[]){240, 241}, 2);
     expect_chunks(&k, 959, chunk, (const uint64_t[]){239, 0}, 2);
     warp_at(&w, &k, 959, 0, 64);
-    stream_expect_load(&k, &w, base + 239 * chunk, 1, KOP_F_MEASURE, "remote");
-    stream_expect_load(&k, &w, base + 239 * chunk + 4096, 2, KOP_F_MEASURE, "remote");
-    stream_expect_load(&k, &w, base + 239 * chunk + 8192, 3, KOP_F_MEASURE, "remote");
-    stream_expect_load(&k, &w, base + 239 * chunk + 12288, 4, KOP_F_MEASURE, "remote");
-    stream_expect_load(&k, &w, base + 0 * chunk, 5, KOP_F_MEASURE, "remote, pass 1");
+    stream_expect_load(&k, &w, base + 239 * chunk, 1, STREAM_MEAS, "remote");
+    stream_expect_load(&k, &w, base + 239 * chunk + 4096, 2, STREAM_MEAS, "remote");
+    stream_expect_load(&k, &w, base + 239 * chunk + 8192, 3, STREAM_MEAS, "remote");
+    stream_expect_load(&k, &w, base + 239 * chunk + 12288, 4, STREAM_MEAS, "remote");
+    stream_expect_load(&k, &w, base + 0 * chunk, 5, STREAM_MEAS, "remote, pass 1");
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 3);
     cr_expect_eq(meas, 3);
@@ -575,7 +578,7 @@ Test(micro, stream_warp32_small)
     addr_t base = k.args[0].buf->base;
     struct kernel_warp w;
     warp_at(&w, &k, 2, 7, 32);
-    stream_expect_load(&k, &w, base + 2 * 16384 + 7 * 512, 1, KOP_F_MEASURE, "warp 7");
+    stream_expect_load(&k, &w, base + 2 * 16384 + 7 * 512, 1, STREAM_MEAS, "warp 7");
     uint64_t n, meas;
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 7);
@@ -604,8 +607,8 @@ Test(micro, stream_uneven_chiplet_blocks)
     warp_at(&w, &k, 9, 0, 64);
     addr_t base = k.args[0].buf->base;
     stream_expect_load(&k, &w, base + 9 * 4096, 1, 0, "warm-up");
-    stream_expect_load(&k, &w, base + 8 * 4096, 2, KOP_F_MEASURE, "pass 1");
-    stream_expect_load(&k, &w, base + 9 * 4096, 3, KOP_F_MEASURE, "pass 2");
+    stream_expect_load(&k, &w, base + 8 * 4096, 2, STREAM_MEAS, "pass 1");
+    stream_expect_load(&k, &w, base + 9 * 4096, 3, STREAM_MEAS, "pass 2");
     uint64_t n, meas;
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 0);
@@ -642,7 +645,7 @@ Test(micro, stream_errors)
     struct kernel_warp w;
     uint64_t n, meas;
     warp_at(&w, &k, 1, 2, 32);
-    stream_expect_load(&k, &w, k.args[0].buf->base + 12288 + 2 * 512, 1, KOP_F_MEASURE, "b96");
+    stream_expect_load(&k, &w, k.args[0].buf->base + 12288 + 2 * 512, 1, STREAM_MEAS, "b96");
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 7); /* 8 rows of 1536 B */
     mw_close(&m);

@@ -11,7 +11,8 @@
  * further on in the same chiplet block, so measured passes hit lines homed on
  * that chiplet that the reading CU has never read (while the passes of a
  * kernel number at most the CUs per chiplet, which is checked). Loads of
- * measured passes carry KOP_F_MEASURE (achieved GB/s in the summary).
+ * measured passes carry KOP_F_MEASURE_BW (achieved GB/s in the summary) and
+ * KOP_F_MEASURE (their latency under load).
  * Relies on static partitioning and round-robin dispatch within a chiplet.
  * Abstracted: no data values, no address arithmetic instructions; each chunk
  * is rounded down to whole rows and whole pages.
@@ -217,7 +218,7 @@ static void stream_next(const struct kernel *k, struct kernel_warp *w, struct ke
                (uint64_t)w->warp * w->warp_size * STREAM_LANE_B;
     op->dst = (uint8_t)(1 + t % STREAM_REGS);
     op->src[0] = op->dst; /* wait until the register's previous load has returned */
-    op->flags = t / rows >= k->p[1] ? KOP_F_MEASURE : 0;
+    op->flags = t / rows >= k->p[1] ? KOP_F_MEASURE | KOP_F_MEASURE_BW : 0;
     w->r[0]++;
 }
 
