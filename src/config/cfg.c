@@ -290,10 +290,43 @@ static int enum_index(const char *choices, const char *v)
     return -1;
 }
 
+/* A bound as a user would write it: integers exact; other numbers short,
+ * with a plain exponent (1e9, 1e-6). */
+static void bound_str(const struct cfg_key *k, double v, char *buf, size_t n)
+{
+    if (k->type == CFG_INT) {
+        snprintf(buf, n, "%.0f", v);
+        return;
+    }
+    char tmp[40], *e;
+    snprintf(tmp, sizeof tmp, "%.6g", v);
+    if (!(e = strchr(tmp, 'e'))) {
+        snprintf(buf, n, "%s", tmp);
+        return;
+    }
+    char *d = e + 1;
+    bool neg = *d == '-';
+    d += *d == '-' || *d == '+';
+    while (d[0] == '0' && d[1])
+        d++;
+    *e = 0;
+    snprintf(buf, n, "%se%s%s", tmp, neg ? "-" : "", d);
+}
+
+/* An integer bound this large means "no upper limit" (the tables write
+ * 2^53 or 9.2e18 for it). */
+#define NO_UPPER_LIMIT 9007199254740992.0
+
 static const char *range_reason(const struct cfg_key *k, double x, char *buf, size_t n)
 {
     if ((k->min != 0 || k->max != 0) && (x < k->min || x > k->max)) {
-        snprintf(buf, n, "out of range [%.17g, %.17g]", k->min, k->max);
+        char lo[48], hi[48];
+        bound_str(k, k->min, lo, sizeof lo);
+        bound_str(k, k->max, hi, sizeof hi);
+        if (k->max >= NO_UPPER_LIMIT)
+            snprintf(buf, n, "out of range (at least %s)", lo);
+        else
+            snprintf(buf, n, "out of range [%s, %s]", lo, hi);
         return buf;
     }
     return NULL;
@@ -313,7 +346,9 @@ const char *cfg_check_value(const struct cfg_key *k, const char *v, char *buf, s
             long long x = strtoll(v, &end, 0);
             if (errno != ERANGE || end == v || *end)
                 return "not an integer";
-            const char *r = range_reason(k, x > 0 ? INFINITY : -INFINITY, buf, n);
+            const char *r = x > 0 && k->max >= NO_UPPER_LIMIT
+                                ? NULL
+                                : range_reason(k, x > 0 ? INFINITY : -INFINITY, buf, n);
             char tmp[160];
             snprintf(tmp, sizeof tmp, "integer too %s%s%s", x > 0 ? "large" : "small",
                      r ? ": " : " for 64 bits", r ? r : "");
@@ -498,33 +533,6 @@ void cfg_print_ini(const struct cfg *c, FILE *out)
         fputc('\n', out);
     }
 }
-
-/* A bound as a user would write it: integers exact; other numbers short,
- * with a plain exponent (1e9, 1e-6). */
-static void bound_str(const struct cfg_key *k, double v, char *buf, size_t n)
-{
-    if (k->type == CFG_INT) {
-        snprintf(buf, n, "%.0f", v);
-        return;
-    }
-    char tmp[40], *e;
-    snprintf(tmp, sizeof tmp, "%.6g", v);
-    if (!(e = strchr(tmp, 'e'))) {
-        snprintf(buf, n, "%s", tmp);
-        return;
-    }
-    char *d = e + 1;
-    bool neg = *d == '-';
-    d += *d == '-' || *d == '+';
-    while (d[0] == '0' && d[1])
-        d++;
-    *e = 0;
-    snprintf(buf, n, "%se%s%s", tmp, neg ? "-" : "", d);
-}
-
-/* An integer bound this large means "no upper limit" (the tables write
- * 2^53 or 9.2e18 for it). */
-#define NO_UPPER_LIMIT 9007199254740992.0
 
 /* "(integer, 1 to 64)", "(integer >= 0)", "(number, 0 to 1e9)", "(one of: a, b)" */
 static void print_kind(const struct cfg_key *k, FILE *out)
