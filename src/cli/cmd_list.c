@@ -25,6 +25,10 @@ int cli_list(int argc, char **argv)
         for (const struct wl_ops *const *w = wl_registry; *w; w++)
             printf("%-16s %s\n", (*w)->name, (*w)->desc);
     } else {
+        if (argc > 2)
+            fprintf(stderr, "chipsim list: one list at a time\n");
+        else if (*what)
+            fprintf(stderr, "chipsim list: '%s': expected params, schemes or workloads\n", what);
         fprintf(stderr, "usage: chipsim list params|schemes|workloads\n");
         return EXIT_USAGE;
     }

@@ -55,9 +55,14 @@ static int cmd_version(int argc, char **argv)
 
 static int cmd_help(int argc, char **argv)
 {
-    if (argc == 2 && cli_find_cmd(argv[1])) {
-        cli_print_help(cli_find_cmd(argv[1]), stdout);
-        return EXIT_OK;
+    if (argc == 2 && argv[1][0] != '-') {
+        if (cli_find_cmd(argv[1])) {
+            cli_print_help(cli_find_cmd(argv[1]), stdout);
+            return EXIT_OK;
+        }
+        fprintf(stderr, "chipsim help: unknown command '%s'\n", argv[1]);
+        cli_usage(stderr);
+        return EXIT_USAGE;
     }
     int rc = no_args(&cli_cmd_help, argc, argv);
     if (rc)

@@ -21,7 +21,16 @@ int main(int argc, char **argv)
         name = "version";
     const struct cli_cmd *c = cli_find_cmd(name);
     if (!c) {
-        fprintf(stderr, "chipsim: unknown command '%s'\n", argv[1]);
+        const char *names[32];
+        size_t n = 0;
+        for (const struct cli_cmd *const *k = cli_commands; *k && n < 32; k++)
+            if (!(*k)->hidden)
+                names[n++] = (*k)->name;
+        const char *best = str_suggest(name, names, n);
+        fprintf(stderr, "chipsim: unknown command '%s'", argv[1]);
+        if (best)
+            fprintf(stderr, " (did you mean '%s'?)", best);
+        fprintf(stderr, "\n");
         cli_usage(stderr);
         return EXIT_USAGE;
     }

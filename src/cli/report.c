@@ -37,7 +37,9 @@ static void time_lines(FILE *o, json_t *sum)
     fprintf(o, "  %-24s %14lld (kernels %lld, launch latency %lld)\n", "cycles",
             geti(sum, "cycles"), geti(sum, "kernel_cycles"), geti(sum, "launch_cycles"));
     fprintf(o, "  %-24s %14lld", "kernels", geti(sum, "kernels"));
-    if (has(sum, "kernel_us_median"))
+    if (geti(sum, "kernels") == 1 && has(sum, "kernel_us_median"))
+        fprintf(o, " (%.3f us)", getf(sum, "kernel_us_median"));
+    else if (has(sum, "kernel_us_median"))
         fprintf(o, " (per kernel: min %.3f, median %.3f, max %.3f us)",
                 getf(sum, "kernel_us_min"), getf(sum, "kernel_us_median"),
                 getf(sum, "kernel_us_max"));
@@ -55,8 +57,9 @@ static void traffic_lines(FILE *o, json_t *sum)
     hits(o, "L3", sum, "l3_accesses", "l3_hits");
     fprintf(o, "  %-24s %14lld reads %lld writes\n", "DRAM", geti(sum, "dram_reads"),
             geti(sum, "dram_writes"));
-    fprintf(o, "  %-24s %14lld L1-L2 %lld L2-L3", "flits", geti(sum, "flits_l1_l2"),
-            geti(sum, "flits_l2_l3"));
+    /* without an L3 the L2's misses go to the DRAM over the same links */
+    fprintf(o, "  %-24s %14lld L1-L2 %lld %s", "flits", geti(sum, "flits_l1_l2"),
+            geti(sum, "flits_l2_l3"), has(sum, "l3_accesses") ? "L2-L3" : "L2-DRAM");
     if (has(sum, "flits_remote"))
         fprintf(o, " %lld remote", geti(sum, "flits_remote"));
     fputc('\n', o);
@@ -64,9 +67,12 @@ static void traffic_lines(FILE *o, json_t *sum)
 
 static void coherence_lines(FILE *o, json_t *sum)
 {
-    fprintf(o, "  %-24s %14lld flushes %lld invalidates (elided of the baseline's: %lld, %lld)\n",
-            "L2 operations", geti(sum, "l2_flushes"), geti(sum, "l2_invalidates"),
-            geti(sum, "l2_flushes_elided"), geti(sum, "l2_invalidates_elided"));
+    fprintf(o, "  %-24s %14lld flushes %lld invalidates", "L2 operations",
+            geti(sum, "l2_flushes"), geti(sum, "l2_invalidates"));
+    if (has(sum, "l2_flushes_elided"))
+        fprintf(o, " (elided of the baseline's: %lld, %lld)", geti(sum, "l2_flushes_elided"),
+                geti(sum, "l2_invalidates_elided"));
+    fputc('\n', o);
     long long nk = geti(sum, "kernels");
     fprintf(o, "  %-24s %14.3f us", "coherence time", getf(sum, "coherence_us"));
     if (nk)

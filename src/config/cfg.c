@@ -367,7 +367,15 @@ const char *cfg_check_value(const struct cfg_key *k, const char *v, char *buf, s
         return range_reason(k, d, buf, n);
     case CFG_ENUM:
         if (enum_index(k->choices, v) < 0) {
-            snprintf(buf, n, "not one of %s", k->choices);
+            size_t m = (size_t)snprintf(buf, n, "not one of: ");
+            for (const char *c = k->choices; *c && m + 3 < n; c++)
+                if (*c == '|') {
+                    buf[m++] = ',';
+                    buf[m++] = ' ';
+                } else {
+                    buf[m++] = *c;
+                }
+            buf[m < n ? m : n - 1] = 0;
             return buf;
         }
         return NULL;

@@ -218,8 +218,10 @@ static void summary_coherence(json_t *o, const struct gpu *g, const struct stats
     uint64_t base = (uint64_t)g->ms.nch * g->cp.st.kernels; /* the baseline's, of each */
     set(o, "l2_flushes", json_integer(I(fl)));
     set(o, "l2_invalidates", json_integer(I(inv)));
-    set(o, "l2_flushes_elided", json_integer(I(base > fl ? base - fl : 0)));
-    set(o, "l2_invalidates_elided", json_integer(I(base > inv ? base - inv : 0)));
+    /* one L2 in the system: no baseline boundary operations to elide */
+    bool several = g->ms.nch > 1;
+    set(o, "l2_flushes_elided", count_if(several, base > fl ? base - fl : 0));
+    set(o, "l2_invalidates_elided", count_if(several, base > inv ? base - inv : 0));
     set(o, "coherence_us", json_real((double)(g->cp.st.acquire_ps + g->cp.st.release_ps) / 1e6));
     set(o, "energy_pj", energy_json(g, st));
     set(o, "stale_reads", count_if(g->chk.on, g->chk.st.stale_reads));

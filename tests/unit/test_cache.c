@@ -1228,7 +1228,7 @@ Test(cache_cfg, geometry_errors_name_origin_and_key)
                             "across the banks");
 
     cr_assert_eq(params_of("[l2]\nreplacement = plru\n", NULL, &p, &e), -1);
-    cr_expect(strstr(e.msg, "t.ini:2: [l2] replacement = plru: not one of lru|fifo|random"),
+    cr_expect(strstr(e.msg, "t.ini:2: [l2] replacement = plru: not one of: lru, fifo, random"),
               "got: %s", e.msg);
 }
 

@@ -51,7 +51,7 @@ Test(cli, malformed_line_exits_2)
 Test(cli, bad_override_exits_2)
 {
     expect_bad("[gpu]\n", "coherence.remote_store=maybe",
-               "-p:1: [coherence] remote_store = maybe: not one of write_through|write_back");
+               "-p:1: [coherence] remote_store = maybe: not one of: write_through, write_back");
 }
 
 Test(cli, unknown_scheme_and_workload_exit_2)
@@ -77,7 +77,7 @@ Test(cli, integer_overflow_says_so)
 Test(cli, workload_parameter_errors_exit_2)
 {
     expect_bad("[workload]\nname = chase\n", "workload.target=l9",
-               "-p:1: [workload] target = l9: not one of ");
+               "-p:1: [workload] target = l9: not one of: ");
     expect_bad("[workload]\nname = vecadd\nsize = 3\n", "sim.seed=3",
                "bad.ini:3: [workload] size = 3: unknown key");
 }

@@ -102,7 +102,7 @@ Test(config, wrong_types)
     expect_error("[l1d]\nratio = half\n", "t.ini:2: [l1d] ratio = half: not a number");
     expect_error("[l1d]\nenabled = maybe\n",
                  "t.ini:2: [l1d] enabled = maybe: not a boolean (true/false, yes/no, on/off, 1/0)");
-    expect_error("[l1d]\npolicy = plru\n", "t.ini:2: [l1d] policy = plru: not one of lru|fifo|random");
+    expect_error("[l1d]\npolicy = plru\n", "t.ini:2: [l1d] policy = plru: not one of: lru, fifo, random");
 }
 
 Test(config, malformed_lines)

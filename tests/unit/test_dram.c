@@ -588,8 +588,8 @@ Test(dram, params_from_cfg_reports_cross_key_errors)
          "least trcd (14)"},
         {"[hbm]\nbus_window = 100\n", "t.ini:2: [hbm] bus_window = 100: must be a multiple "
          "of 64 (bits of a ring word)"},
-        {"[hbm]\npage_policy = lazy\n", "t.ini:2: [hbm] page_policy = lazy: not one of "
-         "open|closed"},
+        {"[hbm]\npage_policy = lazy\n", "t.ini:2: [hbm] page_policy = lazy: not one of: "
+         "open, closed"},
         {"[hbm]\nchannels = 0\n", "t.ini:2: [hbm] channels = 0: out of range [1, 1024]"},
         {"[hbm]\nchanels = 4\n", "t.ini:2: [hbm] chanels = 4: unknown key (did you mean "
          "'channels'?)"},
