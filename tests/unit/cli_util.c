@@ -2,6 +2,8 @@
  * cli_util.c -- child-process runner for end-to-end command tests.
  */
 #include "cli_util.h"
+#include <criterion/criterion.h>
+#include <jansson.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,4 +80,32 @@ char *cli_write_file(const char *dir, const char *name, const char *text)
     if (!f || fputs(text, f) < 0 || fclose(f))
         BUG("cannot write %s", path);
     return path;
+}
+
+char *cli_run_tiny(const char *dir, const char *name, const char *const *extra, char **text)
+{
+    char *json = xasprintf("%s/%s", dir, name);
+    const char *argv[32] = {"run", "-c", "configs/tiny.ini", "--json", json};
+    size_t n = 5;
+    for (; extra && *extra && n < 31; extra++)
+        argv[n++] = *extra;
+    argv[n] = NULL;
+    struct cli_result r = cli_exec(argv);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    if (text)
+        *text = xstrdup(r.out);
+    cli_result_free(&r);
+    return json;
+}
+
+json_t *cli_run_tiny_json(const char *dir, const char *name, const char *const *extra,
+                          char **text)
+{
+    char *json = cli_run_tiny(dir, name, extra, text);
+    json_error_t je;
+    json_t *j = json_load_file(json, 0, &je);
+    cr_assert(j, "%s: %s", json, je.text);
+    unlink(json);
+    free(json);
+    return j;
 }

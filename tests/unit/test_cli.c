@@ -118,21 +118,7 @@ Test(cli, list_params_has_every_section)
 
 static json_t *run_json(const char *dir, const char *name, const char *const *extra)
 {
-    char *json = xasprintf("%s/%s", dir, name);
-    const char *argv[32] = {"run", "-q", "--json", json, "-c", "configs/tiny.ini"};
-    size_t n = 6;
-    for (; extra && *extra; extra++)
-        argv[n++] = *extra;
-    argv[n] = NULL;
-    struct cli_result r = cli_exec(argv);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
-    cli_result_free(&r);
-    json_error_t je;
-    json_t *j = json_load_file(json, 0, &je);
-    cr_assert(j, "%s", je.text);
-    unlink(json);
-    free(json);
-    return j;
+    return cli_run_tiny_json(dir, name, extra, NULL);
 }
 
 Test(cli, json_contract)

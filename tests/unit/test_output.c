@@ -22,22 +22,7 @@
  * *text (caller frees) and its JSON summary. */
 static json_t *run(const char *dir, const char *const *args, char **text)
 {
-    char *json = xasprintf("%s/out.json", dir);
-    const char *argv[32] = {"run", "-c", "configs/tiny.ini", "--json", json};
-    size_t n = 5;
-    for (; *args; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    struct cli_result r = cli_exec(argv);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
-    json_error_t je;
-    json_t *j = json_load_file(json, 0, &je);
-    cr_assert(j, "%s", je.text);
-    unlink(json);
-    free(json);
-    if (text)
-        *text = xstrdup(r.out);
-    cli_result_free(&r);
+    json_t *j = cli_run_tiny_json(dir, "out.json", args, text);
     json_t *sum = json_incref(json_object_get(j, "summary"));
     json_decref(j);
     cr_assert(json_is_object(sum));
@@ -149,16 +134,7 @@ Test(output, checks_that_were_not_run_are_null)
 
 static char *run_file(const char *dir, const char *name, const char *const *args)
 {
-    char *json = xasprintf("%s/%s", dir, name);
-    const char *argv[32] = {"run", "-q", "-c", "configs/tiny.ini", "--json", json};
-    size_t n = 6;
-    for (; *args; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    struct cli_result r = cli_exec(argv);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
-    cli_result_free(&r);
-    return json;
+    return cli_run_tiny(dir, name, args, NULL);
 }
 
 /* The compare row of `key`: its A, B and ratio cells. */
