@@ -462,7 +462,7 @@ static bool execute(struct cu *cu, struct cu_warp *w)
         barrier_check(cu, w->wg);
         return false;
     case KOP_FENCE:
-        if (w->op.scope == KERNEL_SCOPE_WG)
+        if (w->op.scope == SCOPE_CTA)
             return true;
         cu->st.fences++;
         w->state = W_DRAIN;

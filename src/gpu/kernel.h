@@ -19,13 +19,13 @@
 #define CHIPSIM_KERNEL_H
 
 #include "base/base.h"
+#include "mem/scope.h"
 
 #define KERNEL_MAX_ARGS 16
 #define KERNEL_MAX_LANES 64
 #define KERNEL_MAX_REGS 64
 
 enum kernel_mode { KERNEL_R, KERNEL_RW };
-enum kernel_scope { KERNEL_SCOPE_WG, KERNEL_SCOPE_DEVICE, KERNEL_SCOPE_SYSTEM };
 
 struct kernel_dim {
     uint32_t x, y, z;
@@ -57,7 +57,8 @@ enum kernel_op_kind {
     KOP_LDS_LOAD,   /* LDS read (addresses are LDS byte offsets) into dst */
     KOP_LDS_STORE,  /* LDS write */
     KOP_BARRIER,    /* work-group barrier */
-    KOP_FENCE,      /* memory fence of `scope` */
+    KOP_FENCE,      /* memory fence of `scope`, direction `sem` (SEM_ACQUIRE, SEM_RELEASE;
+                       SEM_ACQ_REL, SEM_WEAK or SEM_RELAXED: both) */
     KOP_EXIT,       /* the warp is done */
 };
 
@@ -72,7 +73,7 @@ enum kernel_op_kind {
 struct kernel_op {
     uint8_t kind;   /* enum kernel_op_kind */
     uint8_t size;   /* bytes per lane: 1, 2, 4, 8 or 16 */
-    uint8_t scope;  /* KOP_FENCE: enum kernel_scope */
+    uint8_t scope;  /* enum mem_scope: of a fence, or of a strong load, store or atomic */
     uint8_t flags;  /* KOP_F_* */
     uint8_t dst;    /* register written (loads, atomics, LDS loads; ALU ops with lat), 1..63;
                        0 = none */
@@ -80,6 +81,8 @@ struct kernel_op {
                        all at most 63; 0 means 1 */
     uint8_t src[2]; /* registers read: the op waits until they are available */
     bool lanes;     /* addresses in warp->lane_addr instead of base + lane * stride */
+    uint8_t sem;    /* enum mem_sem: global loads, stores and atomics (SEM_WEAK: plain);
+                       fences: their direction */
     uint16_t lat;   /* KOP_ALU: cycles from issue until dst can be read (0: at once) */
     uint16_t ii;    /* cycles the op occupies its SIMD per instruction (0: cu.alu_cycles) */
     uint32_t n;     /* KOP_ALU: instructions */

@@ -15,6 +15,7 @@
 #define CHIPSIM_REQ_H
 
 #include "engine/sim.h"
+#include "mem/scope.h"
 
 enum req_kind {
     REQ_READ,
@@ -62,6 +63,8 @@ struct req {
     uint16_t home;        /* home node, when the requester knows it */
     uint16_t hops;
     uint8_t nret;
+    uint8_t scope;        /* enum mem_scope (loads, stores, atomics; SCOPE_CTA when weak) */
+    uint8_t sem;          /* enum mem_sem: SEM_WEAK for plain accesses */
     uint64_t mask[2];     /* bytes of the line touched (WRITE/WRITEBACK), bit i = byte i */
     ps_t issued;          /* when the requester issued it */
     uint64_t tag;         /* the creator's cookie */

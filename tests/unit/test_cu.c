@@ -177,8 +177,8 @@ Test(cu, exit_waits_for_stores_to_be_acknowledged)
 Test(cu, device_fence_drains_stores_wg_fence_does_not)
 {
     struct rig *r = rig_new(64);
-    struct kernel_op ops[] = {STORE(0x2000), {.kind = KOP_FENCE, .scope = KERNEL_SCOPE_WG},
-                              ALU(1, 0), {.kind = KOP_FENCE, .scope = KERNEL_SCOPE_DEVICE},
+    struct kernel_op ops[] = {STORE(0x2000), {.kind = KOP_FENCE, .scope = SCOPE_CTA},
+                              ALU(1, 0), {.kind = KOP_FENCE, .scope = SCOPE_GPU},
                               ALU(1, 0), EXIT};
     memcpy(r->sc.ops[0], ops, sizeof ops);
     run(r);

@@ -513,8 +513,8 @@ static void to_op(struct twl *t, struct kernel_warp *w, const struct trace_rec *
         t->st.membars++;
         if (r->mask) {
             op->kind = KOP_FENCE;
-            op->scope = o->scope == 0 ? KERNEL_SCOPE_WG
-                        : o->scope == 1 ? KERNEL_SCOPE_DEVICE : KERNEL_SCOPE_SYSTEM;
+            op->scope = o->scope == 0 ? SCOPE_CTA
+                        : o->scope == 1 ? SCOPE_GPU : SCOPE_SYS;
         }
         return;
     case TK_EXIT:
