@@ -23,8 +23,6 @@ static const char *const l3_defaults[] = {
 };
 static const char *const l1l2_defaults[] = {"lat=4", "bw_b_per_cycle=64", NULL};
 static const char *const l2l3_defaults[] = {"lat=49", "bw_b_per_cycle=256", NULL};
-static const char *const xbar_defaults[] = {"lat=40", NULL};
-static const char *const gpulink_defaults[] = {"port_gbps=300", "lat=500", NULL};
 
 void memsys_define_sections(struct cfg *c)
 {
@@ -41,15 +39,14 @@ void memsys_define_sections(struct cfg *c)
                link_keys, l1l2_defaults);
     cfg_define(c, "link_l2_l3", "link between a chiplet's L2 and its L3 slices, each direction",
                link_keys, l2l3_defaults);
-    cfg_define(c, "xbar", "inter-chiplet crossbar of one GPU", xbar_keys, xbar_defaults);
-    cfg_define(c, "gpu_link", "inter-GPU switch (one port per GPU)", xbar_keys, gpulink_defaults);
+    net_define_sections(c);
 }
 
 struct build_params {
     struct cache_params l1, l2, l3;
     struct dram_params dram;
     struct link_params l1l2, l2l3;
-    struct xbar_params xbar, gsw;
+    struct net_params net;
 };
 
 /* A GPU's L3 of p->size_b split over n slices: each keeps the configured
@@ -82,8 +79,7 @@ static int read_params(const struct cfg *c, struct memsys *ms, struct build_para
         dram_params_from_cfg(cfg_sec(c, "dram"), &bp->dram, e) ||
         link_params_from_cfg(cfg_sec(c, "link_l1_l2"), &bp->l1l2, e) ||
         link_params_from_cfg(cfg_sec(c, "link_l2_l3"), &bp->l2l3, e) ||
-        xbar_params_from_cfg(cfg_sec(c, "xbar"), &bp->xbar, e) ||
-        xbar_params_from_cfg(cfg_sec(c, "gpu_link"), &bp->gsw, e))
+        net_params_from_cfg(c, &ms->t, &bp->net, e))
         return -1;
     if (bp->l2.line_b != bp->l1.line_b)
         return cfg_err(e, cfg_sec(c, "l2"), "line_b", "must equal [l1d] line_b (%u)", bp->l1.line_b);
@@ -129,24 +125,12 @@ static void remote_in(struct memsys *ms, unsigned home, struct req *r)
         coh_default_remote_in(&ms->cm, home, r);
 }
 
-/* Arrival from the crossbar at chiplet `node`. */
+/* Arrival from the network at chiplet `node`. */
 static void net_in_access(struct sim *s, void *self, struct req *r)
 {
     (void)s;
     struct memsys_front *f = self;
     remote_in(f->ms, f->node, r);
-}
-
-/* Into the network from chiplet `node`, toward r->home. */
-static void net_out_access(struct sim *s, void *self, struct req *r)
-{
-    struct memsys_front *f = self;
-    struct memsys *ms = f->ms;
-    unsigned from = f->node, home = r->home;
-    if (topo_same_gpu(&ms->t, from, home))
-        mem_send(s, &ms->xbar_in[from], r);
-    else
-        mem_send(s, &ms->gsw_paths[from * ms->t.gpus + topo_chiplet_gpu(&ms->t, home)], r);
 }
 
 /* Requests for chiplet `node`'s L3: pick the slice (no L3: the HBM). */
@@ -163,17 +147,9 @@ static void l3_front_access(struct sim *s, void *self, struct req *r)
     cache_access(s, &f->ms->l3[f->node * slices + k], r);
 }
 
-/* Arrival at a GPU from the inter-GPU switch: to the home chiplet. */
-static void gpu_in_access(struct sim *s, void *self, struct req *r)
-{
-    (void)s;
-    struct memsys_front *f = self;
-    remote_in(f->ms, r->home, r);
-}
-
 static void alloc_arrays(struct memsys *ms)
 {
-    unsigned nch = ms->nch, ncu = ms->ncu, g = ms->t.gpus;
+    unsigned nch = ms->nch, ncu = ms->ncu;
     ms->l1 = xcalloc(ncu, sizeof *ms->l1);
     ms->l1_down = xcalloc(ncu, sizeof *ms->l1_down);
     ms->l1_up = xcalloc(ncu, sizeof *ms->l1_up);
@@ -185,10 +161,6 @@ static void alloc_arrays(struct memsys *ms)
     ms->l23_path = xcalloc(nch, sizeof *ms->l23_path);
     ms->l3 = xcalloc((size_t)nch * ms->t.llc_slices, sizeof *ms->l3);
     ms->dram = xcalloc(nch, sizeof *ms->dram);
-    ms->xbar = xcalloc(g, sizeof *ms->xbar);
-    ms->gpu_in = xcalloc(g, sizeof *ms->gpu_in);
-    ms->gsw_paths = xcalloc((size_t)nch * g, sizeof *ms->gsw_paths);
-    ms->xbar_in = xcalloc(nch, sizeof *ms->xbar_in);
     ms->to_l3 = xcalloc(nch, sizeof *ms->to_l3);
     ms->to_net = xcalloc(nch, sizeof *ms->to_net);
     ms->remote_requests = xcalloc(nch, sizeof *ms->remote_requests);
@@ -228,10 +200,12 @@ static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_par
     }
     link_init(&ms->l23_down[ch], &bp->l2l3, &ms->gpu_clk, LOC_L2_L3);
     link_init(&ms->l23_up[ch], &bp->l2l3, &ms->gpu_clk, LOC_L2_L3);
+    ms->l23_down[ch].cls = ms->l23_up[ch].cls = net_class(&ms->net, LC_INTRA_CHIPLET);
     link_path_init(&ms->l23_path[ch], &ms->l23_down[ch], &ms->l23_up[ch],
                    (struct mem_port){l3_front_access, &ms->front[ch]});
     ms->to_l3[ch] = link_path_port(&ms->l23_path[ch]);
-    ms->to_net[ch] = (struct mem_port){net_out_access, &ms->front[ch]};
+    ms->to_net[ch] = net_port(&ms->net, ch);
+    net_attach(&ms->net, ch, (struct mem_port){net_in_access, &ms->front[ch]});
     name = unit_name(ms, ch, "l2", ~0u);
     cache_init(&ms->l2[ch], s, name, &ms->gpu_clk, &l2p,
                (struct mem_port){l2_out_access, &ms->front[ch]});
@@ -243,6 +217,7 @@ static void build_cu(struct memsys *ms, unsigned cu, const struct build_params *
     unsigned ch = topo_cu_chiplet(&ms->t, cu);
     link_init(&ms->l1_down[cu], &bp->l1l2, &ms->gpu_clk, LOC_L1_L2);
     link_init(&ms->l1_up[cu], &bp->l1l2, &ms->gpu_clk, LOC_L1_L2);
+    ms->l1_down[cu].cls = ms->l1_up[cu].cls = net_class(&ms->net, LC_INTRA_CHIPLET);
     link_path_init(&ms->l1_path[cu], &ms->l1_down[cu], &ms->l1_up[cu],
                    (struct mem_port){l2_in_access, &ms->front[ch]});
     char buf[64];
@@ -252,43 +227,11 @@ static void build_cu(struct memsys *ms, unsigned cu, const struct build_params *
     free(name);
 }
 
-static void build_networks(struct memsys *ms, const struct build_params *bp)
-{
-    unsigned g = ms->t.gpus;
-    for (unsigned i = 0; i < g; i++) {
-        struct xbar *x = &ms->xbar[i];
-        xbar_init(x, &bp->xbar, &ms->gpu_clk, ms->t.chiplets, LOC_REMOTE);
-        x->home_base = i * ms->t.chiplets;
-        for (unsigned j = 0; j < ms->t.chiplets; j++)
-            xbar_attach(x, j, (struct mem_port){net_in_access, &ms->front[x->home_base + j]});
-    }
-    xbar_init(&ms->gsw, &bp->gsw, &ms->gpu_clk, g, LOC_GPU_GPU);
-    for (unsigned i = 0; i < g; i++) {
-        ms->gpu_in[i] = (struct memsys_front){.ms = ms, .node = i};
-        xbar_attach(&ms->gsw, i, (struct mem_port){gpu_in_access, &ms->gpu_in[i]});
-    }
-    for (unsigned ch = 0; ch < ms->nch; ch++)
-        ms->xbar_in[ch] = xbar_port(&ms->xbar[topo_chiplet_gpu(&ms->t, ch)],
-                                    topo_chiplet_local(&ms->t, ch));
-    for (unsigned ch = 0; ch < ms->nch; ch++)
-        for (unsigned i = 0; i < g; i++)
-            ms->gsw_paths[ch * g + i] = xbar_path_port(&ms->gsw, topo_chiplet_gpu(&ms->t, ch), i);
-}
-
-/* A coherence control message between chiplets: over the GPU's crossbar, or
- * between GPUs over the inter-GPU switch (the crossbars at either end are not
- * modelled for these). */
+/* A coherence control message between chiplets, over the network. */
 static void send_msg(void *net, unsigned from, unsigned to, uint32_t bytes, enum traffic_class tc,
                      ev_fn fn, void *obj, uint64_t arg)
 {
-    struct memsys *ms = net;
-    const struct topo *t = &ms->t;
-    if (topo_same_gpu(t, from, to))
-        xbar_send(ms->s, &ms->xbar[topo_chiplet_gpu(t, from)], topo_chiplet_local(t, from),
-                  topo_chiplet_local(t, to), bytes, tc, fn, obj, arg);
-    else
-        xbar_send(ms->s, &ms->gsw, topo_chiplet_gpu(t, from), topo_chiplet_gpu(t, to), bytes, tc,
-                  fn, obj, arg);
+    net_send(net, from, to, bytes, tc, fn, obj, arg);
 }
 
 static void machine_view(struct memsys *ms)
@@ -298,7 +241,7 @@ static void machine_view(struct memsys *ms)
                                   .l3 = ms->l3, .l3_per_ch = ms->t.llc_slices,
                                   .mem = &ms->shadow, .gpu_period_ps = ms->gpu_clk.period,
                                   .to_l3 = ms->to_l3, .to_net = ms->to_net, .send = send_msg,
-                                  .net = ms};
+                                  .net = &ms->net};
 }
 
 void memsys_set_coherence(struct memsys *ms, const struct coh_ops *ops, void *self)
@@ -323,11 +266,11 @@ int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, bool ver
     if (place_init_cfg(&ms->place, cfg_sec(c, "place"), ms->nch, e))
         return -1;
     alloc_arrays(ms);
+    net_init(&ms->net, s, &ms->gpu_clk, &ms->t, &bp.net);
     for (unsigned ch = 0; ch < ms->nch; ch++)
         build_chiplet(ms, ch, &bp);
     for (unsigned cu = 0; cu < ms->ncu; cu++)
         build_cu(ms, cu, &bp);
-    build_networks(ms, &bp);
     machine_view(ms);
     return 0;
 }
@@ -338,26 +281,25 @@ void memsys_free(struct memsys *ms)
         return;
     for (unsigned cu = 0; cu < ms->ncu; cu++) {
         cache_free(&ms->l1[cu]);
+        link_path_free(&ms->l1_path[cu]);
         link_free(&ms->l1_down[cu]);
         link_free(&ms->l1_up[cu]);
     }
     for (unsigned ch = 0; ch < ms->nch; ch++) {
         cache_free(&ms->l2[ch]);
+        link_path_free(&ms->l23_path[ch]);
         link_free(&ms->l23_down[ch]);
         link_free(&ms->l23_up[ch]);
         dram_free(&ms->dram[ch]);
         for (unsigned k = 0; k < ms->t.llc_slices; k++)
             cache_free(&ms->l3[ch * ms->t.llc_slices + k]);
     }
-    for (unsigned i = 0; i < ms->t.gpus; i++)
-        xbar_free(&ms->xbar[i]);
-    xbar_free(&ms->gsw);
+    net_free(&ms->net);
     place_free(&ms->place);
     shadow_free(&ms->shadow);
     void *arrays[] = {ms->l1, ms->l1_down, ms->l1_up, ms->l1_path, ms->l2, ms->front,
-                      ms->l23_down, ms->l23_up, ms->l23_path, ms->l3, ms->dram, ms->xbar,
-                      ms->gpu_in, ms->gsw_paths, ms->xbar_in, ms->to_l3, ms->to_net,
-                      ms->remote_requests};
+                      ms->l23_down, ms->l23_up, ms->l23_path, ms->l3, ms->dram, ms->to_l3,
+                      ms->to_net, ms->remote_requests};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     *ms = (struct memsys){0};
@@ -397,11 +339,7 @@ void memsys_reg_stats(struct memsys *ms, struct stats *st)
         stats_reg(st, buf, "remote_requests", &ms->remote_requests[ch],
                   "requests that arrived from other chiplets (served by the home's L2)");
     }
-    for (unsigned i = 0; i < ms->t.gpus; i++) {
-        snprintf(pre, sizeof pre, "gpu%u.xbar", i);
-        xbar_reg_stats(&ms->xbar[i], st, pre);
-    }
-    xbar_reg_stats(&ms->gsw, st, "system.gpu_link");
+    net_reg_stats(&ms->net, st);
     stats_reg(st, "system.memcpy", "pages_placed", &ms->copy_st.pages_placed,
               "pages placed by host-to-device copies");
     stats_reg(st, "system.memcpy", "l2_lines_warmed", &ms->copy_st.lines_warmed,

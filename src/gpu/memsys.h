@@ -1,11 +1,12 @@
 /*
  * memsys.h -- the memory system of a whole machine, wired from the topology:
  * per CU an L1D and a link pair to its chiplet's L2; per chiplet an L2, a
- * link pair to its L3 slice(s), and HBM; per GPU a crossbar between its
- * chiplets; and a switch between GPUs. Requests carry their home node
- * (page placement), and an L2 miss goes to the home's L3: locally over the
- * L2-L3 links, across the crossbar for another chiplet of the same GPU, and
- * over the inter-GPU switch for a chiplet of another GPU.
+ * link pair to its L3 slice(s), and HBM; and the network (net/net.h): per
+ * GPU a fabric between its chiplets (crossbar or ring) and a network between
+ * the GPUs (switch, point-to-point links or tree). Requests carry their home
+ * node (page placement), and an L2 miss goes to the home's L3: locally over
+ * the L2-L3 links, else over the network to the home chiplet (across its
+ * GPU's fabric, or across both GPUs' fabrics and the GPU network).
  *
  * The coherence scheme (coherence/coh.h) decides at three points: a request
  * from the L1s entering a chiplet's L2, a miss leaving an L2, and a request
@@ -19,8 +20,8 @@
 #include "mem/cache.h"
 #include "mem/dram.h"
 #include "net/link.h"
+#include "net/net.h"
 #include "net/topo.h"
-#include "net/xbar.h"
 #include "sched/place.h"
 #include "stats/stats.h"
 
@@ -30,7 +31,7 @@
 struct memsys;
 
 /* A routing front that is a mem_port: the L2's two sides, the network
- * entry and exit of a chiplet, the L3 slice selector, a GPU's ingress. */
+ * exit of a chiplet, the L3 slice selector. */
 struct memsys_front {
     struct memsys *ms;
     unsigned node;
@@ -52,11 +53,7 @@ struct memsys {
     struct link_path *l23_path;       /* [nch] */
     struct cache *l3;                 /* [nch * llc_slices] */
     struct dram *dram;                /* [nch] */
-    struct xbar *xbar;                /* [gpus] */
-    struct xbar gsw;                  /* inter-GPU switch, one port per GPU */
-    struct memsys_front *gpu_in;      /* [gpus] */
-    struct mem_port *gsw_paths;       /* [nch * gpus]: chiplet -> GPU g */
-    struct mem_port *xbar_in;         /* [nch]: chiplet's source port of its GPU's crossbar */
+    struct net net;                   /* chiplet fabrics and the GPU network */
     struct mem_port *to_l3, *to_net;  /* [nch]: for the coherence machine view */
     struct shadow shadow;             /* memory's data versions (checker) */
     bool versions;

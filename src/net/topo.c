@@ -19,6 +19,12 @@ const struct cfg_key topo_keys[] = {
      "gpu_total|per_slice"},
     {"hbm_stacks", CFG_INT, "1", 1, 64, "HBM stacks per chiplet", NULL},
     {"clock_mhz", CFG_FLOAT, "1801", 1, 10000, "GPU core clock, MHz", NULL},
+    {"chiplet_net", CFG_ENUM, "xbar", 0, 0,
+     "network between the chiplets of a GPU: a crossbar ([xbar]) or a bidirectional ring "
+     "([ring])", "xbar|ring"},
+    {"gpu_net", CFG_ENUM, "switch", 0, 0,
+     "network between GPUs: one switch ([gpu_link]), a link between every pair ([gpu_p2p]) or "
+     "a PCIe-like tree of switches ([gpu_tree])", "switch|p2p|tree"},
     CFG_END,
 };
 
@@ -33,6 +39,8 @@ int topo_from_cfg(const struct cfg_sec *sec, struct topo *t, struct err *e)
         .l3_per_gpu = cfg_enum(sec, "l3_sizing") == 0,
         .hbm_stacks = (unsigned)cfg_uint(sec, "hbm_stacks"),
         .gpu_mhz = cfg_float(sec, "clock_mhz"),
+        .chiplet_net = cfg_enum(sec, "chiplet_net"),
+        .gpu_net = cfg_enum(sec, "gpu_net"),
     };
     if (topo_ncus(t) > 65535)
         return cfg_err(e, sec, "cus_per_chiplet", "more than 65535 CUs in the system");

@@ -1,8 +1,8 @@
 /*
  * topo.h -- the shape of the simulated system: G GPUs x C chiplets per GPU x
  * K CUs per chiplet, each chiplet with its L2 banks, LLC (L3) slices and HBM
- * stacks, chiplets of one GPU joined by a crossbar and GPUs joined by
- * inter-GPU links. Every unit has a global index, and these helpers convert
+ * stacks, chiplets of one GPU joined by a crossbar or a ring and GPUs joined
+ * by a switch, point-to-point links or a tree (net.h). Every unit has a global index, and these helpers convert
  * between global and hierarchical coordinates, so no structure assumes a
  * single GPU. Stat names follow the same hierarchy: gpu0.chiplet1.cu5.l1d.
  */
@@ -21,6 +21,8 @@ struct topo {
     bool l3_per_gpu;          /* [l3] size_kib is a GPU's total (l3_sizing = gpu_total) */
     unsigned hbm_stacks;      /* per chiplet */
     double gpu_mhz;           /* core clock */
+    unsigned chiplet_net;     /* enum net_fabric (net.h): chiplets' network */
+    unsigned gpu_net;         /* enum net_gpunet (net.h): GPUs' network */
 };
 
 extern const struct cfg_key topo_keys[];

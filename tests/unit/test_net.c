@@ -1,78 +1,18 @@
 /*
- * Links, link paths and the crossbar: exact delivery times in picoseconds,
- * flit counts per traffic class and location, contention, a long random
- * stream that must never beat the bandwidth, and config errors.
+ * Links, credits, link paths and the crossbar of one GPU: exact delivery
+ * times in picoseconds, flit counts per traffic, message and location class,
+ * contention, back-pressure, a long random stream that must never beat the
+ * bandwidth, and config errors. Other topologies: test_net_topo.c.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "net_rig.h"
 #include "test_util.h"
 #include "net/link.h"
-#include "net/xbar.h"
+#include "net/net.h"
 #include "stats/stats.h"
-
-/* ---- helpers ---- */
-
-#define REC_MAX 4096
-struct rec {
-    ps_t t[REC_MAX];
-    uint64_t arg[REC_MAX];
-    int n;
-};
-
-static void rec_ev(struct sim *s, void *obj, uint64_t arg)
-{
-    struct rec *r = obj;
-    cr_assert_lt(r->n, REC_MAX);
-    r->t[r->n] = s->now;
-    r->arg[r->n++] = arg;
-}
-
-/* A memory that answers every request `lat_ps` after it arrives. */
-struct fakemem {
-    ps_t lat_ps;
-    int n;
-    ps_t arrived;
-    bool scribble; /* change r->home, which the crossbar must not rely on */
-};
-
-static void fakemem_access(struct sim *s, void *self, struct req *r)
-{
-    struct fakemem *m = self;
-    m->n++;
-    m->arrived = s->now;
-    if (m->scribble)
-        r->home = 999;
-    sim_after(s, m->lat_ps, req_complete_ev, r, 0);
-}
-
-/* The requester's own return entry. */
-struct requester {
-    ps_t done_at;
-    int done;
-    uint8_t nret_at_done;
-};
-
-static void requester_done(struct sim *s, struct req *r, void *obj)
-{
-    struct requester *q = obj;
-    q->done_at = s->now;
-    q->done++;
-    q->nret_at_done = r->nret;
-    req_free(s, r);
-}
-
-static struct req *new_req(struct sim *s, enum req_kind kind, uint32_t size, uint16_t home,
-                           struct requester *q)
-{
-    struct req *r = req_alloc(s);
-    r->kind = kind;
-    r->size = size;
-    r->home = home;
-    req_on_done(r, requester_done, q);
-    return r;
-}
 
 static const struct link_params P16 = {.lat = 5, .bw_b_per_cycle = 16, .flit_b = 16, .header_b = 8};
 
@@ -88,13 +28,13 @@ Test(link, single_message_latency)
     link_init(&l, &P16, &c, LOC_L1_L2);
     struct rec r = {0};
     /* 64 B at 16 B/cycle = 4 cycles, then 5 cycles of latency */
-    cr_expect_eq(link_send(&s, &l, 64, TC_RESP, rec_ev, &r, 1), 9000);
+    cr_expect_eq(link_send(&s, &l, 64, TC_RESP, MC_DATA, rec_ev, &r, 1), 9000);
     cr_assert_eq(sim_run(&s, 0), SIM_DONE);
     cr_expect_eq(r.n, 1);
     cr_expect_eq(r.t[0], 9000);
     /* an idle link injects on the next edge of its clock */
     s.now = 20500;
-    cr_expect_eq(link_send(&s, &l, 64, TC_RESP, rec_ev, &r, 2), 21000 + 4000 + 5000);
+    cr_expect_eq(link_send(&s, &l, 64, TC_RESP, MC_DATA, rec_ev, &r, 2), 21000 + 4000 + 5000);
     sim_run(&s, 0);
     cr_expect_eq(r.t[1], 30000);
     cr_expect_eq(l.st.messages, 2);
@@ -117,7 +57,7 @@ Test(link, serialization_spaces_arrivals_by_b_over_w)
     link_init(&l, &p, &c, LOC_L1_L2);
     struct rec r = {0};
     for (int i = 0; i < 10; i++)
-        link_send(&s, &l, 72, TC_REQ, rec_ev, &r, (uint64_t)i);
+        link_send(&s, &l, 72, TC_REQ, MC_DATA, rec_ev, &r, (uint64_t)i);
     sim_run(&s, 0);
     cr_assert_eq(r.n, 10);
     for (int i = 0; i < 10; i++) {
@@ -141,12 +81,12 @@ Test(link, queueing_when_busy)
     struct link l;
     link_init(&l, &p, &c, LOC_L2_L3);
     struct rec r = {0};
-    cr_expect_eq(link_send(&s, &l, 64, TC_REQ, rec_ev, &r, 0), 5000); /* busy until 4000 */
+    cr_expect_eq(link_send(&s, &l, 64, TC_REQ, MC_DATA, rec_ev, &r, 0), 5000); /* busy until 4000 */
     s.now = 1000;
-    cr_expect_eq(link_send(&s, &l, 32, TC_REQ, rec_ev, &r, 1), 7000); /* departs 4000 */
+    cr_expect_eq(link_send(&s, &l, 32, TC_REQ, MC_DATA, rec_ev, &r, 1), 7000); /* departs 4000 */
     cr_expect_eq(l.st.queue_ps, 3000);
     s.now = 6500; /* link free since 6000: departs on the 7000 edge */
-    cr_expect_eq(link_send(&s, &l, 16, TC_REQ, rec_ev, &r, 2), 9000);
+    cr_expect_eq(link_send(&s, &l, 16, TC_REQ, MC_DATA, rec_ev, &r, 2), 9000);
     cr_expect_eq(l.st.queue_ps, 3000);
     sim_run(&s, 0);
     cr_expect_eq(r.n, 3);
@@ -172,8 +112,8 @@ Test(link, fractional_bandwidth_is_exact)
     cr_expect_eq(l.ps_den, 96);
     struct rec r = {0};
     for (int i = 0; i < 4; i++)
-        link_send(&s, &l, 72, TC_RESP, rec_ev, &r, 0); /* 93.75 ps each */
-    link_send(&s, &l, 8, TC_REQ, rec_ev, &r, 0);      /* 10.41.. ps */
+        link_send(&s, &l, 72, TC_RESP, MC_DATA, rec_ev, &r, 0); /* 93.75 ps each */
+    link_send(&s, &l, 8, TC_REQ, MC_DATA, rec_ev, &r, 0);      /* 10.41.. ps */
     sim_run(&s, 0);
     ps_t want[] = {94, 188, 282, 375, 386};
     for (int i = 0; i < 5; i++)
@@ -182,7 +122,7 @@ Test(link, fractional_bandwidth_is_exact)
      * start on the next edge and take exactly 1000 * 93.75 ps */
     cr_expect_eq(s.now, 386);
     for (int i = 0; i < 1000; i++)
-        link_send(&s, &l, 72, TC_RESP, rec_ev, &r, 0);
+        link_send(&s, &l, 72, TC_RESP, MC_DATA, rec_ev, &r, 0);
     sim_run(&s, 0);
     cr_expect_eq(r.t[r.n - 1], 555 + 93750);
     cr_expect_eq(l.st.busy_cycles, (1004 * 72 + 8) * 125 / 96 / 555);
@@ -242,13 +182,13 @@ Test(link, flits_split_by_class_and_location)
     link_reg_stats(&rm, &st, "c0.remote");
     link_reg_stats(&g, &st, NULL);
     struct rec r = {0};
-    link_send(&s, &a, 8, TC_REQ, rec_ev, &r, 0);
-    link_send(&s, &a, 72, TC_RESP, rec_ev, &r, 0);
-    link_send(&s, &b, 72, TC_WB, rec_ev, &r, 0);
-    link_send(&s, &b, 8, TC_WB, rec_ev, &r, 0);
-    link_send(&s, &b, 8, TC_REQ, rec_ev, &r, 0);
-    link_send(&s, &rm, 8, TC_COH, rec_ev, &r, 0);
-    link_send(&s, &rm, 72, TC_REQ, rec_ev, &r, 0);
+    link_send(&s, &a, 8, TC_REQ, MC_DATA, rec_ev, &r, 0);
+    link_send(&s, &a, 72, TC_RESP, MC_DATA, rec_ev, &r, 0);
+    link_send(&s, &b, 72, TC_WB, MC_DATA, rec_ev, &r, 0);
+    link_send(&s, &b, 8, TC_WB, MC_DATA, rec_ev, &r, 0);
+    link_send(&s, &b, 8, TC_REQ, MC_DATA, rec_ev, &r, 0);
+    link_send(&s, &rm, 8, TC_COH, MC_DATA, rec_ev, &r, 0);
+    link_send(&s, &rm, 72, TC_REQ, MC_DATA, rec_ev, &r, 0);
     sim_run(&s, 0);
     cr_expect_eq(stats_get(&st, "c0.l1_l2.flits_req"), 1);
     cr_expect_eq(stats_get(&st, "c0.l1_l2.flits_resp"), 5);
@@ -328,104 +268,254 @@ Test(link_path, write_round_trip)
     sim_destroy(&g.s);
 }
 
-/* ---- crossbar ---- */
+/* ---- credits ---- */
 
-/* 1 GHz, 16 GB/s per port = 16 B/cycle, 3 cycles through the switch. */
-static const struct xbar_params XP = {.port_gbps = 16, .lat = 3, .flit_b = 16, .header_b = 8};
-
-struct xbar_rig {
-    struct sim s;
-    struct clock c;
-    struct xbar x;
-    struct rec r;
+/* A message of a test sender: waits for a credit of `l`, then is sent. */
+struct csend {
+    struct link_wait w; /* first */
+    struct link *l;
+    uint32_t bytes;
+    unsigned vc;
+    struct rec *r;
+    uint64_t id;
+    ps_t went;          /* when it got its credit */
 };
 
-static void xbar_rig_init(struct xbar_rig *g, unsigned n)
+static void csend_arrive(struct sim *s, void *obj, uint64_t arg)
 {
-    sim_init(&g->s, 1);
-    req_pool_init(&g->s, 16);
-    clock_init(&g->c, "gpu", 1000.0);
-    xbar_init(&g->x, &XP, &g->c, n, LOC_REMOTE);
-    g->r.n = 0;
+    struct csend *m = obj;
+    (void)arg;
+    rec_ev(s, m->r, m->id);
+    link_release(s, m->l, m->vc); /* the consumer takes it: the credit returns */
 }
 
-static void xbar_rig_free(struct xbar_rig *g)
+static void csend_go(struct sim *s, struct link_wait *w)
 {
-    xbar_free(&g->x);
-    sim_destroy(&g->s);
+    struct csend *m = (struct csend *)w;
+    m->went = s->now;
+    link_send(s, m->l, m->bytes, TC_REQ, MC_DATA, csend_arrive, m, 0);
+}
+
+static void csend(struct sim *s, struct csend *m, unsigned need)
+{
+    m->w.go = csend_go;
+    m->went = ~0ull;
+    if (link_acquire(s, m->l, &m->w, m->vc, need))
+        csend_go(s, &m->w);
+}
+
+Test(credits, blocked_sender_resumes_exactly_when_a_credit_returns)
+{
+    struct sim s;
+    sim_init(&s, 1);
+    struct clock c;
+    clock_init(&c, "noc", 1000.0);
+    struct link_params p = P16;
+    p.buf_msgs = 1;
+    struct link l;
+    link_init(&l, &p, &c, LOC_REMOTE);
+    struct rec r = {0};
+    struct csend a = {.l = &l, .bytes = 64, .r = &r, .id = 0};
+    struct csend b = {.l = &l, .bytes = 64, .r = &r, .id = 1};
+    csend(&s, &a, 1);
+    csend(&s, &b, 1);
+    cr_expect_eq(a.went, 0);
+    cr_expect_eq(b.went, ~0ull, "the link holds one message: b waits");
+    cr_expect_eq(l.used[0], 1);
+    cr_expect_eq(l.nwait, 1);
+    cr_assert_eq(sim_run(&s, 0), SIM_DONE);
+    /* a: 4 cycles + 5 = 9000; its delivery returns the credit, b departs then */
+    cr_assert_eq(r.n, 2);
+    cr_expect_eq(r.t[0], 9000);
+    cr_expect_eq(b.went, 9000);
+    cr_expect_eq(r.t[1], 18000);
+    cr_expect_eq(l.st.credit_waits, 1);
+    cr_expect_eq(l.st.credit_wait_ps, 9000);
+    cr_expect_eq(l.used[0], 0);
+    /* unbounded, the two would have been 4 cycles apart */
+    sim_destroy(&s);
+}
+
+Test(credits, virtual_channels_do_not_block_each_other)
+{
+    struct sim s;
+    sim_init(&s, 1);
+    struct clock c;
+    clock_init(&c, "noc", 1000.0);
+    struct link_params p = P16;
+    p.buf_msgs = 1;
+    struct link l;
+    link_init(&l, &p, &c, LOC_REMOTE);
+    struct rec r = {0};
+    struct csend req0 = {.l = &l, .bytes = 64, .r = &r, .id = 0, .vc = link_vc(false, false)};
+    struct csend req1 = {.l = &l, .bytes = 64, .r = &r, .id = 1, .vc = link_vc(false, false)};
+    struct csend resp = {.l = &l, .bytes = 64, .r = &r, .id = 2, .vc = link_vc(true, false)};
+    csend(&s, &req0, 1);
+    csend(&s, &req1, 1);
+    csend(&s, &resp, 1);
+    cr_expect_eq(resp.went, 0, "a response does not wait behind requests");
+    cr_assert_eq(sim_run(&s, 0), SIM_DONE);
+    cr_assert_eq(r.n, 3);
+    cr_expect_eq(r.arg[0], 0);
+    cr_expect_eq(r.t[0], 9000);
+    cr_expect_eq(r.arg[1], 2);
+    cr_expect_eq(r.t[1], 13000); /* the wire is shared: behind req0 */
+    cr_expect_eq(r.arg[2], 1);
+    cr_expect_eq(r.t[2], 18000);
+    sim_destroy(&s);
+}
+
+Test(credits, two_slot_waiters_yield_to_one_slot_waiters)
+{
+    struct sim s;
+    sim_init(&s, 1);
+    struct clock c;
+    clock_init(&c, "noc", 1000.0);
+    struct link_params p = P16;
+    p.buf_msgs = 2;
+    struct link l;
+    link_init(&l, &p, &c, LOC_REMOTE);
+    struct rec r = {0};
+    struct csend m[4];
+    for (unsigned i = 0; i < 4; i++)
+        m[i] = (struct csend){.l = &l, .bytes = 16, .r = &r, .id = i};
+    csend(&s, &m[0], 2); /* enters: two free */
+    csend(&s, &m[1], 2); /* one free: waits */
+    csend(&s, &m[2], 1); /* one free, and it needs one: goes ahead of m[1] */
+    csend(&s, &m[3], 1); /* full */
+    cr_expect_eq(m[0].went, 0);
+    cr_expect_eq(m[1].went, ~0ull);
+    cr_expect_eq(m[2].went, 0);
+    cr_expect_eq(m[3].went, ~0ull);
+    cr_assert_eq(sim_run(&s, 0), SIM_DONE);
+    /* m0 arrives at 1 + 5 = 6000: one slot frees, m3 (one slot) takes it;
+     * m2 arrives at 7000: one free again, but m1 needs two; m3 at 6000 + 6 =
+     * 12000: two free, m1 goes */
+    cr_expect_eq(m[3].went, 6000);
+    cr_expect_eq(m[1].went, 12000);
+    cr_expect_eq(r.t[3], 18000);
+    sim_destroy(&s);
+}
+
+Test(credits, bounded_path_holds_each_message_until_delivered)
+{
+    struct sim s;
+    sim_init(&s, 1);
+    req_pool_init(&s, 16);
+    struct clock c;
+    clock_init(&c, "noc", 1000.0);
+    struct link_params dp = {.lat = 2, .bw_b_per_cycle = 8, .flit_b = 16, .header_b = 8,
+                             .buf_msgs = 1};
+    struct link down, up;
+    link_init(&down, &dp, &c, LOC_L1_L2);
+    link_init(&up, &dp, &c, LOC_L1_L2);
+    struct fakemem mem = {.lat_ps = 10000};
+    struct link_path lp;
+    link_path_init(&lp, &down, &up, (struct mem_port){fakemem_access, &mem});
+    struct mem_port port = link_path_port(&lp);
+    struct requester q[3] = {{0}};
+    for (int i = 0; i < 3; i++)
+        mem_send(&s, &port, new_req(&s, REQ_READ, 64, 0, &q[i]));
+    cr_assert_eq(sim_run(&s, 0), SIM_DONE);
+    /* requests: 1 cycle + 2 each, one at a time: arrive 3000, 6000, 9000;
+     * responses: 72 B = 9 cycles + 2, one at a time from 13000: 24000,
+     * then 35000 (ready at 16000, link free at 24000), 46000 */
+    cr_expect_eq(q[0].done_at, 24000);
+    cr_expect_eq(q[1].done_at, 35000);
+    cr_expect_eq(q[2].done_at, 46000);
+    cr_expect_eq(down.st.credit_waits, 2);
+    cr_expect_eq(down.st.credit_wait_ps, 3000 + 6000);
+    cr_expect_eq(s.req_pool.in_use, 0);
+    cr_expect_eq(lp.waits.in_use, 0);
+    link_path_free(&lp);
+    sim_destroy(&s);
+}
+
+/* ---- crossbar (the network of one GPU) ---- */
+
+/* 1 GHz, 16 GB/s per port = 16 B/cycle, 3 cycles through the switch. */
+static const struct net_hop_params XH = {.gbps = 16, .lat = 3, .flit_b = 16, .header_b = 8};
+
+static void xbar_rig_init(struct net_rig *g, unsigned n)
+{
+    struct net_params p = {.fabric = NET_XBAR, .xbar = XH};
+    net_rig_init(g, 1, n, &p, 1000.0);
 }
 
 Test(xbar, single_message_latency)
 {
-    static struct xbar_rig g;
+    static struct net_rig g;
     xbar_rig_init(&g, 4);
-    cr_expect_eq(g.x.in[0].ps_num * 16, g.x.in[0].ps_den * 1000); /* 1/16 ns per byte */
-    xbar_send(&g.s, &g.x, 0, 2, 64, TC_RESP, rec_ev, &g.r, 7);
+    struct link *in0 = lk(&g.n, "gpu0.xbar.port0.in");
+    cr_expect_eq(in0->ps_num * 16, in0->ps_den * 1000); /* 1/16 ns per byte */
+    net_send(&g.n, 0, 2, 64, TC_RESP, rec_ev, &g.r, 7);
     sim_run(&g.s, 0);
     /* ingress 4 cycles, switch 3, egress 4 */
     cr_assert_eq(g.r.n, 1);
     cr_expect_eq(g.r.t[0], 11000);
     cr_expect_eq(g.r.arg[0], 7);
-    xbar_rig_free(&g);
+    cr_expect_eq(g.n.nodes[net_node_find(&g.n, "gpu0.xbar")].forwarded, 1);
+    net_rig_free(&g);
 }
 
 Test(xbar, two_sources_contend_on_one_egress)
 {
-    static struct xbar_rig g;
+    static struct net_rig g;
     xbar_rig_init(&g, 4);
-    xbar_send(&g.s, &g.x, 0, 2, 64, TC_RESP, rec_ev, &g.r, 0);
-    xbar_send(&g.s, &g.x, 1, 2, 64, TC_RESP, rec_ev, &g.r, 1);
+    net_send(&g.n, 0, 2, 64, TC_RESP, rec_ev, &g.r, 0);
+    net_send(&g.n, 1, 2, 64, TC_RESP, rec_ev, &g.r, 1);
     sim_run(&g.s, 0);
     cr_assert_eq(g.r.n, 2);
     cr_expect_eq(g.r.t[0], 11000);
     cr_expect_eq(g.r.t[1], 15000); /* waits 4 cycles for port 2's egress */
-    cr_expect_eq(g.x.out[2].st.queue_ps, 4000);
-    cr_expect_eq(g.x.in[0].st.queue_ps + g.x.in[1].st.queue_ps, 0);
-    xbar_rig_free(&g);
+    cr_expect_eq(lk(&g.n, "gpu0.xbar.port2.out")->st.queue_ps, 4000);
+    cr_expect_eq(lk(&g.n, "gpu0.xbar.port0.in")->st.queue_ps +
+                     lk(&g.n, "gpu0.xbar.port1.in")->st.queue_ps, 0);
+    net_rig_free(&g);
 }
 
 Test(xbar, disjoint_pairs_do_not_contend)
 {
-    static struct xbar_rig g;
+    static struct net_rig g;
     xbar_rig_init(&g, 4);
-    xbar_send(&g.s, &g.x, 0, 2, 64, TC_RESP, rec_ev, &g.r, 0);
-    xbar_send(&g.s, &g.x, 1, 3, 64, TC_RESP, rec_ev, &g.r, 1);
-    xbar_send(&g.s, &g.x, 3, 1, 64, TC_RESP, rec_ev, &g.r, 2);
-    xbar_send(&g.s, &g.x, 2, 0, 64, TC_RESP, rec_ev, &g.r, 3);
+    net_send(&g.n, 0, 2, 64, TC_RESP, rec_ev, &g.r, 0);
+    net_send(&g.n, 1, 3, 64, TC_RESP, rec_ev, &g.r, 1);
+    net_send(&g.n, 3, 1, 64, TC_RESP, rec_ev, &g.r, 2);
+    net_send(&g.n, 2, 0, 64, TC_RESP, rec_ev, &g.r, 3);
     sim_run(&g.s, 0);
     cr_assert_eq(g.r.n, 4);
     for (int i = 0; i < 4; i++)
         cr_expect_eq(g.r.t[i], 11000);
-    xbar_rig_free(&g);
+    net_rig_free(&g);
 }
 
 Test(xbar, one_source_serialises_on_its_ingress)
 {
-    static struct xbar_rig g;
+    static struct net_rig g;
     xbar_rig_init(&g, 4);
-    xbar_send(&g.s, &g.x, 0, 2, 64, TC_RESP, rec_ev, &g.r, 0);
-    xbar_send(&g.s, &g.x, 0, 3, 64, TC_RESP, rec_ev, &g.r, 1);
+    net_send(&g.n, 0, 2, 64, TC_RESP, rec_ev, &g.r, 0);
+    net_send(&g.n, 0, 3, 64, TC_RESP, rec_ev, &g.r, 1);
     sim_run(&g.s, 0);
     cr_assert_eq(g.r.n, 2);
     cr_expect_eq(g.r.t[0], 11000);
     cr_expect_eq(g.r.t[1], 15000);
-    xbar_rig_free(&g);
+    net_rig_free(&g);
 }
 
 Test(xbar, request_path_goes_out_and_back)
 {
-    static struct xbar_rig g;
+    static struct net_rig g;
     xbar_rig_init(&g, 4);
     struct stats st;
     stats_init(&st);
-    xbar_reg_stats(&g.x, &st, "xbar");
+    net_reg_stats(&g.n, &st);
     struct fakemem mem[4];
     for (unsigned i = 0; i < 4; i++) {
         mem[i] = (struct fakemem){.lat_ps = 10000, .scribble = true};
-        xbar_attach(&g.x, i, (struct mem_port){fakemem_access, &mem[i]});
+        net_attach(&g.n, i, (struct mem_port){fakemem_access, &mem[i]});
     }
     /* chiplet 0 reads from chiplet 2 (routed by r->home) */
-    struct mem_port p0 = xbar_port(&g.x, 0);
+    struct mem_port p0 = net_port(&g.n, 0);
     struct requester q = {0};
     mem_send(&g.s, &p0, new_req(&g.s, REQ_READ, 64, 2, &q));
     sim_run(&g.s, 0);
@@ -434,15 +524,20 @@ Test(xbar, request_path_goes_out_and_back)
     cr_expect_eq(mem[2].arrived, 4000);
     cr_expect_eq(q.done_at, 4000 + 10000 + 12000);
     cr_expect_eq(q.nret_at_done, 0);
-    cr_expect_eq(stats_get(&st, "xbar.port0.in.flits_req"), 1);
-    cr_expect_eq(stats_get(&st, "xbar.port2.out.flits_req"), 1);
-    cr_expect_eq(stats_get(&st, "xbar.port2.in.flits_resp"), 5);
-    cr_expect_eq(stats_get(&st, "xbar.port0.out.flits_resp"), 5);
+    cr_expect_eq(stats_get(&st, "gpu0.xbar.port0.in.flits_req"), 1);
+    cr_expect_eq(stats_get(&st, "gpu0.xbar.port2.out.flits_req"), 1);
+    cr_expect_eq(stats_get(&st, "gpu0.xbar.port2.in.flits_resp"), 5);
+    cr_expect_eq(stats_get(&st, "gpu0.xbar.port0.out.flits_resp"), 5);
     cr_expect_eq(stats_sum(&st, "flits_remote"), 6); /* each message once */
-    cr_expect_eq(stats_find(&st, "xbar.port0.out.flits_remote"), NULL);
+    cr_expect_eq(stats_find(&st, "gpu0.xbar.port0.out.flits_remote"), NULL);
+    cr_expect_eq(stats_get(&st, "system.net.inter_chiplet.messages"), 2);
+    cr_expect_eq(stats_get(&st, "system.net.inter_chiplet.flits"), 6);
+    cr_expect_eq(stats_get(&st, "system.net.inter_chiplet.flit_hops"), 12);
+    cr_expect_eq(stats_get(&st, "system.net.inter_chiplet.request.flits"), 1);
+    cr_expect_eq(stats_get(&st, "system.net.inter_chiplet.data.bytes"), 72);
 
     /* chiplet 1 writes to chiplet 3 over a fixed-destination path */
-    struct mem_port p13 = xbar_path_port(&g.x, 1, 3);
+    struct mem_port p13 = net_path_port(&g.n, 1, 3);
     struct requester w = {0};
     ps_t t0 = g.s.now;
     mem_send(&g.s, &p13, new_req(&g.s, REQ_WRITE, 64, 0, &w));
@@ -450,26 +545,76 @@ Test(xbar, request_path_goes_out_and_back)
     cr_expect_eq(mem[3].n, 1);
     cr_expect_eq(mem[3].arrived - t0, 12000);
     cr_expect_eq(w.done_at - t0, 12000 + 10000 + 4000);
-    cr_expect_eq(stats_get(&st, "xbar.port1.in.flits_req"), 5);
-    cr_expect_eq(stats_get(&st, "xbar.port3.in.flits_resp"), 1);
-
-    /* homes numbered globally (second GPU of 4 chiplets each): home 6 is port 2 */
-    g.x.home_base = 4;
-    struct requester h = {0};
-    mem_send(&g.s, &p0, new_req(&g.s, REQ_READ, 64, 6, &h));
-    sim_run(&g.s, 0);
-    cr_expect_eq(mem[2].n, 2);
-    cr_expect_eq(h.done, 1);
+    cr_expect_eq(stats_get(&st, "gpu0.xbar.port1.in.flits_req"), 5);
+    cr_expect_eq(stats_get(&st, "gpu0.xbar.port3.in.flits_resp"), 1);
+    cr_expect_eq(stats_get(&st, "system.net.inter_chiplet.data.messages"), 2);
+    cr_expect_eq(stats_get(&st, "system.net.inter_chiplet.ack.messages"), 1);
     cr_expect_eq(g.s.req_pool.in_use, 0);
+    cr_expect_eq(net_pending(&g.n), 0);
     stats_free(&st);
-    xbar_rig_free(&g);
+    net_rig_free(&g);
+}
+
+Test(xbar, full_egress_holds_the_ingress_credit)
+{
+    static struct net_rig g;
+    struct net_params p = {.fabric = NET_XBAR, .xbar = XH};
+    p.xbar.buf_msgs = 1;
+    net_rig_init(&g, 1, 4, &p, 1000.0);
+    net_send(&g.n, 0, 2, 64, TC_RESP, rec_ev, &g.r, 0);
+    net_send(&g.n, 1, 2, 64, TC_RESP, rec_ev, &g.r, 1);
+    net_send(&g.n, 1, 3, 64, TC_RESP, rec_ev, &g.r, 2);
+    sim_run(&g.s, 0);
+    cr_assert_eq(g.r.n, 3);
+    /* m0: 0 -> 2 arrives 11000. m1 (1 -> 2) reaches the switch at 7000, but
+     * port 2's egress holds m0 until 11000: m1 keeps port 1's ingress credit
+     * until then, so m2 (1 -> 3) cannot enter port 1 before 11000 */
+    cr_expect_eq(g.r.arg[0], 0);
+    cr_expect_eq(g.r.t[0], 11000);
+    cr_expect_eq(g.r.arg[1], 1);
+    cr_expect_eq(g.r.t[1], 15000);
+    cr_expect_eq(g.r.arg[2], 2);
+    cr_expect_eq(g.r.t[2], 11000 + 11000);
+    struct link *out2 = lk(&g.n, "gpu0.xbar.port2.out"), *in1 = lk(&g.n, "gpu0.xbar.port1.in");
+    cr_expect_eq(out2->st.credit_waits, 1);
+    cr_expect_eq(out2->st.credit_wait_ps, 4000);
+    cr_expect_eq(in1->st.credit_waits, 1);
+    cr_expect_eq(in1->st.credit_wait_ps, 11000);
+    cr_expect_eq(net_pending(&g.n), 0);
+    net_rig_free(&g);
+}
+
+Test(xbar, watchdog_dump_shows_occupancy_and_waiters)
+{
+    static struct net_rig g;
+    struct net_params p = {.fabric = NET_XBAR, .xbar = XH};
+    p.xbar.buf_msgs = 1;
+    net_rig_init(&g, 1, 4, &p, 1000.0);
+    net_send(&g.n, 0, 2, 64, TC_RESP, rec_ev, &g.r, 0);
+    net_send(&g.n, 1, 2, 64, TC_RESP, rec_ev, &g.r, 1);
+    net_send(&g.n, 1, 3, 64, TC_RESP, rec_ev, &g.r, 2);
+    cr_assert_eq(sim_run(&g.s, 8000), SIM_STOPPED);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    net_dump(&g.n, f);
+    fclose(f);
+    cr_expect_eq(net_pending(&g.n), 3);
+    cr_expect(strstr(buf, "gpu0.xbar.port1.in: vc req.out 1/1 held, 1 waiting (oldest since "
+                          "t=0 ps)\n"), "%s", buf);
+    cr_expect(strstr(buf, "gpu0.xbar.port2.out: vc req.out 1/1 held, 1 waiting (oldest since "
+                          "t=7000 ps)\n"), "%s", buf);
+    cr_expect(strstr(buf, "gpu0.xbar.port0.in") == NULL, "%s", buf);
+    free(buf);
+    sim_run(&g.s, 0);
+    net_rig_free(&g);
 }
 
 /* ---- long random streams ---- */
 
 struct stream {
     struct link *l;
-    struct xbar *x;
+    struct net *x;
     uint32_t bytes[REC_MAX];
     uint16_t src[REC_MAX], dst[REC_MAX];
     ps_t issued[REC_MAX];
@@ -481,9 +626,9 @@ static void stream_issue(struct sim *s, void *obj, uint64_t i)
     struct stream *st = obj;
     st->issued[i] = s->now;
     if (st->l)
-        link_send(s, st->l, st->bytes[i], TC_RESP, rec_ev, &st->r, i);
+        link_send(s, st->l, st->bytes[i], TC_RESP, MC_DATA, rec_ev, &st->r, i);
     else
-        xbar_send(s, st->x, st->src[i], st->dst[i], st->bytes[i], TC_RESP, rec_ev, &st->r, i);
+        net_send(st->x, st->src[i], st->dst[i], st->bytes[i], TC_RESP, rec_ev, &st->r, i);
 }
 
 /* Deliveries d[0..n) in order on one wire of num/den ps per byte: no window
@@ -547,15 +692,13 @@ Test(link, bandwidth_never_exceeded_on_random_stream)
 
 Test(xbar, egress_bandwidth_never_exceeded_on_random_stream)
 {
-    static struct xbar_rig g;
-    g.s = (struct sim){0};
-    sim_init(&g.s, 1);
-    clock_init(&g.c, "gpu", 1801.0);
-    struct xbar_params p = {.port_gbps = 768, .lat = 60, .flit_b = 16, .header_b = 8};
-    xbar_init(&g.x, &p, &g.c, 4, LOC_REMOTE);
+    static struct net_rig g;
+    struct net_params p = {.fabric = NET_XBAR,
+                           .xbar = {.gbps = 768, .lat = 60, .flit_b = 16, .header_b = 8}};
+    net_rig_init(&g, 1, 4, &p, 1801.0);
     static struct stream st;
     memset(&st, 0, sizeof st);
-    st.x = &g.x;
+    st.x = &g.n;
     struct rng r;
     rng_seed(&r, 7);
     int n = 3000;
@@ -585,10 +728,12 @@ Test(xbar, egress_bandwidth_never_exceeded_on_random_stream)
             cr_assert_geq(st.r.t[i], min);
         }
         check_windows(when, sz, m, 125, 96);
-        cr_expect_eq(g.x.out[d].st.bytes, bytes);
+        char name[64];
+        snprintf(name, sizeof name, "gpu0.xbar.port%u.out", d);
+        cr_expect_eq(lk(&g.n, name)->st.bytes, bytes);
     }
-    cr_expect_eq(g.x.msgs.in_use, 0);
-    xbar_rig_free(&g);
+    cr_expect_eq(g.n.msgs.in_use, 0);
+    net_rig_free(&g);
 }
 
 /* ---- configuration ---- */
@@ -610,6 +755,8 @@ Test(net_cfg, link_defaults_and_overrides)
     cr_expect_eq(p.bw_b_per_cycle, 64);
     cr_expect_eq(p.flit_b, 16);
     cr_expect_eq(p.header_b, 8);
+    cr_expect_eq(p.resp_header_b, 0);
+    cr_expect_eq(p.buf_msgs, 0);
     cr_assert_eq(link_params_from_cfg(cfg_sec(&c, "noc_l2_l3"), &p, &e), 0, "%s", e.msg);
     cr_expect_eq(p.lat, 20);
     cr_expect_eq(p.bw_b_per_cycle, 32.5);
@@ -642,30 +789,81 @@ Test(net_cfg, link_errors)
     expect_link_err("[noc]\nflitb = 16\n", "unknown key (did you mean 'flit_b'?)");
 }
 
-Test(net_cfg, xbar_defaults_and_errors)
+/* [gpu] and the network sections loaded from `ini` and resolved. */
+static int net_cfg_load(struct cfg *c, const char *ini, struct net_params *p, struct err *e)
+{
+    cfg_init(c);
+    cfg_define(c, "gpu", "topology", topo_keys, NULL);
+    net_define_sections(c);
+    struct topo t;
+    if (cfg_load_string(c, "t.ini", ini, e) || cfg_resolve(c, e) ||
+        topo_from_cfg(cfg_sec(c, "gpu"), &t, e))
+        return -1;
+    return net_params_from_cfg(c, &t, p, e);
+}
+
+Test(net_cfg, defaults)
 {
     struct cfg c;
     struct err e;
-    cr_assert_eq(tcfg_load(&c, "xbar", xbar_keys, NULL, "", &e), 0, "%s", e.msg);
-    struct xbar_params p;
-    cr_assert_eq(xbar_params_from_cfg(cfg_sec(&c, "xbar"), &p, &e), 0, "%s", e.msg);
-    cr_expect_eq(p.port_gbps, 768);
-    cr_expect_eq(p.lat, 60);
-    cr_expect_eq(p.flit_b, 16);
-    cr_expect_eq(p.header_b, 8);
+    struct net_params p;
+    cr_assert_eq(net_cfg_load(&c, "", &p, &e), 0, "%s", e.msg);
+    cr_expect_eq(p.fabric, NET_XBAR);
+    cr_expect_eq(p.gpunet, NET_SWITCH);
+    /* [xbar]: Table I / D6 / D7, as before */
+    cr_expect_eq(p.xbar.gbps, 768);
+    cr_expect_eq(p.xbar.lat, 40);
+    cr_expect_eq(p.xbar.flit_b, 16);
+    cr_expect_eq(p.xbar.header_b, 8);
+    cr_expect_eq(p.xbar.resp_header_b, 0);
+    cr_expect_eq(p.xbar.buf_msgs, 0);
+    cr_expect_eq(p.gswitch.gbps, 300);
+    cr_expect_eq(p.gswitch.lat, 500);
+    /* [ring]: LADM Table 3.3 read as 90 GB/s per link per direction, L2's 32 cycles */
+    cr_expect_eq(p.ring.gbps, 90);
+    cr_expect_eq(p.ring.lat, 32);
+    cr_expect_eq(p.p2p.gbps, 300);
+    cr_expect_eq(p.p2p.lat, 500);
+    /* [gpu_tree]: MGPUSim's 140 cycles per switch, 64 GB/s (O1) */
+    cr_expect_eq(p.tree.gbps, 64);
+    cr_expect_eq(p.tree.sw_lat, 140);
+    cr_expect_eq(p.tree.lat, 0);
+    cr_expect_eq(p.tree.header_b, 8);
+    cr_expect_eq(p.tree.buf_msgs, 0);
     cfg_free(&c);
 
-    cr_assert_eq(tcfg_load(&c, "xbar", xbar_keys, NULL, "[xbar]\nport_gbps = 768.0005\n", &e), 0,
-                 "%s", e.msg);
-    cr_expect_eq(xbar_params_from_cfg(cfg_sec(&c, "xbar"), &p, &e), -1);
-    cr_expect(strstr(e.msg, "t.ini:2: [xbar] port_gbps = 768.0005: must be a multiple of "
-                            "0.001 GB/s") != NULL, "%s", e.msg);
+    cr_assert_eq(net_cfg_load(&c, "[gpu]\nchiplet_net = ring\ngpu_net = tree\n[gpu_tree]\n"
+                                  "header_b = 12\nresp_header_b = 4\nbuf_msgs = 64\n",
+                              &p, &e), 0, "%s", e.msg);
+    cr_expect_eq(p.fabric, NET_RING);
+    cr_expect_eq(p.gpunet, NET_TREE);
+    cr_expect_eq(p.tree.header_b, 12);
+    cr_expect_eq(p.tree.resp_header_b, 4);
+    cr_expect_eq(p.tree.buf_msgs, 64);
     cfg_free(&c);
+}
 
-    cr_expect_eq(tcfg_load(&c, "xbar", xbar_keys, NULL, "[xbar]\nheader_b = 0\n", &e), -1);
-    cr_expect(strstr(e.msg, "t.ini:2: [xbar] header_b = 0: out of range") != NULL, "%s",
-              e.msg);
+static void expect_net_err(const char *ini, const char *want)
+{
+    struct cfg c;
+    struct err e = {{0}};
+    struct net_params p;
+    cr_expect_eq(net_cfg_load(&c, ini, &p, &e), -1, "accepted: %s", ini);
+    cr_expect(strstr(e.msg, want) != NULL, "got '%s', want '%s'", e.msg, want);
     cfg_free(&c);
+}
+
+Test(net_cfg, errors)
+{
+    expect_net_err("[xbar]\nport_gbps = 768.0005\n",
+                   "t.ini:2: [xbar] port_gbps = 768.0005: must be a multiple of 0.001 GB/s");
+    expect_net_err("[xbar]\nheader_b = 0\n", "t.ini:2: [xbar] header_b = 0: out of range");
+    expect_net_err("[gpu_tree]\nlink_gbps = 64.0001\n",
+                   "t.ini:2: [gpu_tree] link_gbps = 64.0001: must be a multiple of 0.001 GB/s");
+    expect_net_err("[gpu]\ngpu_net = mesh\n", "t.ini:2: [gpu] gpu_net = mesh:");
+    expect_net_err("[gpu]\nchiplet_net = ring\n[ring]\nbuf_msgs = 1\n",
+                   "t.ini:4: [ring] buf_msgs = 1: must be 0 (unbounded) or at least 2");
+    expect_net_err("[ring]\nhop_lt = 3\n", "unknown key (did you mean 'hop_lat'?)");
 }
 
 Test(net_cfg, gbps_conversion)

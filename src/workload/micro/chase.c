@@ -7,7 +7,8 @@
  * wait for the previous one (dst = src = r1), so exactly one load is in
  * flight. Which level serves the loads is arranged by footprint, warm-up
  * passes, kernel boundaries (which empty the L2s under viper), work-group
- * placement (static partitioning: WG0 on chiplet 0, WG1 on chiplet 1) and
+ * placement (static partitioning: with at most one WG per chiplet, WG i on
+ * chiplet i; l2_remote chases from chiplet `peer`, by default 1) and
  * first-touch homing; see docs/microbench.md.
  * Abstracted: the node contents are not simulated; the generator knows the
  * permutation and issues the address the loaded pointer would hold. The
@@ -37,6 +38,9 @@ static const struct cfg_key chase_keys[] = {
     {"line_b", CFG_INT, "64", 8, 1024, "line size in bytes (one chain node per line)", NULL},
     {"touch_op_cycles", CFG_INT, "600", 1, 1000000,
      "l2_remote: cycles WG1 waits per first-touch load of WG0 (plus 2000)", NULL},
+    {"peer", CFG_INT, "1", 1, 4095,
+     "l2_remote: the chiplet that chases (global index; the data is homed on chiplet 0), e.g. "
+     "a chiplet of another GPU", NULL},
     CFG_END,
 };
 
@@ -44,7 +48,7 @@ struct chase {
     const struct kernel_buf *chain;
     uint32_t *next;        /* next[i]: the node line i points to */
     uint64_t lines, line_b;
-    unsigned target, passes, touch_op_cycles, warp_size;
+    unsigned target, passes, touch_op_cycles, warp_size, peer;
     unsigned kernels;      /* kernels handed out so far */
 };
 
@@ -56,6 +60,7 @@ static int chase_params(struct chase *c, const struct wl_env *env, const struct 
     c->passes = (unsigned)cfg_uint(sec, "passes");
     c->line_b = cfg_uint(sec, "line_b");
     c->touch_op_cycles = (unsigned)cfg_uint(sec, "touch_op_cycles");
+    c->peer = (unsigned)cfg_uint(sec, "peer");
     uint64_t kib = cfg_uint(sec, "footprint_kib");
     if (!kib)
         kib = chase_auto_kib[c->target];
@@ -68,6 +73,8 @@ static int chase_params(struct chase *c, const struct wl_env *env, const struct 
     if (c->target == CHASE_L2_REMOTE && env->nchiplets < 2)
         return cfg_err(e, sec, "target", "needs at least 2 chiplets (the system has %u)",
                        env->nchiplets);
+    if (c->target == CHASE_L2_REMOTE && c->peer >= env->nchiplets)
+        return cfg_err(e, sec, "peer", "not a chiplet of the system (0..%u)", env->nchiplets - 1);
     return 0;
 }
 
@@ -181,13 +188,16 @@ static uint32_t chase_wait_insts(const struct chase *c, unsigned warp_size)
     return (uint32_t)min_u64(div_ceil(cycles, CHASE_ALU_CYCLES), UINT32_MAX);
 }
 
-/* l2_remote WG1: wait (pc 0), then chase k->p[1] passes, all measured. */
+/* l2_remote: WG0 touches; the last WG (the peer's) waits (pc 0), then chases
+ * k->p[1] passes, all measured; the WGs between them only place it there. */
 static void chase_remote_next(const struct kernel *k, struct kernel_warp *w,
                               struct kernel_op *op)
 {
     const struct chase *c = k->ctx;
     if (w->wg == 0) {
         chase_touch(c, w, op);
+    } else if (w->wg != c->peer) {
+        op->kind = KOP_EXIT;
     } else if (w->pc == 0) {
         op->kind = KOP_ALU;
         op->n = chase_wait_insts(c, w->warp_size);
@@ -221,7 +231,7 @@ static bool chase_next_kernel(void *self, struct kernel *k)
         return false;
     const char *name = chase_names[c->target];
     if (c->target == CHASE_L2_REMOTE)
-        chase_kernel(c, k, name, 2, 0, c->passes, chase_remote_next);
+        chase_kernel(c, k, name, c->peer + 1, 0, c->passes, chase_remote_next);
     else if (c->target == CHASE_L3 && c->kernels == 0)
         chase_kernel(c, k, "chase_l3_warm", 1, 1, 0, chase_next);
     else if (c->target == CHASE_L3)

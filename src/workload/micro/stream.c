@@ -1,7 +1,9 @@
 /*
  * stream.c -- streaming-read microbenchmark: the bandwidth a whole GPU
- * achieves from its local L2s, from remote chiplets' L2s over the crossbar,
- * or from DRAM.
+ * achieves from its local L2s, from remote chiplets' L2s over the network
+ * (each chiplet reading from a peer: by default the next chiplet; with
+ * peer_shift and peer_group, e.g. the next chiplet of its GPU or the same
+ * chiplet of the next GPU), or from DRAM.
  *
  * Modelled: cus x wgs_per_cu work-groups, each owning (first-touching) one
  * contiguous chunk of one buffer. Every warp reads its share of a chunk with
@@ -38,6 +40,11 @@ static const struct cfg_key stream_keys[] = {
      "CUs to cover (work-groups = cus x wgs_per_cu; 0 = every CU of the machine)", NULL},
     {"block", CFG_INT, "256", 1, 1024, "threads per work-group (a multiple of the warp size)",
      NULL},
+    {"peer_shift", CFG_INT, "1", 1, 4095,
+     "remote: each chiplet reads the data homed this many chiplets further on", NULL},
+    {"peer_group", CFG_INT, "0", 0, 4096,
+     "remote: count peer_shift within groups of this many chiplets, e.g. the chiplets of a GPU "
+     "(0: all chiplets)", NULL},
     CFG_END,
 };
 
@@ -52,6 +59,7 @@ struct stream {
     uint32_t wgs, block, wgs_per_cu;
     uint32_t cus_per_chiplet; /* of the machine when cus = 0, else 0 (unknown) */
     unsigned target, passes, nchiplets;
+    unsigned peer_shift, peer_group; /* remote: chiplet c reads from its peer (stream_peer) */
     unsigned kernels;
 };
 
@@ -95,6 +103,12 @@ static int stream_check(const struct stream *s, const struct wl_env *env,
     if (s->target == STREAM_REMOTE && s->wgs % s->nchiplets)
         return cfg_err(e, sec, "cus", "%u work-groups do not split evenly over %u chiplets",
                        s->wgs, s->nchiplets);
+    if (s->nchiplets % s->peer_group)
+        return cfg_err(e, sec, "peer_group", "does not divide the %u chiplets", s->nchiplets);
+    if (s->target == STREAM_REMOTE && s->peer_shift % s->peer_group == 0)
+        return cfg_err(e, sec, "peer_shift",
+                       "%u is a multiple of the group of %u chiplets: every chiplet would read "
+                       "its own data", s->peer_shift, s->peer_group);
     /* passes per kernel <= CUs per chiplet (see stream_chunk) */
     if (s->passes > stream_max_passes(s))
         return cfg_err(e, sec, "passes",
@@ -112,6 +126,10 @@ static int stream_params(struct stream *s, const struct wl_env *env, const struc
     s->passes = (unsigned)cfg_uint(sec, "passes");
     unsigned auto_passes = !s->passes;
     s->block = (uint32_t)cfg_uint(sec, "block");
+    s->peer_shift = (unsigned)cfg_uint(sec, "peer_shift");
+    s->peer_group = (unsigned)cfg_uint(sec, "peer_group");
+    if (!s->peer_group)
+        s->peer_group = s->nchiplets;
     s->wgs_per_cu = (uint32_t)cfg_uint(sec, "wgs_per_cu");
     uint64_t cus = cfg_uint(sec, "cus");
     uint64_t wgs = (cus ? cus : (env->ncus ? env->ncus : 1)) * s->wgs_per_cu;
@@ -169,8 +187,18 @@ static void stream_block(const struct stream *s, uint32_t wg, uint32_t *start, u
     }
 }
 
-/* The chunk work-group wg reads in pass `pass` of the kernel: that of the WG
- * k->p[0] positions later (remote: the next chiplet's), moved on by `pass`
+/* remote: the WG at wg's place in the block of its chiplet's peer (the
+ * chiplet peer_shift further on within its group of peer_group; the blocks
+ * are equal, which is checked). */
+static uint32_t stream_peer(const struct stream *s, uint32_t wg)
+{
+    uint32_t q = s->wgs / s->nchiplets, c = wg / q, g = s->peer_group;
+    uint32_t p = c / g * g + (c % g + s->peer_shift) % g;
+    return p * q + wg % q;
+}
+
+/* The chunk work-group wg reads in pass `pass` of the kernel: its own WG's,
+ * or (k->p[0]) its peer's (remote: the next chiplet's), moved on by `pass`
  * WGs within that WG's chiplet block. With round-robin dispatch, CU c of a
  * chiplet runs the block's WGs c + i x cus (i < wgs_per_cu), so it reads
  * chunks c + i x cus + pass: no chunk twice while passes < cus per chiplet,
@@ -180,7 +208,7 @@ static void stream_block(const struct stream *s, uint32_t wg, uint32_t *start, u
 static addr_t stream_chunk(const struct kernel *k, uint32_t wg, uint64_t pass)
 {
     const struct stream *s = k->ctx;
-    uint32_t owner = (uint32_t)((wg + k->p[0]) % s->wgs), start, size;
+    uint32_t owner = k->p[0] ? stream_peer(s, wg) : wg, start, size;
     stream_block(s, owner, &start, &size);
     uint64_t idx = start + (owner - start + pass) % size;
     return s->buf->base + idx * s->chunk_b;
@@ -242,13 +270,13 @@ static unsigned stream_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
 }
 
 static void stream_kernel(const struct stream *s, struct kernel *k, const char *name,
-                          uint64_t shift, uint64_t warm, uint64_t measured)
+                          uint64_t peer, uint64_t warm, uint64_t measured)
 {
     wl_kernel_init(k, name, s->wgs, 1, s->block, 1, stream_next);
     wl_kernel_arg(k, s->buf, KERNEL_R);
     k->ranges = stream_ranges;
     k->ctx = s;
-    k->p[0] = shift;
+    k->p[0] = peer;
     k->p[1] = warm;
     k->p[2] = measured;
 }
@@ -265,8 +293,8 @@ static bool stream_next_kernel(void *self, struct kernel *k)
         stream_kernel(s, k, "stream_dram", 0, 0, s->passes);
     else if (s->kernels == 0)
         stream_kernel(s, k, "stream_touch", 0, 1, 0);
-    else /* the chunk homed on the next chiplet */
-        stream_kernel(s, k, "stream_remote", s->wgs / s->nchiplets, 0, s->passes);
+    else /* the chunks homed on the peer chiplet */
+        stream_kernel(s, k, "stream_remote", 1, 0, s->passes);
     s->kernels++;
     return true;
 }
