@@ -194,47 +194,51 @@ void link_reg_class_stats(struct link_class_stats *c, struct stats *st, const ch
     }
 }
 
-/* Per request kind: does the request / the response carry data, and their
- * traffic classes. */
+/* Per request kind and direction (request, response): does the message
+ * carry data, its traffic class and its message class. */
 static const struct {
-    bool req_data, resp_data;
-    uint8_t req_tc, resp_tc;
-} msg_tab[REQ_KIND_N] = {
-    [REQ_READ] = {false, true, TC_REQ, TC_RESP},
-    [REQ_WRITE] = {true, false, TC_REQ, TC_RESP},
-    [REQ_ATOMIC] = {true, true, TC_REQ, TC_RESP},
-    [REQ_WRITEBACK] = {true, false, TC_WB, TC_WB},
+    bool data;
+    uint8_t tc, mc;
+} msg_tab[REQ_KIND_N][2] = {
+    [REQ_READ] = {{false, TC_REQ, MC_REQUEST}, {true, TC_RESP, MC_DATA}},
+    [REQ_WRITE] = {{true, TC_REQ, MC_DATA}, {false, TC_RESP, MC_ACK}},
+    [REQ_ATOMIC] = {{true, TC_REQ, MC_DATA}, {true, TC_RESP, MC_DATA}},
+    [REQ_WRITEBACK] = {{true, TC_WB, MC_DATA}, {false, TC_WB, MC_ACK}},
 };
 
-uint32_t link_msg_payload(const struct req *r, bool response)
+struct link_msg link_msg_of(const struct req *r, bool response)
 {
     BUG_ON(r->kind >= REQ_KIND_N);
-    bool data = response ? msg_tab[r->kind].resp_data : msg_tab[r->kind].req_data;
-    if (!data)
-        return 0;
+    struct link_msg m = {0, msg_tab[r->kind][response].tc, msg_tab[r->kind][response].mc};
     /* A data message carries the whole line whatever bytes its mask covers
      * (spec cpelide D7: 64 B + 8 B header), write-throughs and write-backs
      * alike; a sectored cache's carries the sectors of its mask. */
-    return r->flags & REQ_F_SECTORS ? 32 * req_sectors(r) : r->size;
+    if (msg_tab[r->kind][response].data)
+        m.payload = r->flags & REQ_F_SECTORS ? 32 * req_sectors(r) : r->size;
+    return m;
+}
+
+uint32_t link_msg_payload(const struct req *r, bool response)
+{
+    return link_msg_of(r, response).payload;
 }
 
 uint32_t link_msg_bytes(const struct link_params *p, const struct req *r, bool response)
 {
     uint32_t h = response && p->resp_header_b ? p->resp_header_b : p->header_b;
-    return h + link_msg_payload(r, response);
+    return h + link_msg_of(r, response).payload;
 }
 
 enum traffic_class link_msg_tc(const struct req *r, bool response)
 {
     BUG_ON(r->kind >= REQ_KIND_N);
-    return (enum traffic_class)(response ? msg_tab[r->kind].resp_tc : msg_tab[r->kind].req_tc);
+    return (enum traffic_class)msg_tab[r->kind][response].tc;
 }
 
 enum net_mc link_msg_mc(const struct req *r, bool response)
 {
     BUG_ON(r->kind >= REQ_KIND_N);
-    bool data = response ? msg_tab[r->kind].resp_data : msg_tab[r->kind].req_data;
-    return data ? MC_DATA : response ? MC_ACK : MC_REQUEST;
+    return (enum net_mc)msg_tab[r->kind][response].mc;
 }
 
 /* (*ps + *rem/den) += q + r/den, for r < den; returns the whole picoseconds added. */
@@ -317,11 +321,9 @@ static bool fits(const struct link *l, unsigned vc, unsigned need)
     return l->used[vc] + need <= l->p.buf_msgs;
 }
 
-bool link_acquire(struct sim *s, struct link *l, struct link_wait *w, unsigned vc,
-                  unsigned need)
+bool link_acquire_slow(struct sim *s, struct link *l, struct link_wait *w, unsigned vc,
+                       unsigned need)
 {
-    if (!l->p.buf_msgs)
-        return true;
     SIM_ASSERT(s, "link", vc < LINK_VCS && (need == 1 || need == 2) &&
                               need <= l->p.buf_msgs);
     unsigned k = need - 1;
@@ -360,10 +362,8 @@ static struct link_wait *pop_fitting(struct link *l, unsigned vc)
     return NULL;
 }
 
-void link_release(struct sim *s, struct link *l, unsigned vc)
+void link_release_slow(struct sim *s, struct link *l, unsigned vc)
 {
-    if (!l->p.buf_msgs)
-        return;
     SIM_ASSERT(s, "link", vc < LINK_VCS && l->used[vc] > 0);
     l->used[vc]--;
     /* go() may release other links, and through them this one again; each
@@ -408,53 +408,9 @@ struct path_wait {
 };
 
 static void path_response(struct sim *s, struct req *r, void *obj);
-static void path_arrive(struct sim *s, void *obj, uint64_t arg);
 
-/* Delivery of a response over a bounded `up`: the requester takes it. */
-static void path_done(struct sim *s, void *obj, uint64_t arg)
-{
-    struct link_path *lp = obj;
-    link_release(s, lp->up, link_vc(true, false));
-    req_complete(s, (struct req *)(uintptr_t)arg);
-}
-
-static void path_go(struct sim *s, struct link *l, struct link_path *lp, struct req *r, bool up)
-{
-    ev_fn fn = up ? (lp->bounded ? path_done : req_complete_ev) : path_arrive;
-    void *obj = up && !lp->bounded ? (void *)r : (void *)lp;
-    link_send(s, l, link_msg_bytes(&l->p, r, up), link_msg_tc(r, up), link_msg_mc(r, up), fn,
-              obj, (uint64_t)(uintptr_t)r);
-}
-
-static void path_wait_go(struct sim *s, struct link_wait *w)
-{
-    struct path_wait *pw = (struct path_wait *)w;
-    struct link_path *lp = pw->lp;
-    struct req *r = pw->r;
-    bool up = pw->up;
-    pool_put(&lp->waits, pw);
-    path_go(s, up ? lp->up : lp->down, lp, r, up);
-}
-
-/* Send r over one link of the path, once it has a credit. */
-static void path_offer(struct sim *s, struct link_path *lp, struct req *r, bool up)
-{
-    struct link *l = up ? lp->up : lp->down;
-    if (lp->bounded) {
-        struct path_wait *pw = pool_get(&lp->waits);
-        *pw = (struct path_wait){.w.go = path_wait_go, .lp = lp, .r = r, .up = up};
-        if (!link_acquire(s, l, &pw->w, link_vc(up, false), 1))
-            return;
-        pool_put(&lp->waits, pw);
-    }
-    path_go(s, l, lp, r, up);
-}
-
-static void path_response(struct sim *s, struct req *r, void *obj)
-{
-    path_offer(s, obj, r, true);
-}
-
+/* Arrival at the target: over a bounded `down` the target takes the
+ * request, which frees its slot. */
 static void path_arrive(struct sim *s, void *obj, uint64_t arg)
 {
     struct link_path *lp = obj;
@@ -464,9 +420,69 @@ static void path_arrive(struct sim *s, void *obj, uint64_t arg)
     mem_send(s, &lp->target, r);
 }
 
+/* Delivery of a response over a bounded `up`: the requester takes it. */
+static void path_done(struct sim *s, void *obj, uint64_t arg)
+{
+    struct link_path *lp = obj;
+    link_release_slow(s, lp->up, link_vc(true, false));
+    req_complete(s, (struct req *)(uintptr_t)arg);
+}
+
+static inline void path_down(struct sim *s, struct link_path *lp, struct req *r)
+{
+    struct link_msg m = link_msg_of(r, false);
+    link_send(s, lp->down, link_msg_wire(lp->down, m, false), (enum traffic_class)m.tc,
+              (enum net_mc)m.mc, path_arrive, lp, (uint64_t)(uintptr_t)r);
+}
+
+static inline void path_up(struct sim *s, struct link_path *lp, struct req *r)
+{
+    struct link_msg m = link_msg_of(r, true);
+    bool b = link_bounded(lp->up);
+    link_send(s, lp->up, link_msg_wire(lp->up, m, true), (enum traffic_class)m.tc,
+              (enum net_mc)m.mc, b ? path_done : req_complete_ev, b ? (void *)lp : (void *)r,
+              (uint64_t)(uintptr_t)r);
+}
+
+static void path_wait_go(struct sim *s, struct link_wait *w)
+{
+    struct path_wait *pw = (struct path_wait *)w;
+    struct link_path *lp = pw->lp;
+    struct req *r = pw->r;
+    bool up = pw->up;
+    pool_put(&lp->waits, pw);
+    if (up)
+        path_up(s, lp, r);
+    else
+        path_down(s, lp, r);
+}
+
+/* A bounded path: send r over one of its links once it has a credit. */
+static void path_offer(struct sim *s, struct link_path *lp, struct req *r, bool up)
+{
+    struct link *l = up ? lp->up : lp->down;
+    struct path_wait *pw = pool_get(&lp->waits);
+    *pw = (struct path_wait){.w.go = path_wait_go, .lp = lp, .r = r, .up = up};
+    if (link_acquire(s, l, &pw->w, link_vc(up, false), 1))
+        path_wait_go(s, &pw->w);
+}
+
+static void path_response(struct sim *s, struct req *r, void *obj)
+{
+    struct link_path *lp = obj;
+    if (__builtin_expect(lp->bounded, 0))
+        path_offer(s, lp, r, true);
+    else
+        path_up(s, lp, r);
+}
+
 static void path_access(struct sim *s, void *self, struct req *r)
 {
-    path_offer(s, self, r, false);
+    struct link_path *lp = self;
+    if (__builtin_expect(lp->bounded, 0))
+        path_offer(s, lp, r, false);
+    else
+        path_down(s, lp, r);
 }
 
 void link_path_init(struct link_path *lp, struct link *down, struct link *up,

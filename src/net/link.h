@@ -138,6 +138,18 @@ static inline uint32_t link_flits(const struct link_params *p, uint32_t bytes)
     return (uint32_t)div_ceil(bytes, p->flit_b);
 }
 
+/* What a message of r's request or response is: its data bytes, traffic
+ * class and message class (one table lookup). */
+struct link_msg {
+    uint32_t payload;
+    uint8_t tc, mc;
+};
+struct link_msg link_msg_of(const struct req *r, bool response);
+static inline uint32_t link_msg_wire(const struct link *l, struct link_msg m, bool response)
+{
+    return l->hdr[response] + m.payload;
+}
+
 /* Data bytes a message of r carries (0: header only): none for a READ request
  * and for the ack of a WRITE/WRITEBACK; the data otherwise (WRITEBACK data =
  * the whole line, or the sectors of a sectored cache). */
@@ -177,10 +189,20 @@ static inline ps_t link_send(struct sim *s, struct link *l, uint32_t bytes,
  * needing one slot go before those needing two. link_release() frees the
  * slot of a message that left the link's far end. Unbounded links always
  * accept and ignore releases. */
-bool link_acquire(struct sim *s, struct link *l, struct link_wait *w, unsigned vc,
-                  unsigned need);
-void link_release(struct sim *s, struct link *l, unsigned vc);
+bool link_acquire_slow(struct sim *s, struct link *l, struct link_wait *w, unsigned vc,
+                       unsigned need);
+void link_release_slow(struct sim *s, struct link *l, unsigned vc);
 static inline bool link_bounded(const struct link *l) { return l->p.buf_msgs != 0; }
+static inline bool link_acquire(struct sim *s, struct link *l, struct link_wait *w, unsigned vc,
+                                unsigned need)
+{
+    return !link_bounded(l) || link_acquire_slow(s, l, w, vc, need);
+}
+static inline void link_release(struct sim *s, struct link *l, unsigned vc)
+{
+    if (link_bounded(l))
+        link_release_slow(s, l, vc);
+}
 /* Occupancy and waiters, one line per VC in use ("vc req.out 3/4 held, 2 waiting"). */
 void link_dump(const struct link *l, const char *name, FILE *out);
 

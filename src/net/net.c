@@ -480,11 +480,12 @@ static void send_req(struct net *n, unsigned a, unsigned b, struct req *r, bool 
                      void *obj, uint64_t arg)
 {
     struct net_msg *m = msg_new(n, a, b, fn, obj, arg);
+    struct link_msg lm = link_msg_of(r, resp);
     m->fixed = 0;
-    m->payload = link_msg_payload(r, resp);
+    m->payload = lm.payload;
     m->resp = resp;
-    m->tc = (uint8_t)link_msg_tc(r, resp);
-    m->mc = (uint8_t)link_msg_mc(r, resp);
+    m->tc = lm.tc;
+    m->mc = lm.mc;
     msg_start(n, m);
 }
 
