@@ -6,7 +6,8 @@
  * per-hop latencies and serialisations, whole cycles per network leg since
  * the caches work on clock edges), and saturate every link class at its
  * configured bandwidth within 5%, never above (stream), the expected figures
- * computed from each run's own resolved configuration.
+ * computed from each run's own resolved configuration; and the checks of the
+ * microbenchmarks' peer parameters.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli_util.h"
 
 static json_t *run(const char *preset, const char *const *args)
 {
@@ -307,4 +309,28 @@ Test(presets, dualopt_bandwidth)
      * tree every link carries one request and one response stream */
     const char *gpus[] = {REMOTE_STREAM, "-p", "workload.footprint_kib=16384", NULL};
     expect_saturated(stream(DUALOPT, gpus), 4 * 64 * 64.0 / 80, "inter-GPU tree: 64 GB/s links");
+}
+
+/* ---- the microbenchmarks' peer parameters ---- */
+
+static void expect_run_error(const char *const *argv, const char *want)
+{
+    struct cli_result r = cli_exec(argv);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, want) != NULL, "got '%s', want '%s'", r.err, want);
+    cli_result_free(&r);
+}
+
+Test(presets, peer_parameters_are_checked)
+{
+    const char *chase4[] = {"run", "-c", "configs/tiny.ini", "-w", "chase", "-p",
+                            "workload.target=l2_remote", "-p", "workload.peer=2", NULL};
+    expect_run_error(chase4, "-p:2: [workload] peer = 2: not a chiplet of the system (0..1)");
+    const char *group[] = {"run", "-c", HMG, "-w", "stream", "-p", "workload.target=remote",
+                           "-p", "workload.peer_group=3", NULL};
+    expect_run_error(group, "[workload] peer_group = 3: does not divide the 16 chiplets");
+    const char *shift[] = {"run", "-c", HMG, "-w", "stream", "-p", "workload.target=remote",
+                           "-p", "workload.peer_group=4", "-p", "workload.peer_shift=8", NULL};
+    expect_run_error(shift, "[workload] peer_shift = 8: 8 is a multiple of the group of 4 "
+                            "chiplets: every chiplet would read its own data");
 }
