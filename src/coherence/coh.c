@@ -27,37 +27,35 @@ const struct coh_ops *coh_find(const char *name)
     return NULL;
 }
 
-void coh_default_l2_access(const struct coh_machine *m, unsigned ch, struct req *r)
+/* Strong accesses at GPU or system scope promise ordering beyond the CU,
+ * which an L1 that no one keeps coherent cannot give: they pass it by. */
+struct coh_route coh_default_l1_access(const struct req *r)
 {
-    cache_access(m->s, &m->l2[ch], r);
+    bool strong = r->sem != SEM_WEAK && r->scope >= SCOPE_GPU;
+    return coh_route_to(strong ? COH_HOP_L2 : COH_HOP_L1, 0);
 }
 
-void coh_default_l2_miss(const struct coh_machine *m, unsigned ch, struct req *r)
+struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r)
 {
-    mem_send(m->s, r->home == ch ? &m->to_l3[ch] : &m->to_net[ch], r);
+    return coh_route_to(r->home == ch ? COH_HOP_L3 : COH_HOP_HOME, 0);
 }
 
 /* Spec cpelide 3.2/3.3: the home serves remote reads from its L2 or relays
  * them from its L3 without allocating; remote stores are written through
  * toward memory; write-backs of remote lines (artifact D4 mode) go to the L3
  * without updating the home's copy. */
-void coh_default_remote_in(const struct coh_machine *m, unsigned home, struct req *r)
+struct coh_route coh_default_remote_in(const struct req *r)
 {
-    r->flags |= REQ_F_REMOTE;
     switch (r->kind) {
     case REQ_WRITEBACK:
-        mem_send(m->s, &m->to_l3[home], r);
-        return;
+        return coh_route_to(COH_HOP_L3, REQ_F_REMOTE);
     case REQ_ATOMIC:
-        r->flags &= (uint8_t)~REQ_F_NOALLOC;
-        break;
+        return (struct coh_route){COH_HOP_L2, REQ_F_REMOTE, REQ_F_NOALLOC};
     case REQ_WRITE:
-        r->flags |= REQ_F_NOALLOC | REQ_F_WT;
-        break;
+        return coh_route_to(COH_HOP_L2, REQ_F_REMOTE | REQ_F_NOALLOC | REQ_F_WT);
     default:
-        r->flags |= REQ_F_NOALLOC;
+        return coh_route_to(COH_HOP_L2, REQ_F_REMOTE | REQ_F_NOALLOC);
     }
-    cache_access(m->s, &m->l2[home], r);
 }
 
 void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d)
@@ -66,17 +64,17 @@ void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d)
     d->store_local = cfg_enum(sec, "remote_store") == 1;
 }
 
-void coh_d4_l2_access(const struct coh_machine *m, const struct coh_d4 *d, unsigned ch,
-                      struct req *r)
+struct coh_route coh_d4_l2_access(const struct coh_d4 *d, unsigned ch, const struct req *r)
 {
+    unsigned set = 0;
     if (r->home != ch) {
         bool store = r->kind == REQ_WRITE || r->kind == REQ_WRITEBACK;
         if (r->kind == REQ_ATOMIC || (store && !d->store_local))
-            r->flags |= REQ_F_NOALLOC | REQ_F_WT;
+            set = REQ_F_NOALLOC | REQ_F_WT;
         else if (r->kind == REQ_READ && !d->read_alloc)
-            r->flags |= REQ_F_NOALLOC;
+            set = REQ_F_NOALLOC;
     }
-    cache_access(m->s, &m->l2[ch], r);
+    return coh_route_to(COH_HOP_L2, set);
 }
 
 /* ---- sequencer ---------------------------------------------------------- */

@@ -538,10 +538,10 @@ static void cpe_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn d
     done(p->m->s, arg);
 }
 
-static void cpe_l2_access(void *self, unsigned ch, struct req *r)
+static struct coh_route cpe_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct cpe *p = self;
-    coh_d4_l2_access(p->m, &p->d4, ch, r);
+    return coh_d4_l2_access(&p->d4, ch, r);
 }
 
 /* ---- set-up -------------------------------------------------------------------- */

@@ -168,26 +168,24 @@ static void ideal_kernel_launch(void *self, const struct coh_kernel *k, coh_done
     coh_round(&o->round, o->m, o->m->s->now, o->m->nch, true, l1_ops, o, done, arg);
 }
 
-static void ideal_l2_access(void *self, unsigned ch, struct req *r)
+static struct coh_route ideal_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct ideal *o = self;
+    struct coh_route rt = coh_d4_l2_access(&o->d4, ch, r);
     if (o->write_through && r->kind == REQ_WRITE)
-        r->flags |= REQ_F_WT;
-    coh_d4_l2_access(o->m, &o->d4, ch, r);
+        rt.set |= REQ_F_WT;
+    return rt;
 }
 
-static void ideal_remote_in(void *self, unsigned home, struct req *r)
+static struct coh_route ideal_remote_in(void *self, unsigned home, struct req *r)
 {
+    (void)home;
     struct ideal *o = self;
     bool keep = r->kind == REQ_READ ? o->home_alloc : r->kind == REQ_WRITE && o->write_through;
-    if (!keep) {
-        coh_default_remote_in(o->m, home, r);
-        return;
-    }
-    r->flags |= REQ_F_REMOTE; /* the home keeps a copy; a store goes on to the L3 */
-    if (r->kind == REQ_WRITE)
-        r->flags |= REQ_F_WT;
-    cache_access(o->m->s, &o->m->l2[home], r);
+    if (!keep)
+        return coh_default_remote_in(r);
+    /* the home keeps a copy; a store goes on to the L3 */
+    return coh_route_to(COH_HOP_L2, REQ_F_REMOTE | (r->kind == REQ_WRITE ? REQ_F_WT : 0));
 }
 
 static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)

@@ -155,10 +155,10 @@ static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn
         done(v->m->s, arg);
 }
 
-static void viper_l2_access(void *self, unsigned ch, struct req *r)
+static struct coh_route viper_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct viper *v = self;
-    coh_d4_l2_access(v->m, &v->d4, ch, r);
+    return coh_d4_l2_access(&v->d4, ch, r);
 }
 
 const struct coh_ops coh_viper = {

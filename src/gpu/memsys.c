@@ -97,16 +97,122 @@ static int read_params(const struct cfg *c, struct memsys *ms, struct build_para
     return 0;
 }
 
-/* The coherence hooks, or their defaults. */
+/* ---- the request path: the scheme's hooks decide, these carry out ---------------- */
+
+static void net_out_access(struct sim *s, void *self, struct req *r);
+
+static void apply(struct req *r, struct coh_route rt)
+{
+    r->flags = (uint8_t)((r->flags | rt.set) & ~rt.clear);
+}
+
+/* Chiplet ch sends r over its GPU's fabric to chiplet `to` of the same GPU. */
+static void fabric_to(struct memsys *ms, unsigned ch, unsigned to, struct req *r)
+{
+    const struct topo *t = &ms->t;
+    struct mem_port p = xbar_path_port(&ms->xbar[topo_chiplet_gpu(t, ch)],
+                                       topo_chiplet_local(t, ch), topo_chiplet_local(t, to));
+    mem_send(ms->s, &p, r);
+}
+
+/* Carry out a route decided at chiplet ch. */
+static void ch_go(struct memsys *ms, unsigned ch, struct req *r, struct coh_route rt)
+{
+    apply(r, rt);
+    switch (rt.hop) {
+    case COH_HOP_L2:
+        cache_access(ms->s, &ms->l2[ch], r);
+        return;
+    case COH_HOP_L3:
+        mem_send(ms->s, &ms->to_l3[ch], r);
+        return;
+    case COH_HOP_HOME:
+        net_out_access(ms->s, &ms->front[ch], r);
+        return;
+    case COH_HOP_GPU_HOME: {
+        unsigned gh = coh_gpu_home(&ms->t, r->home, topo_chiplet_gpu(&ms->t, ch));
+        if (gh == ch)
+            SIM_BUG(ms->s, "memsys", "a request routed to its GPU home from the GPU home");
+        fabric_to(ms, ch, gh, r);
+        return;
+    }
+    case COH_HOP_HELD:
+        return;
+    default:
+        SIM_BUG(ms->s, "memsys", "route %u is not a hop from a chiplet", rt.hop);
+    }
+}
+
+/* Carry out a route decided at CU cu. */
+static void cu_go(struct memsys *ms, unsigned cu, struct req *r, struct coh_route rt)
+{
+    apply(r, rt);
+    if (rt.hop == COH_HOP_L1) {
+        cache_access(ms->s, &ms->l1[cu], r);
+    } else if (rt.hop == COH_HOP_L2) {
+        struct mem_port p = link_path_port(&ms->l1_path[cu]);
+        mem_send(ms->s, &p, r);
+    } else if (rt.hop != COH_HOP_HELD) {
+        SIM_BUG(ms->s, "memsys", "route %u is not a hop from a CU", rt.hop);
+    }
+}
+
+static void l1_filled(struct sim *s, struct req *r, void *obj)
+{
+    struct memsys_front *f = obj;
+    f->ms->coh->l1_fill(f->ms->coh_self, f->node, r);
+    req_complete(s, r);
+}
+
+/* A request from CU `cu`: into its L1, or past it. */
+void memsys_l1_access(struct memsys *ms, unsigned cu, struct req *r)
+{
+    const struct coh_ops *o = ms->coh;
+    cu_go(ms, cu, r, o && o->l1_access ? o->l1_access(ms->coh_self, cu, r)
+                                       : coh_default_l1_access(r));
+}
+
+void memsys_release(struct memsys *ms, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                    void *arg)
+{
+    if (ms->coh && ms->coh->release)
+        ms->coh->release(ms->coh_self, cu, scope, done, arg);
+    else
+        done(ms->s, arg);
+}
+
+void memsys_acquire(struct memsys *ms, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                    void *arg)
+{
+    if (ms->coh && ms->coh->acquire)
+        ms->coh->acquire(ms->coh_self, cu, scope, done, arg);
+    else if (scope >= SCOPE_GPU)
+        cache_invalidate(ms->s, &ms->l1[cu], false, done, arg);
+    else
+        done(ms->s, arg);
+}
+
+/* Out of CU `node`'s L1: a miss, a write-through, an atomic. */
+static void l1_out_access(struct sim *s, void *self, struct req *r)
+{
+    (void)s;
+    struct memsys_front *f = self;
+    struct memsys *ms = f->ms;
+    const struct coh_ops *o = ms->coh;
+    if (o && o->l1_fill)
+        req_on_done(r, l1_filled, f);
+    cu_go(ms, f->node, r, o && o->l1_miss ? o->l1_miss(ms->coh_self, f->node, r)
+                                          : coh_route_to(COH_HOP_L2, 0));
+}
+
 static void l2_in_access(struct sim *s, void *self, struct req *r)
 {
     (void)s;
     struct memsys_front *f = self;
     struct memsys *ms = f->ms;
-    if (ms->coh && ms->coh->l2_access)
-        ms->coh->l2_access(ms->coh_self, f->node, r);
-    else
-        coh_default_l2_access(&ms->cm, f->node, r);
+    const struct coh_ops *o = ms->coh;
+    ch_go(ms, f->node, r, o && o->l2_access ? o->l2_access(ms->coh_self, f->node, r)
+                                            : coh_route_to(COH_HOP_L2, 0));
 }
 
 static void l2_out_access(struct sim *s, void *self, struct req *r)
@@ -114,27 +220,33 @@ static void l2_out_access(struct sim *s, void *self, struct req *r)
     (void)s;
     struct memsys_front *f = self;
     struct memsys *ms = f->ms;
-    if (ms->coh && ms->coh->l2_miss)
-        ms->coh->l2_miss(ms->coh_self, f->node, r);
-    else
-        coh_default_l2_miss(&ms->cm, f->node, r);
+    const struct coh_ops *o = ms->coh;
+    ch_go(ms, f->node, r, o && o->l2_miss ? o->l2_miss(ms->coh_self, f->node, r)
+                                          : coh_default_l2_miss(f->node, r));
 }
 
 static void remote_in(struct memsys *ms, unsigned home, struct req *r)
 {
     ms->remote_requests[home]++;
-    if (ms->coh && ms->coh->remote_in)
-        ms->coh->remote_in(ms->coh_self, home, r);
-    else
-        coh_default_remote_in(&ms->cm, home, r);
+    const struct coh_ops *o = ms->coh;
+    ch_go(ms, home, r, o && o->remote_in ? o->remote_in(ms->coh_self, home, r)
+                                         : coh_default_remote_in(r));
 }
 
-/* Arrival from the crossbar at chiplet `node`. */
+/* Arrival from the fabric at chiplet `node`: as the system home, or as its
+ * GPU's home of the address. */
 static void net_in_access(struct sim *s, void *self, struct req *r)
 {
     (void)s;
     struct memsys_front *f = self;
-    remote_in(f->ms, f->node, r);
+    struct memsys *ms = f->ms;
+    if (r->home == f->node) {
+        remote_in(ms, f->node, r);
+        return;
+    }
+    const struct coh_ops *o = ms->coh;
+    ch_go(ms, f->node, r, o && o->gpu_home_in ? o->gpu_home_in(ms->coh_self, f->node, r)
+                                              : coh_route_to(COH_HOP_HOME, 0));
 }
 
 /* Into the network from chiplet `node`, toward r->home. */
@@ -190,7 +302,7 @@ static void alloc_arrays(struct memsys *ms)
     ms->gsw_paths = xcalloc((size_t)nch * g, sizeof *ms->gsw_paths);
     ms->xbar_in = xcalloc(nch, sizeof *ms->xbar_in);
     ms->to_l3 = xcalloc(nch, sizeof *ms->to_l3);
-    ms->to_net = xcalloc(nch, sizeof *ms->to_net);
+    ms->cu_front = xcalloc(ncu, sizeof *ms->cu_front);
     ms->remote_requests = xcalloc(nch, sizeof *ms->remote_requests);
 }
 
@@ -231,7 +343,6 @@ static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_par
     link_path_init(&ms->l23_path[ch], &ms->l23_down[ch], &ms->l23_up[ch],
                    (struct mem_port){l3_front_access, &ms->front[ch]});
     ms->to_l3[ch] = link_path_port(&ms->l23_path[ch]);
-    ms->to_net[ch] = (struct mem_port){net_out_access, &ms->front[ch]};
     name = unit_name(ms, ch, "l2", ~0u);
     cache_init(&ms->l2[ch], s, name, &ms->gpu_clk, &l2p,
                (struct mem_port){l2_out_access, &ms->front[ch]});
@@ -248,7 +359,9 @@ static void build_cu(struct memsys *ms, unsigned cu, const struct build_params *
     char buf[64];
     char *name = xasprintf("%s.l1d", topo_cu_name(&ms->t, cu, buf, sizeof buf));
     struct cache_params l1p = instance(&bp->l1, cu);
-    cache_init(&ms->l1[cu], ms->s, name, &ms->gpu_clk, &l1p, link_path_port(&ms->l1_path[cu]));
+    ms->cu_front[cu] = (struct memsys_front){ms, cu};
+    cache_init(&ms->l1[cu], ms->s, name, &ms->gpu_clk, &l1p,
+               (struct mem_port){l1_out_access, &ms->cu_front[cu]});
     free(name);
 }
 
@@ -297,8 +410,7 @@ static void machine_view(struct memsys *ms)
                                   .cu_per_ch = ms->t.cus, .l1 = ms->l1, .l2 = ms->l2,
                                   .l3 = ms->l3, .l3_per_ch = ms->t.llc_slices,
                                   .mem = &ms->shadow, .gpu_period_ps = ms->gpu_clk.period,
-                                  .to_l3 = ms->to_l3, .to_net = ms->to_net, .send = send_msg,
-                                  .net = ms};
+                                  .send = send_msg, .net = ms};
 }
 
 void memsys_set_coherence(struct memsys *ms, const struct coh_ops *ops, void *self)
@@ -356,7 +468,7 @@ void memsys_free(struct memsys *ms)
     shadow_free(&ms->shadow);
     void *arrays[] = {ms->l1, ms->l1_down, ms->l1_up, ms->l1_path, ms->l2, ms->front,
                       ms->l23_down, ms->l23_up, ms->l23_path, ms->l3, ms->dram, ms->xbar,
-                      ms->gpu_in, ms->gsw_paths, ms->xbar_in, ms->to_l3, ms->to_net,
+                      ms->gpu_in, ms->gsw_paths, ms->xbar_in, ms->to_l3, ms->cu_front,
                       ms->remote_requests};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
@@ -417,7 +529,7 @@ unsigned memsys_home(struct memsys *ms, addr_t addr, unsigned cu)
 
 void memsys_cu_access(struct memsys *ms, unsigned cu, struct req *r)
 {
-    cache_access(ms->s, &ms->l1[cu], r);
+    memsys_l1_access(ms, cu, r);
 }
 
 /* Whether a copy may install line a in an L2 without hiding newer data: no
