@@ -83,6 +83,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
         return -1;
     g->page_b = cfg_uint(cfg_sec(c, "place"), "page_b");
     chk_init(&g->chk, check, g->ms.line_b);
+    chk_sync_init(&g->chk, g->ms.ncu, g->ms.t.chiplets * g->ms.t.cus);
     g->chk.annotations = cfg_bool(cfg_sec(c, "check"), "annotations");
     energy_params_from_cfg(cfg_sec(c, "energy"), &g->energy);
     struct cp_params cpp;
