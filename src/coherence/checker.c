@@ -154,6 +154,13 @@ void chk_line_floor(const struct chk *c, addr_t line, uint32_t *want)
         want[i] = w ? floor_of(c, w[i].cur) : 0;
 }
 
+void chk_line_cur(const struct chk *c, addr_t line, uint32_t *cur)
+{
+    const struct chk_word *w = find_words(c, line);
+    for (unsigned i = 0; i < c->words; i++)
+        cur[i] = w ? w[i].cur : 0;
+}
+
 void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver)
 {
     if (!c->on)

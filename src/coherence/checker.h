@@ -130,6 +130,8 @@ void chk_sync_free(struct chk *c);
 /* For oracles. The oldest version of each word of the line (line_b / 4 of
  * them) that a load of the next kernel may return: 0 for words never written. */
 void chk_line_floor(const struct chk *c, addr_t line_addr, uint32_t *want);
+/* The version of the last store of each word of the line (0: never written). */
+void chk_line_cur(const struct chk *c, addr_t line_addr, uint32_t *cur);
 /* Record, from now on, the lines stored in each period (c->stored: the
  * caller takes them and resets stored.n). */
 void chk_track_lines(struct chk *c);

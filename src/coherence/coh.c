@@ -5,6 +5,7 @@
  */
 #include "coh.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const struct cfg_key coh_common_keys[] = {
@@ -214,4 +215,103 @@ void coh_round_ops_done(struct sim *s, void *round)
     struct coh_round *r = round;
     ps_t back = r->m->cp_unicast_ps + (r->enable ? r->m->cp_broadcast_ps : 0);
     sim_after(s, back, round_end_ev, r, 0);
+}
+
+/* ---- walks inside kernels ------------------------------------------------ */
+
+void coh_walkq_init(struct coh_walkq *q, struct sim *s, struct cache *c)
+{
+    *q = (struct coh_walkq){.s = s, .c = c};
+}
+
+void coh_walkq_free(struct coh_walkq *q)
+{
+    free(q->w);
+    q->w = NULL;
+}
+
+static void walkq_start(struct coh_walkq *q);
+
+static void walkq_done(struct sim *s, void *obj)
+{
+    struct coh_walkq *q = obj;
+    struct coh_walk_wait done[64];
+    size_t k = q->running;
+    while (k) { /* hand back the batch, at most 64 at a time, before its callbacks run */
+        size_t m = k < 64 ? k : 64;
+        memcpy(done, q->w, m * sizeof *done);
+        memmove(q->w, q->w + m, (q->n - m) * sizeof *q->w);
+        q->n -= m;
+        k -= m;
+        q->running = k;
+        for (size_t i = 0; i < m; i++)
+            done[i].fn(s, done[i].arg);
+    }
+    if (q->n && !q->running)
+        walkq_start(q);
+}
+
+static void walkq_start(struct coh_walkq *q)
+{
+    size_t k = 1;
+    while (k < q->n && q->w[k].op == q->w[0].op)
+        k++;
+    q->running = k;
+    if (q->w[0].op == COH_FLUSH)
+        cache_flush(q->s, q->c, walkq_done, q);
+    else
+        cache_invalidate(q->s, q->c, q->w[0].op == COH_INVALIDATE_CLEAN, walkq_done, q);
+}
+
+void coh_walkq_add(struct coh_walkq *q, int op, coh_done_fn fn, void *arg)
+{
+    q->w = xgrow(q->w, sizeof *q->w, &q->cap, q->n + 1);
+    q->w[q->n++] = (struct coh_walk_wait){fn, arg, (uint8_t)op};
+    if (!q->running)
+        walkq_start(q);
+}
+
+/* ---- scoped synchronization under D4 ---------------------------------------- */
+
+struct d4_step {
+    const struct coh_machine *m;
+    struct coh_d4_sync *y;
+    unsigned cu;
+    coh_done_fn fn;
+    void *arg;
+};
+
+void coh_d4_sync_init(struct coh_d4_sync *y) { pool_init(&y->steps, sizeof(struct d4_step), 64); }
+
+void coh_d4_sync_free(struct coh_d4_sync *y) { pool_destroy(&y->steps); }
+
+void coh_d4_release(const struct coh_machine *m, const struct coh_d4 *d, unsigned cu,
+                    enum mem_scope scope, coh_done_fn done, void *arg)
+{
+    if (scope >= SCOPE_GPU && d->store_local)
+        coh_walkq_add(&m->l2q[cu / m->cu_per_ch], COH_FLUSH, done, arg);
+    else
+        done(m->s, arg);
+}
+
+static void d4_l2_invalidated(struct sim *s, void *obj)
+{
+    (void)s;
+    struct d4_step st = *(struct d4_step *)obj;
+    pool_put(&st.y->steps, obj);
+    coh_walkq_add(&st.m->l1q[st.cu], COH_INVALIDATE, st.fn, st.arg);
+}
+
+void coh_d4_acquire(const struct coh_machine *m, const struct coh_d4 *d, struct coh_d4_sync *y,
+                    unsigned cu, enum mem_scope scope, coh_done_fn done, void *arg)
+{
+    if (scope < SCOPE_GPU || y->skip_acquire_inv) {
+        done(m->s, arg);
+    } else if (!d->read_alloc) {
+        coh_walkq_add(&m->l1q[cu], COH_INVALIDATE, done, arg);
+    } else {
+        struct d4_step *st = pool_get(&y->steps);
+        *st = (struct d4_step){m, y, cu, done, arg};
+        coh_walkq_add(&m->l2q[cu / m->cu_per_ch], COH_INVALIDATE_CLEAN, d4_l2_invalidated, st);
+    }
 }

@@ -31,6 +31,7 @@
 #ifndef CHIPSIM_COH_H
 #define CHIPSIM_COH_H
 
+#include "base/pool.h"
 #include "config/cfg.h"
 #include "mem/cache.h"
 #include "mem/scope.h"
@@ -39,6 +40,7 @@
 #include "stats/stats.h"
 
 struct chk;
+struct coh_walkq;
 
 struct coh_machine {
     struct sim *s;
@@ -55,6 +57,8 @@ struct coh_machine {
     double cp_period_ps;       /* the command processors' clock */
     ps_t cp_unicast_ps, cp_broadcast_ps; /* global-to-local CP crossbar */
     struct coh_log *log;       /* when set, every L2 operation is recorded */
+    struct coh_walkq *l1q;     /* [ncu]: walks of each L1 asked for inside kernels */
+    struct coh_walkq *l2q;     /* [nch]: the same for each L2 */
     /* A control message of `bytes` from chiplet `from` to chiplet `to` over
      * the chiplet network; fn(s, obj, arg) runs on its delivery. */
     void (*send)(void *net, unsigned from, unsigned to, uint32_t bytes, enum traffic_class tc,
@@ -170,10 +174,46 @@ void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d);
  * flags D4 gives it. */
 struct coh_route coh_d4_l2_access(const struct coh_d4 *d, unsigned ch, const struct req *r);
 
+/* Scoped synchronization of the schemes that follow D4 (viper, cpelide): at
+ * GPU scope or wider, a release flushes the CU's chiplet L2 when remote
+ * stores stay there (write_back), and an acquire invalidates the clean lines
+ * of that L2 when remote reads stay there (requester_yes), then the CU's L1.
+ * Work-group scope needs nothing (a work-group runs on one CU). */
+struct coh_d4_sync {
+    struct pool steps;         /* acquires under way that have an L2 walk before the L1's */
+    bool skip_acquire_inv;     /* testing only: acquires invalidate nothing */
+};
+void coh_d4_sync_init(struct coh_d4_sync *y);
+void coh_d4_sync_free(struct coh_d4_sync *y);
+void coh_d4_release(const struct coh_machine *m, const struct coh_d4 *d, unsigned cu,
+                    enum mem_scope scope, coh_done_fn done, void *arg);
+void coh_d4_acquire(const struct coh_machine *m, const struct coh_d4 *d, struct coh_d4_sync *y,
+                    unsigned cu, enum mem_scope scope, coh_done_fn done, void *arg);
+
 /* The default hooks, for schemes that extend them. */
 struct coh_route coh_default_l1_access(const struct req *r);
 struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r);
 struct coh_route coh_default_remote_in(const struct req *r);
+
+/* Walks (flush, invalidate) of one cache asked for inside a kernel, by
+ * scoped releases and acquires of many warps: a walk asked for while another
+ * runs waits for it, asks for the same operation are served by one walk, and
+ * each asker's done() runs when a walk that began after its request ends. */
+struct coh_walk_wait {
+    coh_done_fn fn;
+    void *arg;
+    uint8_t op;                /* enum coh_cache_op */
+};
+struct coh_walkq {
+    struct sim *s;
+    struct cache *c;
+    struct coh_walk_wait *w;   /* waiting, the running batch first */
+    size_t n, cap, running;    /* running: entries of the batch under way (0: idle) */
+};
+void coh_walkq_init(struct coh_walkq *q, struct sim *s, struct cache *c);
+void coh_walkq_free(struct coh_walkq *q);
+/* op: COH_FLUSH, COH_INVALIDATE or COH_INVALIDATE_CLEAN. */
+void coh_walkq_add(struct coh_walkq *q, int op, coh_done_fn fn, void *arg);
 
 /* Whole-machine kernel-boundary operations used by the schemes: run an
  * operation on many L1s or L2s in parallel and call done() when all have

@@ -187,7 +187,7 @@ void memsys_acquire(struct memsys *ms, unsigned cu, enum mem_scope scope, coh_do
     if (ms->coh && ms->coh->acquire)
         ms->coh->acquire(ms->coh_self, cu, scope, done, arg);
     else if (scope >= SCOPE_GPU)
-        cache_invalidate(ms->s, &ms->l1[cu], false, done, arg);
+        coh_walkq_add(&ms->cm.l1q[cu], COH_INVALIDATE, done, arg);
     else
         done(ms->s, arg);
 }
@@ -406,11 +406,16 @@ static void send_msg(void *net, unsigned from, unsigned to, uint32_t bytes, enum
 
 static void machine_view(struct memsys *ms)
 {
+    struct coh_walkq *l1q = xcalloc(ms->ncu, sizeof *l1q), *l2q = xcalloc(ms->nch, sizeof *l2q);
+    for (unsigned cu = 0; cu < ms->ncu; cu++)
+        coh_walkq_init(&l1q[cu], ms->s, &ms->l1[cu]);
+    for (unsigned ch = 0; ch < ms->nch; ch++)
+        coh_walkq_init(&l2q[ch], ms->s, &ms->l2[ch]);
     ms->cm = (struct coh_machine){.s = ms->s, .t = &ms->t, .nch = ms->nch, .ncu = ms->ncu,
                                   .cu_per_ch = ms->t.cus, .l1 = ms->l1, .l2 = ms->l2,
                                   .l3 = ms->l3, .l3_per_ch = ms->t.llc_slices,
                                   .mem = &ms->shadow, .gpu_period_ps = ms->gpu_clk.period,
-                                  .send = send_msg, .net = ms};
+                                  .send = send_msg, .net = ms, .l1q = l1q, .l2q = l2q};
 }
 
 void memsys_set_coherence(struct memsys *ms, const struct coh_ops *ops, void *self)
@@ -461,6 +466,12 @@ void memsys_free(struct memsys *ms)
         for (unsigned k = 0; k < ms->t.llc_slices; k++)
             cache_free(&ms->l3[ch * ms->t.llc_slices + k]);
     }
+    for (unsigned cu = 0; cu < ms->ncu; cu++)
+        coh_walkq_free(&ms->cm.l1q[cu]);
+    for (unsigned ch = 0; ch < ms->nch; ch++)
+        coh_walkq_free(&ms->cm.l2q[ch]);
+    free(ms->cm.l1q);
+    free(ms->cm.l2q);
     for (unsigned i = 0; i < ms->t.gpus; i++)
         xbar_free(&ms->xbar[i]);
     xbar_free(&ms->gsw);
