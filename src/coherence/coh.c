@@ -67,6 +67,8 @@ void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d)
 
 struct coh_route coh_d4_l2_access(const struct coh_d4 *d, unsigned ch, const struct req *r)
 {
+    if (coh_strong_remote(ch, r))
+        return coh_route_to(COH_HOP_HOME, 0);
     unsigned set = 0;
     if (r->home != ch) {
         bool store = r->kind == REQ_WRITE || r->kind == REQ_WRITEBACK;

@@ -123,6 +123,13 @@ static inline struct coh_route coh_route_to(enum coh_hop hop, unsigned set)
     return (struct coh_route){(uint8_t)hop, (uint8_t)set, 0};
 }
 
+/* A strong access at GPU scope or wider to a line homed on another chiplet:
+ * it may not be served by a copy here (the home is where it synchronizes). */
+static inline bool coh_strong_remote(unsigned ch, const struct req *r)
+{
+    return r->home != ch && r->sem != SEM_WEAK && r->scope >= SCOPE_GPU;
+}
+
 /* This GPU's home of an address whose system home is chiplet `home`. */
 static inline unsigned coh_gpu_home(const struct topo *t, unsigned home, unsigned gpu)
 {
@@ -171,7 +178,7 @@ struct coh_d4 {
 };
 void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d);
 /* The L2 side of D4: a request from chiplet ch's L1s into its L2, with the
- * flags D4 gives it. */
+ * flags D4 gives it; a strong remote access goes straight to its home. */
 struct coh_route coh_d4_l2_access(const struct coh_d4 *d, unsigned ch, const struct req *r);
 
 /* Scoped synchronization of the schemes that follow D4 (viper, cpelide): at

@@ -204,6 +204,8 @@ static void store_at_home(struct hmg *h, unsigned home, addr_t addr, int keep)
 static struct coh_route hmg_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct hmg *h = self;
+    if (coh_strong_remote(ch, r)) /* synchronizes at the home, not on a sharer's copy */
+        return coh_route_to(COH_HOP_HOME, 0);
     bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
     if (store && r->home == ch)
         store_at_home(h, ch, r->addr, -1); /* Local St: inv all sharers */

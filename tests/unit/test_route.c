@@ -170,3 +170,18 @@ Test(route, a_held_request_is_the_schemes_to_complete)
     cr_expect(done);
     machine_free(m);
 }
+
+Test(route, a_strong_remote_load_is_not_served_by_a_local_copy)
+{
+    /* the artifact's D4: chiplet 0's L2 keeps lines read from chiplet 1 */
+    struct machine *m = machine_new("[coherence]\nremote_read_alloc = requester_yes\n");
+    addr_t a = 0x100000300;
+    access_one(m, 0, a, 1, REQ_READ, SCOPE_CTA, SEM_WEAK);
+    uint64_t remote = machine_stat(m, "gpu0.chiplet1.remote_requests");
+    cr_expect_eq(remote, 1);
+    access_one(m, 1, a, 1, REQ_READ, SCOPE_CTA, SEM_WEAK); /* CU 1, same chiplet: local hit */
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet1.remote_requests"), remote);
+    access_one(m, 1, a, 1, REQ_READ, SCOPE_GPU, SEM_ACQUIRE); /* to the home */
+    cr_expect_eq(machine_stat(m, "gpu0.chiplet1.remote_requests"), remote + 1);
+    machine_free(m);
+}
