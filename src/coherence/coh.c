@@ -28,12 +28,21 @@ const struct coh_ops *coh_find(const char *name)
     return NULL;
 }
 
-/* Strong accesses at GPU or system scope promise ordering beyond the CU,
- * which an L1 that no one keeps coherent cannot give: they pass it by. */
-struct coh_route coh_default_l1_access(const struct req *r)
+/* The L1 side of a strong access of GPU or system scope (HMG 4.3 and 5.2;
+ * Accel-Sim bypasses the L1 for LDG.STRONG.GPU, AMD's GLC loads skip the
+ * TCP): nothing keeps an L1 coherent during a kernel, so a load is served
+ * below it (its copy of the line is dropped, so a later load cannot see an
+ * older value, and the fill leaves none), and a store is written through
+ * (keeping the L1's copy up to date for the CU's own later loads). */
+struct coh_route coh_default_l1_access(const struct coh_machine *m, unsigned cu, struct req *r)
 {
-    bool strong = r->sem != SEM_WEAK && r->scope >= SCOPE_GPU;
-    return coh_route_to(strong ? COH_HOP_L2 : COH_HOP_L1, 0);
+    if (r->sem == SEM_WEAK || r->scope < SCOPE_GPU)
+        return coh_route_to(COH_HOP_L1, 0);
+    if (r->kind == REQ_READ) {
+        cache_inval_line(&m->l1[cu], r->addr);
+        return coh_route_to(COH_HOP_L1, REQ_F_NOALLOC);
+    }
+    return coh_route_to(COH_HOP_L1, r->kind == REQ_WRITE ? REQ_F_WT : 0);
 }
 
 struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r)
@@ -259,10 +268,13 @@ static void walkq_start(struct coh_walkq *q)
     while (k < q->n && q->w[k].op == q->w[0].op)
         k++;
     q->running = k;
-    if (q->w[0].op == COH_FLUSH)
+    if (q->w[0].op == COH_FLUSH) {
+        q->flushes++;
         cache_flush(q->s, q->c, walkq_done, q);
-    else
+    } else {
+        q->invalidates++;
         cache_invalidate(q->s, q->c, q->w[0].op == COH_INVALIDATE_CLEAN, walkq_done, q);
+    }
 }
 
 void coh_walkq_add(struct coh_walkq *q, int op, coh_done_fn fn, void *arg)

@@ -198,7 +198,7 @@ void coh_d4_acquire(const struct coh_machine *m, const struct coh_d4 *d, struct 
                     unsigned cu, enum mem_scope scope, coh_done_fn done, void *arg);
 
 /* The default hooks, for schemes that extend them. */
-struct coh_route coh_default_l1_access(const struct req *r);
+struct coh_route coh_default_l1_access(const struct coh_machine *m, unsigned cu, struct req *r);
 struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r);
 struct coh_route coh_default_remote_in(const struct req *r);
 
@@ -216,6 +216,7 @@ struct coh_walkq {
     struct cache *c;
     struct coh_walk_wait *w;   /* waiting, the running batch first */
     size_t n, cap, running;    /* running: entries of the batch under way (0: idle) */
+    uint64_t flushes, invalidates; /* walks made (counted apart from kernel boundaries') */
 };
 void coh_walkq_init(struct coh_walkq *q, struct sim *s, struct cache *c);
 void coh_walkq_free(struct coh_walkq *q);

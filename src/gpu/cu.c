@@ -264,24 +264,6 @@ static void check_annotation(struct cu *cu, const struct cu_warp *w, addr_t line
     chk_annotation(cu->env.chk, k->name, w->kw.wg, lo, why);
 }
 
-/* The L1 side of a strong access of GPU or system scope (HMG 4.3 and 5.2;
- * Accel-Sim bypasses the L1 for LDG.STRONG.GPU, AMD's GLC loads skip the
- * TCP): nothing keeps an L1 coherent during a kernel, so a load is served
- * below it (its copy of the line is dropped and the fill leaves none; a
- * spinning load would otherwise never see another CU's store), and a store
- * is written through. The levels below route by scope as the coherence
- * scheme decides. */
-static uint8_t scoped_l1(struct cu *cu, const struct kernel_op *op, uint8_t kind, addr_t line)
-{
-    if (op->sem == SEM_WEAK || op->scope == SCOPE_CTA)
-        return 0;
-    if (kind == REQ_READ) {
-        cache_inval_line(cu->l1, line);
-        return REQ_F_NOALLOC;
-    }
-    return kind == REQ_WRITE ? REQ_F_WT : 0;
-}
-
 /* Registers reg .. reg + nreg - 1 wait for n more responses. */
 static void regs_pending(struct cu_warp *w, unsigned reg, unsigned nreg, unsigned n)
 {
@@ -309,8 +291,7 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         r->addr = ls->line[i];
         r->size = cu->line_b;
         r->kind = kind;
-        r->flags = (op->flags & KOP_F_LOCAL ? REQ_F_LOCAL : 0) |
-                   scoped_l1(cu, op, kind, ls->line[i]);
+        r->flags = op->flags & KOP_F_LOCAL ? REQ_F_LOCAL : 0;
         r->scope = scope;
         r->sem = op->sem;
         r->mask[0] = ls->mask[i][0];
@@ -321,10 +302,13 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         if (cu->env.chk->annotations && w->kw.k->nargs) /* unannotated: nothing declared */
             check_annotation(cu, w, r->addr, r->mask);
         if (kind != REQ_READ)
-            chk_store(cu->env.chk, r->addr, r->mask, r->ver);
+            chk_store_cu(cu->env.chk, r->addr, r->mask, r->ver, cu->id);
         req_on_done(r, line_done, cu);
         cu->reqs_out++;
-        cache_access(s, cu->l1, r);
+        if (cu->env.l1_access)
+            cu->env.l1_access(cu->env.mem_obj, cu->id, r);
+        else
+            cache_access(s, cu->l1, r);
     }
     if (kind == REQ_WRITE) {
         w->stores_out += ls->n;
@@ -367,24 +351,33 @@ static void sync_step(struct cu *cu, struct cu_warp *w);
  * L2. A coherence scheme's scoped release acts here (write dirty data back to
  * the scope's point of coherence; HMG's release that the remote L2s
  * acknowledge); it ends with sync_step(cu, w), at once or when it is done. */
-static void cu_fence_release(struct cu *cu, struct cu_warp *w, unsigned scope)
+static void sync_done(struct sim *s, void *arg)
 {
-    (void)scope;
-    cu->st.releases++;
+    (void)s;
+    struct cu_warp *w = arg;
+    struct cu *cu = w->cu;
+    if (w->sync_step == SYNC_REL)
+        chk_release(cu->env.chk, cu->id, (enum mem_scope)w->sync_scope);
+    else
+        chk_acquire(cu->env.chk, cu->id, (enum mem_scope)w->sync_scope);
     sync_step(cu, w);
 }
 
-/* The acquire of scope `scope` (GPU or system) by warp w: an acquire fence or
- * an acquiring load or atomic, once the warp's loads and atomics have
- * returned; or the acquire half of a fence of both directions, right after
- * its release. Today it does nothing: nothing in the L1 is invalidated, as
- * before scopes. A coherence scheme's scoped acquire acts here (HMG 5.2:
- * invalidate the L1); it ends with sync_step(cu, w). */
-static void cu_fence_acquire(struct cu *cu, struct cu_warp *w, unsigned scope)
+/* The release (or acquire) of scope `scope` by warp w, through the
+ * coherence scheme (coh.h release/acquire); the warp goes on when it ends. */
+static void cu_fence_sync(struct cu *cu, struct cu_warp *w, unsigned step)
 {
-    (void)scope;
-    cu->st.acquires++;
-    sync_step(cu, w);
+    w->sync_step = (uint8_t)step;
+    if (step == SYNC_REL)
+        cu->st.releases++;
+    else
+        cu->st.acquires++;
+    if (!cu->env.sync) {
+        sync_done(cu->env.s, w);
+        return;
+    }
+    cu->env.sync(cu->env.mem_obj, cu->id, step == SYNC_REL, (enum mem_scope)w->sync_scope,
+                 sync_done, w);
 }
 
 /* A spin load came back: true if the warp issues it again (the flag not yet
@@ -422,12 +415,12 @@ static void sync_step(struct cu *cu, struct cu_warp *w)
     if (w->sync & SYNC_REL) {
         w->sync &= (uint8_t)~SYNC_REL;
         w->released = w->have_op;
-        cu_fence_release(cu, w, w->sync_scope);
+        cu_fence_sync(cu, w, SYNC_REL);
         return;
     }
     if (w->sync & SYNC_ACQ) {
         w->sync &= (uint8_t)~SYNC_ACQ;
-        cu_fence_acquire(cu, w, w->sync_scope);
+        cu_fence_sync(cu, w, SYNC_ACQ);
         return;
     }
     wake_at(cu, w, cu->env.s->now);
@@ -870,7 +863,7 @@ static void init_warp(struct cu *cu, struct cu_warp *w, struct cu_wg *g, unsigne
 {
     const struct kernel *k = g->k;
     uint32_t threads = kernel_wg_threads(k), ws = warp_size_of(cu, k);
-    *w = (struct cu_warp){.simd = w->simd, .wg = g, .state = W_RUN};
+    *w = (struct cu_warp){.simd = w->simd, .wg = g, .state = W_RUN, .cu = cu};
     w->kw.k = k;
     w->kw.wg = g->wg;
     w->kw.wg_id = (struct kernel_dim){g->wg % k->grid.x, (g->wg / k->grid.x) % k->grid.y,
@@ -931,6 +924,8 @@ void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct
     cu->nslots = p->simds * p->warps_per_simd;
     cu->free_slots = cu->nslots >= 64 ? ~0ull : (1ull << cu->nslots) - 1;
     cu->warps = xcalloc(cu->nslots, sizeof *cu->warps);
+    for (unsigned i = 0; i < cu->nslots; i++)
+        cu->warps[i].cu = cu;
     for (unsigned i = 0; i < cu->nslots; i++)
         cu->warps[i].simd = (uint8_t)(i % p->simds);
     cu->wgs = xcalloc(p->max_wgs, sizeof *cu->wgs);

@@ -63,6 +63,14 @@ struct cu_env {
     /* a work-group finished (all warps exited, their stores acknowledged) */
     void (*wg_done)(void *obj, struct cu *cu, uint32_t wg);
     void *wg_done_obj;
+    /* The memory side (gpu/memsys.c): a request into the CU's L1 as the
+     * coherence scheme routes it, and scoped release/acquire with done(s,
+     * arg) at their end. NULL: straight into the L1, and synchronization
+     * that completes at once. */
+    void (*l1_access)(void *obj, unsigned cu, struct req *r);
+    void (*sync)(void *obj, unsigned cu, bool release, enum mem_scope scope,
+                 void (*done)(struct sim *s, void *arg), void *arg);
+    void *mem_obj;
 };
 
 /* W_RUN: waiting for its SIMD's scheduler to pick it (from ready_at on).
@@ -91,6 +99,7 @@ struct cu_warp {
     uint8_t drain;            /* enum cu_drain: what W_DRAIN waits for */
     uint8_t sync;             /* SYNC_* steps still to do after the drain */
     uint8_t sync_scope;       /* enum mem_scope of those steps */
+    uint8_t sync_step;        /* SYNC_REL or SYNC_ACQ: the one under way in W_SYNC */
     bool released;            /* the current op's release is done: issue the op itself */
     bool spin_old;            /* a line of the spin load held a word not written this kernel */
     uint32_t spins;           /* re-issues of the current KOP_F_SPIN load */
@@ -102,6 +111,7 @@ struct cu_warp {
     ps_t ready_at;
     uint64_t age;             /* dispatch order: smaller is older */
     struct cu_wg *wg;
+    struct cu *cu;            /* its CU */
 };
 
 /* A SIMD unit (NVIDIA: a sub-core) and its warp scheduler. */

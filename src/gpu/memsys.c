@@ -169,7 +169,7 @@ void memsys_l1_access(struct memsys *ms, unsigned cu, struct req *r)
 {
     const struct coh_ops *o = ms->coh;
     cu_go(ms, cu, r, o && o->l1_access ? o->l1_access(ms->coh_self, cu, r)
-                                       : coh_default_l1_access(r));
+                                       : coh_default_l1_access(&ms->cm, cu, r));
 }
 
 void memsys_release(struct memsys *ms, unsigned cu, enum mem_scope scope, coh_done_fn done,
@@ -519,6 +519,11 @@ void memsys_reg_stats(struct memsys *ms, struct stats *st)
         dram_reg_stats(&ms->dram[ch], st, pre);
         stats_reg(st, buf, "remote_requests", &ms->remote_requests[ch],
                   "requests that arrived from other chiplets (served by the home's L2)");
+        stats_reg(st, buf, "l2_scoped_flushes", &ms->cm.l2q[ch].flushes,
+                  "L2 flushes made for scoped releases inside kernels (also in l2.flushes)");
+        stats_reg(st, buf, "l2_scoped_invalidates", &ms->cm.l2q[ch].invalidates,
+                  "L2 invalidates made for scoped acquires inside kernels (also in "
+                  "l2.invalidates)");
     }
     for (unsigned i = 0; i < ms->t.gpus; i++) {
         snprintf(pre, sizeof pre, "gpu%u.xbar", i);

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
+#include "coherence/coh.h"
 #include "gpu/cu.h"
 
 #define CY 1000 /* 1 GHz clock: one cycle = 1000 ps */
@@ -53,11 +54,22 @@ struct rig {
     struct lds lds;
     struct chk chk;
     struct cu cu;
+    struct coh_machine cm;  /* the L1 as the default coherence hook sees it */
     struct kernel k;
     struct script sc;
     ps_t done_at[64];
     int ndone;
 };
+
+/* A request from the CU, routed by the default l1_access hook (as memsys
+ * does under a scheme without one), then into the L1. */
+static void l1_in(void *obj, unsigned cu, struct req *req)
+{
+    struct rig *r = obj;
+    struct coh_route rt = coh_default_l1_access(&r->cm, cu, req);
+    req->flags = (uint8_t)((req->flags | rt.set) & ~rt.clear);
+    cache_access(&r->s, &r->l1, req);
+}
 
 static unsigned home0(void *obj, addr_t a, unsigned cu)
 {
@@ -98,8 +110,10 @@ static struct rig *rig_make(unsigned threads, unsigned simds, enum cu_sched sche
         chk_kernel_begin(&r->chk, 0);
     struct cu_params p = {.simds = simds, .warps_per_simd = 10, .warp_size = 64,
                           .alu_cycles = 4, .max_wgs = 40, .sched = sched};
+    r->cm = (struct coh_machine){.s = &r->s, .l1 = &r->l1, .ncu = 1};
     struct cu_env env = {.s = &r->s, .clk = &r->clk, .chk = &r->chk, .home = home0,
-                         .wg_done = wg_done, .wg_done_obj = r};
+                         .wg_done = wg_done, .wg_done_obj = r, .l1_access = l1_in,
+                         .mem_obj = r};
     cu_init(&r->cu, 0, &p, &env, &r->l1, &r->lds, 65536);
     r->k = (struct kernel){.grid = {1, 1, 1}, .block = {threads, 1, 1}, .next = script_next,
                            .ctx = &r->sc};

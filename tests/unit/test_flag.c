@@ -2,8 +2,10 @@
  * The `flag` microbenchmark (docs/microbench.md 5): its kernels and the
  * exact ops of producers, consumers and idle work-groups for each placement,
  * its parameter errors (a checker-less run is refused with exit 2), and
- * whole runs: on one chiplet and across chiplets and GPUs under viper the
- * consumer sees the flag (no spin exhausted) and reads no stale data.
+ * whole runs: on one chiplet, and across chiplets and GPUs under every
+ * scheme and both readings of D4, the consumer sees the flag (no spin
+ * exhausted) and reads no stale data; an acquire that drops nothing makes
+ * the checker fire.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -252,8 +254,9 @@ Test(flag, without_the_checker_is_a_configuration_error)
 }
 
 /* A whole run on configs/tiny.ini plus `ini`: every consumer saw its flag
- * (none gave up) and read its producer's data; returns the spin re-issues. */
-static uint64_t run_sees_flag(const char *ini, unsigned pairs)
+ * (none gave up) and read its producer's data; returns the spin re-issues.
+ * syncs: the releases (and as many acquires) the run makes. */
+static uint64_t run_syncs(const char *ini, unsigned syncs)
 {
     struct err e;
     struct machine *m = machine_new_wl(ini, &wl_flag, &e);
@@ -263,12 +266,15 @@ static uint64_t run_sees_flag(const char *ini, unsigned pairs)
     cr_expect_eq(machine_stat(m, "core.spins_exhausted"), 0, "%s", ini);
     cr_expect_eq(machine_stat(m, "core.stale_fresh_loads"), 0, "%s", ini);
     cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0, "%s", ini);
-    cr_expect_eq(machine_stat(m, "core.releases"), pairs, "one st.release per producer");
-    cr_expect_eq(machine_stat(m, "core.acquires"), pairs, "one ld.acquire per consumer");
+    cr_expect_eq(machine_stat(m, "core.releases"), syncs, "%s", ini);
+    cr_expect_eq(machine_stat(m, "core.acquires"), syncs, "%s", ini);
     uint64_t spins = machine_stat(m, "core.spin_retries");
     machine_free(m);
     return spins;
 }
+
+/* one st.release per producer, one ld.acquire per consumer */
+static uint64_t run_sees_flag(const char *ini, unsigned pairs) { return run_syncs(ini, pairs); }
 
 Test(flag, one_chiplet_sees_the_flag_under_every_scheme)
 {
@@ -284,19 +290,53 @@ Test(flag, one_chiplet_sees_the_flag_under_every_scheme)
     }
 }
 
-/* Under viper with the paper's reading of D4 (no L2 keeps lines homed on
- * another chiplet), a consumer's load that passes its L1 reaches the flag's
- * home: it sees the flag on another chiplet and on another GPU. (Where a
- * non-home L2 keeps a copy, the artifact's D4 reading, it spins out: that
- * is the scoped routing's to fix, docs/microbench.md 5.) */
-#define PAPER_D4 "[coherence]\nremote_read_alloc = requester_no\nremote_store = write_through\n"
+#define ARTIFACT_D4 "remote_read_alloc = requester_yes\nremote_store = write_back\n"
 
-Test(flag, other_chiplet_and_other_gpu_see_the_flag_under_viper)
+/* Across chiplets and across GPUs, under every scheme and both readings of
+ * D4: with preread, the consumer's caches hold copies of the data that the
+ * producer's stores make stale, which its acquire must drop (a handshake
+ * orders the preread before those stores). */
+Test(flag, every_scheme_sees_the_flag_and_fresh_data_across_chiplets_and_gpus)
 {
-    run_sees_flag(PAPER_D4 "[workload]\nplace = other_chiplet\n", 1);
+    static const char *const schemes[] = {"viper", "ideal", "cpelide", "hmg"};
+    static const char *const places[][2] = {{"other_chiplet", "gpu"}, {"other_gpu", "sys"}};
+    for (int i = 0; i < 4; i++)
+        for (int d = 0; d < 2; d++)
+            for (int p = 0; p < 2; p++) {
+                char ini[512];
+                snprintf(ini, sizeof ini, "[gpu]\ngpus = 2\n[coherence]\nscheme = %s\n%s"
+                         "[workload]\nplace = %s\nscope = %s\npreread = true\n",
+                         schemes[i], d ? ARTIFACT_D4 : "", places[p][0], places[p][1]);
+                run_syncs(ini, 2); /* the consumer's ready, the producer's flag */
+            }
     /* a bigger data block: the consumer polls before the flag is set */
-    cr_expect_gt(run_sees_flag(PAPER_D4 "[workload]\nplace = other_chiplet\ndata_b = 65536\n",
-                               1), 0, "the consumer polled before the flag was set");
-    run_sees_flag(PAPER_D4 "[gpu]\ngpus = 2\n[workload]\nplace = other_gpu\nscope = sys\n"
-                  "data_b = 65536\npairs = 2\n", 2);
+    cr_expect_gt(run_sees_flag("[workload]\nplace = other_chiplet\ndata_b = 65536\n", 1), 0,
+                 "the consumer polled before the flag was set");
+}
+
+/* The must-fire side: an acquire that drops nothing leaves the preread
+ * copies in place, and the consumer reads stale data. */
+static uint64_t stale_of(const char *ini)
+{
+    struct err e;
+    struct machine *m = machine_new_wl(ini, &wl_flag, &e);
+    cr_assert(m, "%s", e.msg);
+    cr_assert_eq(machine_run(m), SIM_DONE, "%s", ini);
+    uint64_t n = machine_stat(m, "checker.sync_stale_reads");
+    machine_free(m);
+    return n;
+}
+
+Test(flag, an_acquire_that_drops_nothing_makes_the_checker_fire)
+{
+    static const char *const faults[] = {
+        "[coherence]\nscheme = viper\nfault = skip_acquire_inv\n",
+        "[coherence]\nscheme = viper\nfault = skip_acquire_inv\n" ARTIFACT_D4,
+        "[coherence]\nscheme = ideal\nfault = no_drop\n"};
+    for (int i = 0; i < 3; i++) {
+        char ini[512];
+        snprintf(ini, sizeof ini, "%s[workload]\nplace = other_chiplet\npreread = true\n",
+                 faults[i]);
+        cr_expect_gt(stale_of(ini), 0, "%s", ini);
+    }
 }

@@ -38,6 +38,9 @@ static const struct cfg_key flag_keys[] = {
     {"data_b", CFG_INT, "4096", 16, 1ull << 30, "bytes each producer writes (a multiple of 16)",
      NULL},
     {"pairs", CFG_INT, "1", 1, 4096, "producer/consumer pairs", NULL},
+    {"preread", CFG_BOOL, "false", 0, 0,
+     "each consumer reads the data once before it waits for the flag, so that its caches hold "
+     "copies the producer's stores make stale (the acquire must drop them)", NULL},
     {"max_spins", CFG_INT, "1000", 0, 1000000000,
      "re-issues of a consumer's flag load before it goes on without the flag "
      "(cu.spins_exhausted)", NULL},
@@ -51,6 +54,7 @@ struct flag {
     uint32_t consumer_chiplet;
     unsigned scope, place, warp_size, kernels;
     uint32_t max_spins;
+    bool preread;
 };
 
 /* Where the consumers go, and whether every work-group fits at once. */
@@ -89,6 +93,7 @@ static void *flag_create(struct wl_env *env, const struct cfg_sec *sec, struct e
     f->data_b = cfg_uint(sec, "data_b");
     f->pairs = (uint32_t)cfg_uint(sec, "pairs");
     f->max_spins = (uint32_t)cfg_uint(sec, "max_spins");
+    f->preread = cfg_bool(sec, "preread");
     f->warp_size = env->warp_size;
     if (f->data_b % FLAG_LANE_B) {
         cfg_err(e, sec, "data_b", "not a multiple of %d", FLAG_LANE_B);
@@ -147,11 +152,31 @@ static void flag_word(const struct flag *f, uint64_t p, unsigned kind, struct ke
     op->base = f->flags->base + p * FLAG_SLOT_B;
 }
 
-/* flag_init (k->p[0] = 0) and flag: the producer's data rows, then its flag. */
+/* Pair p's "ready" word (preread): the consumer's copies are made; a line
+ * apart from the flag's at any line size. */
+static void ready_word(const struct flag *f, uint64_t p, unsigned kind, struct kernel_op *op)
+{
+    flag_word(f, p, kind, op);
+    op->base += FLAG_SLOT_B / 2;
+}
+
+/* flag_init (k->p[0] = 0) and flag: the producer's data rows, then its flag;
+ * with preread, in flag, it first waits until its consumer is ready. */
 static void producer(const struct kernel *k, const struct flag *f, uint64_t p,
                      struct kernel_warp *w, struct kernel_op *op)
 {
     uint64_t pc = w->pc++;
+    bool wait = f->preread && k->p[0];
+    if (wait && pc == 0) {
+        ready_word(f, p, KOP_LOAD, op);
+        kernel_op_scoped(op, f->scope, SEM_ACQUIRE);
+        op->flags = KOP_F_SPIN;
+        op->n = f->max_spins;
+        op->dst = 1;
+        return;
+    }
+    if (wait)
+        pc--;
     if (pc < rows(f)) {
         data_op(f, p, pc, KOP_STORE, op);
     } else if (pc == rows(f)) {
@@ -170,6 +195,18 @@ static void consumer(const struct flag *f, uint64_t p, struct kernel_warp *w,
                      struct kernel_op *op)
 {
     uint64_t pc = w->pc++, n = rows(f);
+    if (f->preread && pc < n) { /* the data, before the producer's stores: copies to go stale */
+        data_op(f, p, pc, KOP_LOAD, op);
+        op->dst = op->src[0] = (uint8_t)(2 + pc % FLAG_REGS);
+        return;
+    }
+    if (f->preread && pc == n) { /* then the producer may go */
+        ready_word(f, p, KOP_STORE, op);
+        kernel_op_scoped(op, f->scope, SEM_RELEASE);
+        return;
+    }
+    if (f->preread)
+        pc -= n + 1;
     if (pc == 0) {
         flag_word(f, p, KOP_LOAD, op);
         kernel_op_scoped(op, f->scope, SEM_ACQUIRE);
