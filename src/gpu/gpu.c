@@ -25,6 +25,7 @@ void gpu_define_sections(struct cfg *c)
                NULL);
     cfg_define(c, "cp", "command processors: kernel launch and work-group dispatch", cp_keys,
                NULL);
+    wgs_define_section(c);
     cfg_define(c, "coherence", "coherence scheme and its switches", coh_common_keys, NULL);
     cfg_define(c, "check", "coherence checker", check_keys, NULL);
     cfg_define(c, "energy", "per-event energies (docs/energy.md)", energy_keys, NULL);
@@ -71,6 +72,12 @@ static void sync_of(void *obj, unsigned cu, bool release, enum mem_scope scope,
         memsys_acquire(obj, cu, scope, done, arg);
 }
 
+static ps_t launch_place(void *obj, const struct sched_launch *l)
+{
+    struct gpu *g = obj;
+    return place_launch(&g->ms.place, l);
+}
+
 static int build_cus(struct gpu *g, const struct cfg *c, struct err *e)
 {
     struct lds_params lp;
@@ -102,11 +109,12 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
     g->chk.annotations = cfg_bool(cfg_sec(c, "check"), "annotations");
     energy_params_from_cfg(cfg_sec(c, "energy"), &g->energy);
     struct cp_params cpp;
-    if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e))
+    if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e) ||
+        cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, &g->ms.t, cfg_sec(c, "sched"), e))
         goto fail;
-    cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, g->ms.nch, g->ms.t.cus);
     g->cp.chk = &g->chk;
     cp_set_copy(&g->cp, host_copy, g);
+    cp_set_place(&g->cp, launch_place, g);
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
     g->ms.cm.chk = &g->chk;
     coh_cp_timing(&g->ms.cm, cpp.cp_mhz, cpp.unicast_cycles, cpp.broadcast_cycles);

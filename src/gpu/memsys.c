@@ -28,7 +28,7 @@ static const char *const gpulink_defaults[] = {"port_gbps=300", "lat=500", NULL}
 
 void memsys_define_sections(struct cfg *c)
 {
-    cfg_define(c, "place", "page placement", place_keys, NULL);
+    place_define_section(c);
     cfg_define(c, "l1d", "L1 data cache, one per CU (Table I: 16 KB, 64 B lines, 16-way)",
                cache_keys, l1d_defaults);
     cfg_define(c, "l2", "L2 cache, one per chiplet (Table I: 8 MB, 64 B lines, 32-way)",
@@ -437,7 +437,7 @@ int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, bool ver
     ms->ncu = topo_ncus(&ms->t);
     ms->line_b = bp.l1.line_b;
     clock_init(&ms->gpu_clk, "gpu", ms->t.gpu_mhz);
-    if (place_init_cfg(&ms->place, cfg_sec(c, "place"), ms->nch, e))
+    if (place_init_cfg(&ms->place, cfg_sec(c, "place"), &ms->t, e))
         return -1;
     alloc_arrays(ms);
     for (unsigned ch = 0; ch < ms->nch; ch++)
@@ -445,6 +445,7 @@ int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, bool ver
     for (unsigned cu = 0; cu < ms->ncu; cu++)
         build_cu(ms, cu, &bp);
     build_networks(ms, &bp);
+    place_gate_l1s(&ms->place, ms->l1, ms->ncu);
     machine_view(ms);
     return 0;
 }
@@ -530,6 +531,7 @@ void memsys_reg_stats(struct memsys *ms, struct stats *st)
         xbar_reg_stats(&ms->xbar[i], st, pre);
     }
     xbar_reg_stats(&ms->gsw, st, "system.gpu_link");
+    place_reg_stats(&ms->place, st, "system.place");
     stats_reg(st, "system.memcpy", "pages_placed", &ms->copy_st.pages_placed,
               "pages placed by host-to-device copies");
     stats_reg(st, "system.memcpy", "l2_lines_warmed", &ms->copy_st.lines_warmed,
@@ -574,7 +576,7 @@ void memsys_host_copy(struct memsys *ms, addr_t lo, addr_t hi, bool place, bool 
         for (addr_t p = lo & ~(page_b - 1); p < hi; p += page_b) {
             if (place_lookup(&ms->place, p) < 0)
                 st->pages_placed++;
-            place_home(&ms->place, p, (unsigned)((p / page_b) % ms->nch));
+            place_copy(&ms->place, p, (unsigned)((p / page_b) % ms->nch));
         }
     if (!warm)
         return;
