@@ -56,6 +56,8 @@ static int build(struct run *r, struct err *e)
     wl_env_init(&r->env, r->g.page_b, r->g.cup.warp_size, r->g.ms.nch, r->g.ms.ncu, seed);
     r->env.lds_b = r->g.cu[0].lds_size;
     r->env.warp_slots = r->g.cu[0].nslots;
+    r->env.ngpus = r->g.ms.t.gpus;
+    r->env.versions = r->g.chk.on;
     r->wl_self = r->wl->create(&r->env, ws, e);
     if (!r->wl_self)
         return -1;

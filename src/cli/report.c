@@ -69,6 +69,9 @@ static void coherence_lines(FILE *o, json_t *sum)
 {
     fprintf(o, "  %-24s %14lld flushes %lld invalidates", "L2 operations",
             geti(sum, "l2_flushes"), geti(sum, "l2_invalidates"));
+    if (geti(sum, "l2_scoped_flushes") || geti(sum, "l2_scoped_invalidates"))
+        fprintf(o, " (and inside kernels: %lld, %lld)", geti(sum, "l2_scoped_flushes"),
+                geti(sum, "l2_scoped_invalidates"));
     if (has(sum, "l2_flushes_elided"))
         fprintf(o, " (elided of the baseline's: %lld, %lld)", geti(sum, "l2_flushes_elided"),
                 geti(sum, "l2_invalidates_elided"));

@@ -19,6 +19,10 @@ static const struct stat_desc chk_desc[] = {
     STAT_DESC(__typeof__(((struct chk *)0)->st), stores, "store line requests versioned"),
     STAT_DESC(__typeof__(((struct chk *)0)->st), annotation_violations,
               "accesses outside the kernel's declared structures, modes or ranges"),
+    STAT_DESC(__typeof__(((struct chk *)0)->st), sync_stale_reads,
+              "of the stale reads: loads after an acquire that missed a store released to them"),
+    STAT_DESC(__typeof__(((struct chk *)0)->st), releases, "scoped releases completed"),
+    STAT_DESC(__typeof__(((struct chk *)0)->st), acquires, "scoped acquires completed"),
     {0},
 };
 
@@ -39,6 +43,7 @@ void chk_free(struct chk *c)
     u64map_free(&c->kernels_seen);
     free(c->period);
     free(c->stored.v);
+    chk_sync_free(c);
 }
 
 void chk_reg_stats(struct chk *c, struct stats *st, const char *prefix)
@@ -54,6 +59,7 @@ void chk_kernel_begin(struct chk *c, unsigned kernel)
     c->kernel_again = c->kernel == 0 || c->kernels_seen.n == seen;
     c->period = xgrow(c->period, sizeof *c->period, &c->period_cap, c->nperiod + 1);
     c->period[c->nperiod++] = (struct chk_period){c->seq, c->kernel};
+    chk_sync_kernel_begin(c);
 }
 
 /* Kernel (+1) of the store that handed out version v: that of the last
@@ -148,6 +154,13 @@ void chk_line_floor(const struct chk *c, addr_t line, uint32_t *want)
         want[i] = w ? floor_of(c, w[i].cur) : 0;
 }
 
+void chk_line_cur(const struct chk *c, addr_t line, uint32_t *cur)
+{
+    const struct chk_word *w = find_words(c, line);
+    for (unsigned i = 0; i < c->words; i++)
+        cur[i] = w ? w[i].cur : 0;
+}
+
 void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver)
 {
     if (!c->on)
@@ -170,6 +183,13 @@ void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver
     c->st.stores++;
 }
 
+static void report(struct chk *c, addr_t addr, uint32_t got, uint32_t want, unsigned cu)
+{
+    if (c->st.stale_reads < CHK_REPORTS)
+        c->rep[c->st.stale_reads] = (struct chk_report){addr, c->kernel - 1, got, want,
+                                                        (uint16_t)cu};
+}
+
 bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t *ver,
               unsigned cu)
 {
@@ -187,11 +207,17 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
         uint32_t want = floor_of(c, stored_this_kernel(c, w[i].cur) ? w[i].prev : w[i].cur);
         if (ver[i] >= want)
             continue;
-        if (!bad && c->st.stale_reads < CHK_REPORTS)
-            c->rep[c->st.stale_reads] =
-                (struct chk_report){line + 4 * i, c->kernel - 1, ver[i], want, (uint16_t)cu};
+        if (!bad)
+            report(c, line + 4 * i, ver[i], want, cu);
         bad++;
     }
+    uint32_t want = 0, sync = c->sync.ncu ? chk_sync_stale(c, w, wm, ver, cu, &want) : 0;
+    if (!bad && sync) {
+        unsigned i = (unsigned)__builtin_ctz(sync);
+        report(c, line + 4 * i, ver[i], want, cu);
+        bad = popcount64(sync);
+    }
+    c->st.sync_stale_reads += sync != 0;
     if (!bad)
         return false;
     c->st.stale_reads++;

@@ -8,6 +8,13 @@
  * stale read. Writes by others during the current kernel are races in a DRF
  * program and are not counted, so different chiplets writing different
  * words of one line raise no alarm. Granularity: 4-byte words.
+ *
+ * Synchronization inside a kernel (checker_sync.c; spec hmg.md 2): a load
+ * by a CU that acquired at scope S must see each store that another CU made
+ * before a release at scope S' that completed before that acquire, when
+ * min(S, S') covers both CUs (the system, or their GPU). The check is made
+ * on a word's last store: a store released to the loader that a later
+ * store has overwritten is not checked.
  */
 #ifndef CHIPSIM_CHECKER_H
 #define CHIPSIM_CHECKER_H
@@ -15,6 +22,7 @@
 #include "base/pool.h"
 #include "base/u64map.h"
 #include "mem/req.h"
+#include "mem/scope.h"
 #include "stats/stats.h"
 
 #define CHK_REPORTS 8
@@ -47,6 +55,19 @@ struct chk_annot_report {
     char kname[48];
 };
 
+/* One release of a CU in the current kernel: the stores before it are the
+ * versions up to `seq`; it completed at checker epoch `epoch`. */
+struct chk_rel {
+    uint32_t seq, epoch;
+    uint8_t scope;
+};
+
+struct chk_cu_sync {
+    struct chk_rel *rel;        /* in order */
+    size_t nrel, cap;
+    uint32_t acq[SCOPE_N];      /* epoch of the CU's last acquire at each scope (0: none) */
+};
+
 struct chk {
     bool on;
     bool annotations;      /* also check accesses against the kernels' annotations */
@@ -65,10 +86,18 @@ struct chk {
         addr_t *v;         /* line addresses, each once per period */
         size_t n, cap;
     } stored;
+    struct {
+        unsigned ncu, cus_per_gpu;  /* 0 CUs: synchronization is not checked */
+        struct chk_cu_sync *cu;     /* [ncu] */
+        uint16_t *writer;           /* [version]: CU + 1 of the store that made it, 0 unknown */
+        size_t nwriter;
+        uint32_t epoch;             /* releases and acquires completed so far */
+    } sync;
     struct chk_report rep[CHK_REPORTS];
     struct chk_annot_report arep[CHK_REPORTS];
     struct {
         uint64_t stale_reads, stale_words, checked_loads, stores, annotation_violations;
+        uint64_t sync_stale_reads, releases, acquires;
     } st;
 };
 
@@ -82,9 +111,27 @@ void chk_store(struct chk *c, addr_t line_addr, const uint64_t mask[2], uint32_t
 /* A load's data arrived with versions ver[]; true (and counted) if stale. */
 bool chk_load(struct chk *c, addr_t line_addr, const uint64_t mask[2], const uint32_t *ver,
               unsigned cu);
+/* Synchronization inside kernels (checker_sync.c): ncu CUs, cus_per_gpu of
+ * them per GPU. */
+void chk_sync_init(struct chk *c, unsigned ncu, unsigned cus_per_gpu);
+/* chk_store, made by CU cu. */
+void chk_store_cu(struct chk *c, addr_t line_addr, const uint64_t mask[2], uint32_t *ver,
+                  unsigned cu);
+/* A release or an acquire by CU cu at `scope` has completed. */
+void chk_release(struct chk *c, unsigned cu, enum mem_scope scope);
+void chk_acquire(struct chk *c, unsigned cu, enum mem_scope scope);
+/* Within chk_load: the words of a load by cu that miss a store released to
+ * it (bit i: word i); internal to the checker. */
+uint32_t chk_sync_stale(struct chk *c, const struct chk_word *w, uint32_t wm, const uint32_t *ver,
+                        unsigned cu, uint32_t *want);
+void chk_sync_kernel_begin(struct chk *c);
+void chk_sync_free(struct chk *c);
+
 /* For oracles. The oldest version of each word of the line (line_b / 4 of
  * them) that a load of the next kernel may return: 0 for words never written. */
 void chk_line_floor(const struct chk *c, addr_t line_addr, uint32_t *want);
+/* The version of the last store of each word of the line (0: never written). */
+void chk_line_cur(const struct chk *c, addr_t line_addr, uint32_t *cur);
 /* Record, from now on, the lines stored in each period (c->stored: the
  * caller takes them and resets stored.n). */
 void chk_track_lines(struct chk *c);

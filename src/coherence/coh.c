@@ -5,6 +5,7 @@
  */
 #include "coh.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const struct cfg_key coh_common_keys[] = {
@@ -27,37 +28,44 @@ const struct coh_ops *coh_find(const char *name)
     return NULL;
 }
 
-void coh_default_l2_access(const struct coh_machine *m, unsigned ch, struct req *r)
+/* The L1 side of a strong access of GPU or system scope (HMG 4.3 and 5.2;
+ * Accel-Sim bypasses the L1 for LDG.STRONG.GPU, AMD's GLC loads skip the
+ * TCP): nothing keeps an L1 coherent during a kernel, so a load is served
+ * below it (its copy of the line is dropped, so a later load cannot see an
+ * older value, and the fill leaves none), and a store is written through
+ * (keeping the L1's copy up to date for the CU's own later loads). */
+struct coh_route coh_default_l1_access(const struct coh_machine *m, unsigned cu, struct req *r)
 {
-    cache_access(m->s, &m->l2[ch], r);
+    if (r->sem == SEM_WEAK || r->scope < SCOPE_GPU)
+        return coh_route_to(COH_HOP_L1, 0);
+    if (r->kind == REQ_READ) {
+        cache_inval_line(&m->l1[cu], r->addr);
+        return coh_route_to(COH_HOP_L1, REQ_F_NOALLOC);
+    }
+    return coh_route_to(COH_HOP_L1, r->kind == REQ_WRITE ? REQ_F_WT : 0);
 }
 
-void coh_default_l2_miss(const struct coh_machine *m, unsigned ch, struct req *r)
+struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r)
 {
-    mem_send(m->s, r->home == ch ? &m->to_l3[ch] : &m->to_net[ch], r);
+    return coh_route_to(r->home == ch ? COH_HOP_L3 : COH_HOP_HOME, 0);
 }
 
 /* Spec cpelide 3.2/3.3: the home serves remote reads from its L2 or relays
  * them from its L3 without allocating; remote stores are written through
  * toward memory; write-backs of remote lines (artifact D4 mode) go to the L3
  * without updating the home's copy. */
-void coh_default_remote_in(const struct coh_machine *m, unsigned home, struct req *r)
+struct coh_route coh_default_remote_in(const struct req *r)
 {
-    r->flags |= REQ_F_REMOTE;
     switch (r->kind) {
     case REQ_WRITEBACK:
-        mem_send(m->s, &m->to_l3[home], r);
-        return;
+        return coh_route_to(COH_HOP_L3, REQ_F_REMOTE);
     case REQ_ATOMIC:
-        r->flags &= (uint8_t)~REQ_F_NOALLOC;
-        break;
+        return (struct coh_route){COH_HOP_L2, REQ_F_REMOTE, REQ_F_NOALLOC};
     case REQ_WRITE:
-        r->flags |= REQ_F_NOALLOC | REQ_F_WT;
-        break;
+        return coh_route_to(COH_HOP_L2, REQ_F_REMOTE | REQ_F_NOALLOC | REQ_F_WT);
     default:
-        r->flags |= REQ_F_NOALLOC;
+        return coh_route_to(COH_HOP_L2, REQ_F_REMOTE | REQ_F_NOALLOC);
     }
-    cache_access(m->s, &m->l2[home], r);
 }
 
 void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d)
@@ -66,17 +74,19 @@ void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d)
     d->store_local = cfg_enum(sec, "remote_store") == 1;
 }
 
-void coh_d4_l2_access(const struct coh_machine *m, const struct coh_d4 *d, unsigned ch,
-                      struct req *r)
+struct coh_route coh_d4_l2_access(const struct coh_d4 *d, unsigned ch, const struct req *r)
 {
+    if (coh_strong_remote(ch, r))
+        return coh_route_to(COH_HOP_HOME, 0);
+    unsigned set = 0;
     if (r->home != ch) {
         bool store = r->kind == REQ_WRITE || r->kind == REQ_WRITEBACK;
         if (r->kind == REQ_ATOMIC || (store && !d->store_local))
-            r->flags |= REQ_F_NOALLOC | REQ_F_WT;
+            set = REQ_F_NOALLOC | REQ_F_WT;
         else if (r->kind == REQ_READ && !d->read_alloc)
-            r->flags |= REQ_F_NOALLOC;
+            set = REQ_F_NOALLOC;
     }
-    cache_access(m->s, &m->l2[ch], r);
+    return coh_route_to(COH_HOP_L2, set);
 }
 
 /* ---- sequencer ---------------------------------------------------------- */
@@ -216,4 +226,106 @@ void coh_round_ops_done(struct sim *s, void *round)
     struct coh_round *r = round;
     ps_t back = r->m->cp_unicast_ps + (r->enable ? r->m->cp_broadcast_ps : 0);
     sim_after(s, back, round_end_ev, r, 0);
+}
+
+/* ---- walks inside kernels ------------------------------------------------ */
+
+void coh_walkq_init(struct coh_walkq *q, struct sim *s, struct cache *c)
+{
+    *q = (struct coh_walkq){.s = s, .c = c};
+}
+
+void coh_walkq_free(struct coh_walkq *q)
+{
+    free(q->w);
+    q->w = NULL;
+}
+
+static void walkq_start(struct coh_walkq *q);
+
+static void walkq_done(struct sim *s, void *obj)
+{
+    struct coh_walkq *q = obj;
+    struct coh_walk_wait done[64];
+    size_t k = q->running;
+    while (k) { /* hand back the batch, at most 64 at a time, before its callbacks run */
+        size_t m = k < 64 ? k : 64;
+        memcpy(done, q->w, m * sizeof *done);
+        memmove(q->w, q->w + m, (q->n - m) * sizeof *q->w);
+        q->n -= m;
+        k -= m;
+        q->running = k;
+        for (size_t i = 0; i < m; i++)
+            done[i].fn(s, done[i].arg);
+    }
+    if (q->n && !q->running)
+        walkq_start(q);
+}
+
+static void walkq_start(struct coh_walkq *q)
+{
+    size_t k = 1;
+    while (k < q->n && q->w[k].op == q->w[0].op)
+        k++;
+    q->running = k;
+    if (q->w[0].op == COH_FLUSH) {
+        q->flushes++;
+        cache_flush(q->s, q->c, walkq_done, q);
+    } else {
+        q->invalidates++;
+        cache_invalidate(q->s, q->c, q->w[0].op == COH_INVALIDATE_CLEAN, walkq_done, q);
+    }
+}
+
+void coh_walkq_add(struct coh_walkq *q, int op, coh_done_fn fn, void *arg)
+{
+    q->w = xgrow(q->w, sizeof *q->w, &q->cap, q->n + 1);
+    q->w[q->n++] = (struct coh_walk_wait){fn, arg, (uint8_t)op};
+    if (!q->running)
+        walkq_start(q);
+}
+
+/* ---- scoped synchronization under D4 ---------------------------------------- */
+
+struct d4_step {
+    const struct coh_machine *m;
+    struct coh_d4_sync *y;
+    unsigned cu;
+    coh_done_fn fn;
+    void *arg;
+};
+
+void coh_d4_sync_init(struct coh_d4_sync *y) { pool_init(&y->steps, sizeof(struct d4_step), 64); }
+
+void coh_d4_sync_free(struct coh_d4_sync *y) { pool_destroy(&y->steps); }
+
+void coh_d4_release(const struct coh_machine *m, const struct coh_d4 *d, unsigned cu,
+                    enum mem_scope scope, coh_done_fn done, void *arg)
+{
+    if (scope >= SCOPE_GPU && d->store_local)
+        coh_walkq_add(&m->l2q[cu / m->cu_per_ch], COH_FLUSH, done, arg);
+    else
+        done(m->s, arg);
+}
+
+static void d4_l2_invalidated(struct sim *s, void *obj)
+{
+    (void)s;
+    struct d4_step st = *(struct d4_step *)obj;
+    pool_put(&st.y->steps, obj);
+    coh_walkq_add(&st.m->l1q[st.cu], COH_INVALIDATE, st.fn, st.arg);
+}
+
+void coh_d4_acquire(const struct coh_machine *m, const struct coh_d4 *d, struct coh_d4_sync *y,
+                    unsigned cu, enum mem_scope scope, coh_done_fn done, void *arg)
+{
+    if (scope < SCOPE_GPU || y->skip_acquire_inv) {
+        done(m->s, arg);
+    } else if (!d->read_alloc) {
+        coh_walkq_add(&m->l1q[cu], COH_INVALIDATE, done, arg);
+    } else {
+        struct d4_step *st = pool_get(&y->steps);
+        *st = (struct d4_step){m, y, cu, done, arg};
+        coh_walkq_add(&m->l2q[cu / m->cu_per_ch], COH_INVALIDATE_CLEAN, d4_l2_invalidated, st);
+    }
 }

@@ -3,31 +3,44 @@
  * fills a `const struct coh_ops` and one line in registry.c; it is chosen
  * with `-p coherence.scheme=NAME`.
  *
- * The GPU layer describes the machine to the scheme (struct coh_machine:
- * the caches, and ports to send requests along the chiplet hierarchy) and
- * calls its hooks at fixed points of a request's path and at kernel
- * boundaries. A NULL hook means the default behaviour given next to it.
+ * The GPU layer describes the machine to the scheme (struct coh_machine)
+ * and asks its hooks, at fixed points of a request's path, where the
+ * request goes next: a hook returns a struct coh_route (next hop, flags to
+ * set or clear) and the memory system (gpu/memsys.c) carries it out. Hooks
+ * may also act (a directory update, an invalidation) before answering.
+ * A NULL hook means the default given next to it (docs/coherence.md).
  *
- * Request path at chiplet ch (see docs/coherence.md):
- *   L1 miss/store -> l2_access(ch)      default: into ch's L2 cache
- *   L2 miss/forward/write-back -> l2_miss(ch)
- *                         default: home == ch ? ch's L3 : network to the home
- *   arrival at the home chiplet from the network -> remote_in(home)
- *                         default: reads served by the home's L2 without
- *                         allocating, stores written through it to the L3,
- *                         atomics performed there, write-backs passed to
- *                         the L3 without touching the home's copy
+ *   request from CU cu          -> l1_access(cu)    default: into cu's L1
+ *   L1 miss, store, atomic      -> l1_miss(cu)      default: to the chiplet's L2
+ *   data arriving for cu's L1   -> l1_fill(cu)      (a notification)
+ *   entering chiplet ch's L2    -> l2_access(ch)    default: into ch's L2
+ *   L2 miss/forward/write-back  -> l2_miss(ch)      default: home == ch ? L3 : home
+ *   arriving at the GPU home    -> gpu_home_in(n)   default: on to the system home
+ *   arriving at the system home -> remote_in(home)  default: the home's L2 serves
+ *                         reads without allocating, writes stores through to
+ *                         the L3, performs atomics, passes write-backs to the
+ *                         L3 without touching the home's copy
+ *
+ * Homes: every address has a system home (r->home, a chiplet chosen by page
+ * placement) and, on every GPU, a GPU home: the chiplet of that GPU with the
+ * system home's index within its GPU (coh_gpu_home). Scoped synchronization
+ * (mem/scope.h): acquire and release hooks run at fences and at acquire
+ * loads and release stores, and finish when the scheme has made the writes
+ * visible at that scope.
  */
 #ifndef CHIPSIM_COH_H
 #define CHIPSIM_COH_H
 
+#include "base/pool.h"
 #include "config/cfg.h"
 #include "mem/cache.h"
+#include "mem/scope.h"
 #include "mem/shadow.h"
 #include "net/topo.h"
 #include "stats/stats.h"
 
 struct chk;
+struct coh_walkq;
 
 struct coh_machine {
     struct sim *s;
@@ -43,9 +56,9 @@ struct coh_machine {
     ps_t gpu_period_ps;        /* the GPU (core and L2) clock */
     double cp_period_ps;       /* the command processors' clock */
     ps_t cp_unicast_ps, cp_broadcast_ps; /* global-to-local CP crossbar */
-    struct mem_port *to_l3;    /* [nch]: from chiplet ch's L2 to its own L3 slices */
-    struct mem_port *to_net;   /* [nch]: from chiplet ch into the network, to r->home's remote_in */
     struct coh_log *log;       /* when set, every L2 operation is recorded */
+    struct coh_walkq *l1q;     /* [ncu]: walks of each L1 asked for inside kernels */
+    struct coh_walkq *l2q;     /* [nch]: the same for each L2 */
     /* A control message of `bytes` from chiplet `from` to chiplet `to` over
      * the chiplet network; fn(s, obj, arg) runs on its delivery. */
     void (*send)(void *net, unsigned from, unsigned to, uint32_t bytes, enum traffic_class tc,
@@ -88,6 +101,41 @@ struct coh_kernel {
 
 typedef void (*coh_done_fn)(struct sim *s, void *arg);
 
+/* Where a request goes next, relative to the unit whose hook decided. */
+enum coh_hop {
+    COH_HOP_L1,       /* into the CU's L1 (l1_access) */
+    COH_HOP_L2,       /* into the chiplet's L2 (from a CU: over its L1-L2 link, past its L1) */
+    COH_HOP_L3,       /* to the chiplet's L3 slices (no L3: its HBM) */
+    COH_HOP_HOME,     /* over the network to the system home r->home, arriving at remote_in */
+    COH_HOP_GPU_HOME, /* over the GPU's fabric to this GPU's home of the address, arriving at
+                         gpu_home_in (at remote_in when that is the system home) */
+    COH_HOP_HELD,     /* the scheme keeps the request: it forwards or completes it itself */
+};
+
+struct coh_route {
+    uint8_t hop;   /* enum coh_hop */
+    uint8_t set;   /* REQ_F_* flags to set on the request before it moves */
+    uint8_t clear; /* REQ_F_* flags to clear */
+};
+
+static inline struct coh_route coh_route_to(enum coh_hop hop, unsigned set)
+{
+    return (struct coh_route){(uint8_t)hop, (uint8_t)set, 0};
+}
+
+/* A strong access at GPU scope or wider to a line homed on another chiplet:
+ * it may not be served by a copy here (the home is where it synchronizes). */
+static inline bool coh_strong_remote(unsigned ch, const struct req *r)
+{
+    return r->home != ch && r->sem != SEM_WEAK && r->scope >= SCOPE_GPU;
+}
+
+/* This GPU's home of an address whose system home is chiplet `home`. */
+static inline unsigned coh_gpu_home(const struct topo *t, unsigned home, unsigned gpu)
+{
+    return gpu * t->chiplets + topo_chiplet_local(t, home);
+}
+
 struct coh_ops {
     const char *name;
     const char *desc;                 /* one line, for `chipsim list schemes` */
@@ -100,9 +148,22 @@ struct coh_ops {
     void (*kernel_launch)(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg);
     /* Implicit release after kernel k's last work-group and its stores; done() when finished. */
     void (*kernel_end)(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg);
-    void (*l2_access)(void *self, unsigned ch, struct req *r);
-    void (*l2_miss)(void *self, unsigned ch, struct req *r);
-    void (*remote_in)(void *self, unsigned home, struct req *r);
+    /* The request path (see the top of this file); each returns the next hop. */
+    struct coh_route (*l1_access)(void *self, unsigned cu, struct req *r);
+    struct coh_route (*l1_miss)(void *self, unsigned cu, struct req *r);
+    void (*l1_fill)(void *self, unsigned cu, struct req *r);
+    struct coh_route (*l2_access)(void *self, unsigned ch, struct req *r);
+    struct coh_route (*l2_miss)(void *self, unsigned ch, struct req *r);
+    struct coh_route (*gpu_home_in)(void *self, unsigned node, struct req *r);
+    struct coh_route (*remote_in)(void *self, unsigned home, struct req *r);
+    /* A scoped release by CU cu (a release fence, or the ordering of a release
+     * store), after the CU has drained its stores: done() when its writes are
+     * visible at `scope`. Default: done at once. */
+    void (*release)(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done, void *arg);
+    /* A scoped acquire by CU cu: done() when its later loads see what was
+     * released at `scope` before. Default: at GPU and system scope, cu's L1 is
+     * invalidated (it is not kept coherent). */
+    void (*acquire)(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done, void *arg);
 };
 
 extern const struct coh_ops *const coh_registry[];
@@ -116,14 +177,51 @@ struct coh_d4 {
     bool store_local;  /* write_back: keep remote stores dirty locally (gem5 artifact) */
 };
 void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d);
-/* The L2 side of D4: flags for a request from chiplet ch's L1s, then into its L2. */
-void coh_d4_l2_access(const struct coh_machine *m, const struct coh_d4 *d, unsigned ch,
-                      struct req *r);
+/* The L2 side of D4: a request from chiplet ch's L1s into its L2, with the
+ * flags D4 gives it; a strong remote access goes straight to its home. */
+struct coh_route coh_d4_l2_access(const struct coh_d4 *d, unsigned ch, const struct req *r);
+
+/* Scoped synchronization of the schemes that follow D4 (viper, cpelide): at
+ * GPU scope or wider, a release flushes the CU's chiplet L2 when remote
+ * stores stay there (write_back), and an acquire invalidates the clean lines
+ * of that L2 when remote reads stay there (requester_yes), then the CU's L1.
+ * Work-group scope needs nothing (a work-group runs on one CU). */
+struct coh_d4_sync {
+    struct pool steps;         /* acquires under way that have an L2 walk before the L1's */
+    bool skip_acquire_inv;     /* testing only: acquires invalidate nothing */
+};
+void coh_d4_sync_init(struct coh_d4_sync *y);
+void coh_d4_sync_free(struct coh_d4_sync *y);
+void coh_d4_release(const struct coh_machine *m, const struct coh_d4 *d, unsigned cu,
+                    enum mem_scope scope, coh_done_fn done, void *arg);
+void coh_d4_acquire(const struct coh_machine *m, const struct coh_d4 *d, struct coh_d4_sync *y,
+                    unsigned cu, enum mem_scope scope, coh_done_fn done, void *arg);
 
 /* The default hooks, for schemes that extend them. */
-void coh_default_l2_access(const struct coh_machine *m, unsigned ch, struct req *r);
-void coh_default_l2_miss(const struct coh_machine *m, unsigned ch, struct req *r);
-void coh_default_remote_in(const struct coh_machine *m, unsigned home, struct req *r);
+struct coh_route coh_default_l1_access(const struct coh_machine *m, unsigned cu, struct req *r);
+struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r);
+struct coh_route coh_default_remote_in(const struct req *r);
+
+/* Walks (flush, invalidate) of one cache asked for inside a kernel, by
+ * scoped releases and acquires of many warps: a walk asked for while another
+ * runs waits for it, asks for the same operation are served by one walk, and
+ * each asker's done() runs when a walk that began after its request ends. */
+struct coh_walk_wait {
+    coh_done_fn fn;
+    void *arg;
+    uint8_t op;                /* enum coh_cache_op */
+};
+struct coh_walkq {
+    struct sim *s;
+    struct cache *c;
+    struct coh_walk_wait *w;   /* waiting, the running batch first */
+    size_t n, cap, running;    /* running: entries of the batch under way (0: idle) */
+    uint64_t flushes, invalidates; /* walks made (counted apart from kernel boundaries') */
+};
+void coh_walkq_init(struct coh_walkq *q, struct sim *s, struct cache *c);
+void coh_walkq_free(struct coh_walkq *q);
+/* op: COH_FLUSH, COH_INVALIDATE or COH_INVALIDATE_CLEAN. */
+void coh_walkq_add(struct coh_walkq *q, int op, coh_done_fn fn, void *arg);
 
 /* Whole-machine kernel-boundary operations used by the schemes: run an
  * operation on many L1s or L2s in parallel and call done() when all have

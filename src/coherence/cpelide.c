@@ -46,6 +46,7 @@ enum cpe_fault { F_NONE, F_NO_XSTALE, F_NO_FLUSH, F_NO_INVALIDATE, F_EVICT_INVAL
 struct cpe {
     const struct coh_machine *m;
     struct coh_d4 d4;
+    struct coh_d4_sync sync;   /* scoped release/acquire inside kernels, as viper's */
     unsigned nch, nrows, per_kernel;
     addr_t line;              /* L2 line size: ranges are kept in whole lines */
     ps_t algo_ps, table_ps;
@@ -538,10 +539,10 @@ static void cpe_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn d
     done(p->m->s, arg);
 }
 
-static void cpe_l2_access(void *self, unsigned ch, struct req *r)
+static struct coh_route cpe_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct cpe *p = self;
-    coh_d4_l2_access(p->m, &p->d4, ch, r);
+    return coh_d4_l2_access(&p->d4, ch, r);
 }
 
 /* ---- set-up -------------------------------------------------------------------- */
@@ -577,6 +578,7 @@ static void *cpe_create(const struct coh_machine *m, const struct cfg_sec *sec, 
     p->argr = xcalloc((size_t)COH_MAX_ARGS * p->nch, sizeof *p->argr);
     coh_seq_init(&p->l1q, m);
     coh_seq_init(&p->l2q, m);
+    coh_d4_sync_init(&p->sync);
     return p;
 }
 
@@ -598,7 +600,24 @@ static void cpe_destroy(void *self)
         free(p->argr[i].v);
     free(p->argr);
     free(p->rows);
+    coh_d4_sync_free(&p->sync);
     free(p);
+}
+
+/* Inside a kernel the table plays no part: scoped synchronization is D4's
+ * (coh_d4_release/acquire); cleaning more than the table asks is safe. */
+static void cpe_release(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                        void *arg)
+{
+    struct cpe *p = self;
+    coh_d4_release(p->m, &p->d4, cu, scope, done, arg);
+}
+
+static void cpe_acquire(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                        void *arg)
+{
+    struct cpe *p = self;
+    coh_d4_acquire(p->m, &p->d4, &p->sync, cu, scope, done, arg);
 }
 
 #define CPE_ST(f, h) STAT_DESC(__typeof__(((struct cpe *)0)->st), f, h)
@@ -632,4 +651,6 @@ const struct coh_ops coh_cpelide = {
     .kernel_launch = cpe_kernel_launch,
     .kernel_end = cpe_kernel_end,
     .l2_access = cpe_l2_access,
+    .release = cpe_release,
+    .acquire = cpe_acquire,
 };

@@ -201,40 +201,43 @@ static void store_at_home(struct hmg *h, unsigned home, addr_t addr, int keep)
 
 /* ---- the request path ------------------------------------------------------------ */
 
-static void hmg_l2_access(void *self, unsigned ch, struct req *r)
+static struct coh_route hmg_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct hmg *h = self;
+    if (coh_strong_remote(ch, r)) /* synchronizes at the home, not on a sharer's copy */
+        return coh_route_to(COH_HOP_HOME, 0);
     bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
     if (store && r->home == ch)
         store_at_home(h, ch, r->addr, -1); /* Local St: inv all sharers */
+    unsigned set = 0;
     if (r->kind == REQ_ATOMIC && r->home != ch)
-        r->flags |= REQ_F_NOALLOC | REQ_F_WT; /* performed at the home */
+        set = REQ_F_NOALLOC | REQ_F_WT; /* performed at the home */
     else if (store && !h->write_back)
-        r->flags |= REQ_F_WT;
-    cache_access(h->m->s, &h->m->l2[ch], r);
+        set = REQ_F_WT;
+    return coh_route_to(COH_HOP_L2, set);
 }
 
-static void hmg_l2_miss(void *self, unsigned ch, struct req *r)
+static struct coh_route hmg_l2_miss(void *self, unsigned ch, struct req *r)
 {
     struct hmg *h = self;
     if (r->kind == REQ_WRITEBACK)
         r->src = (uint16_t)(ch * h->m->cu_per_ch); /* the home learns who wrote it back */
-    coh_default_l2_miss(h->m, ch, r);
+    return coh_default_l2_miss(ch, r);
 }
 
-static void hmg_remote_in(void *self, unsigned home, struct req *r)
+static struct coh_route hmg_remote_in(void *self, unsigned home, struct req *r)
 {
     struct hmg *h = self;
     unsigned s = src_chiplet(h, r);
     if (r->kind != REQ_READ) /* Remote St/Atom/write-back: inv the other sharers */
         store_at_home(h, home, r->addr, (int)s);
     dir_get(h, home, region_of(h, r->addr))->sharers |= 1ull << s;
-    r->flags |= REQ_F_REMOTE;
+    unsigned set = REQ_F_REMOTE;
     if (r->kind == REQ_READ && !h->home_alloc)
-        r->flags |= REQ_F_NOALLOC; /* the home serves or relays */
+        set |= REQ_F_NOALLOC; /* the home serves or relays */
     if ((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !h->write_back)
-        r->flags |= REQ_F_WT; /* the home writes stores through to the L3 */
-    cache_access(h->m->s, &h->m->l2[home], r);
+        set |= REQ_F_WT; /* the home writes stores through to the L3 */
+    return coh_route_to(COH_HOP_L2, set);
 }
 
 /* ---- kernel boundaries -------------------------------------------------------------- */

@@ -17,8 +17,11 @@
  * copy, else memory), and drops exactly the copies (in any L2 or L3) that
  * hold a word older than the checker says the next kernel must see.
  * Nothing else is flushed or invalidated: every other copy stays, and dirty
- * lines stay dirty until evicted. The oracle
- * reads the checker's versions, so it needs `[check] enable = true`.
+ * lines stay dirty until evicted. Inside a kernel, a scoped release (GPU
+ * scope or wider) moves the dirty remote words of the lines stored so far
+ * home, and an acquire drops the acquirer's chiplet L2 copies that miss a
+ * word's last store, then invalidates its L1 (both free but the L1's). The
+ * oracle reads the checker's versions, so it needs `[check] enable = true`.
  */
 #include <stdlib.h>
 
@@ -149,6 +152,35 @@ static void sync_stored_lines(struct ideal *o)
     chk->stored.n = 0;
 }
 
+static void ideal_release(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                          void *arg)
+{
+    (void)cu;
+    struct ideal *o = self;
+    struct chk *chk = o->m->chk;
+    for (size_t i = 0; scope >= SCOPE_GPU && o->fault != F_NO_MOVE && i < chk->stored.n; i++)
+        move_home(o, chk->stored.v[i]);
+    done(o->m->s, arg);
+}
+
+static void ideal_acquire(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                          void *arg)
+{
+    struct ideal *o = self;
+    const struct coh_machine *cm = o->m;
+    if (scope < SCOPE_GPU) {
+        done(cm->s, arg);
+        return;
+    }
+    uint32_t cur[32];
+    struct cache *l2 = &cm->l2[cu / cm->cu_per_ch];
+    for (size_t i = 0; o->fault != F_NO_DROP && i < cm->chk->stored.n; i++) {
+        chk_line_cur(cm->chk, cm->chk->stored.v[i], cur);
+        drop_if_stale(o, l2, cm->chk->stored.v[i], cur);
+    }
+    coh_walkq_add(&cm->l1q[cu], COH_INVALIDATE, done, arg);
+}
+
 /* At the local CPs: the L1 invalidation that every scheme makes. */
 static void l1_ops(void *obj)
 {
@@ -168,26 +200,24 @@ static void ideal_kernel_launch(void *self, const struct coh_kernel *k, coh_done
     coh_round(&o->round, o->m, o->m->s->now, o->m->nch, true, l1_ops, o, done, arg);
 }
 
-static void ideal_l2_access(void *self, unsigned ch, struct req *r)
+static struct coh_route ideal_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct ideal *o = self;
+    struct coh_route rt = coh_d4_l2_access(&o->d4, ch, r);
     if (o->write_through && r->kind == REQ_WRITE)
-        r->flags |= REQ_F_WT;
-    coh_d4_l2_access(o->m, &o->d4, ch, r);
+        rt.set |= REQ_F_WT;
+    return rt;
 }
 
-static void ideal_remote_in(void *self, unsigned home, struct req *r)
+static struct coh_route ideal_remote_in(void *self, unsigned home, struct req *r)
 {
+    (void)home;
     struct ideal *o = self;
     bool keep = r->kind == REQ_READ ? o->home_alloc : r->kind == REQ_WRITE && o->write_through;
-    if (!keep) {
-        coh_default_remote_in(o->m, home, r);
-        return;
-    }
-    r->flags |= REQ_F_REMOTE; /* the home keeps a copy; a store goes on to the L3 */
-    if (r->kind == REQ_WRITE)
-        r->flags |= REQ_F_WT;
-    cache_access(o->m->s, &o->m->l2[home], r);
+    if (!keep)
+        return coh_default_remote_in(r);
+    /* the home keeps a copy; a store goes on to the L3 */
+    return coh_route_to(COH_HOP_L2, REQ_F_REMOTE | (r->kind == REQ_WRITE ? REQ_F_WT : 0));
 }
 
 static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
@@ -245,4 +275,6 @@ const struct coh_ops coh_ideal = {
     .kernel_launch = ideal_kernel_launch,
     .l2_access = ideal_l2_access,
     .remote_in = ideal_remote_in,
+    .release = ideal_release,
+    .acquire = ideal_acquire,
 };

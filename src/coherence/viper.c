@@ -21,7 +21,7 @@
 
 #include "coh.h"
 
-enum viper_fault { F_NONE, F_SKIP_L1_INV, F_SKIP_L2_INV, F_SKIP_L2_FLUSH };
+enum viper_fault { F_NONE, F_SKIP_L1_INV, F_SKIP_L2_INV, F_SKIP_L2_FLUSH, F_SKIP_ACQUIRE_INV };
 enum viper_release { REL_KERNEL_END, REL_LAUNCH };
 
 struct viper {
@@ -30,6 +30,7 @@ struct viper {
     enum viper_fault fault;
     enum viper_release release_at;
     struct coh_seq l1q, l2q;
+    struct coh_d4_sync sync;
     struct coh_round round;
     unsigned parts;            /* parallel parts of the current boundary still running */
     uint64_t all;              /* mask of every chiplet */
@@ -45,7 +46,7 @@ static const struct cfg_key viper_keys[] = {
      "(the gem5 artifact)", "kernel_end|launch"},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only: drop one required kernel-boundary operation so the checker must fire",
-     "none|skip_l1_inv|skip_l2_inv|skip_l2_flush"},
+     "none|skip_l1_inv|skip_l2_inv|skip_l2_flush|skip_acquire_inv"},
     CFG_END,
 };
 
@@ -60,10 +61,17 @@ static void *viper_create(const struct coh_machine *m, const struct cfg_sec *sec
     coh_seq_init(&v->l2q, v->m);
     v->fault = (enum viper_fault)cfg_enum(sec, "fault");
     v->release_at = (enum viper_release)cfg_enum(sec, "release_at");
+    coh_d4_sync_init(&v->sync);
+    v->sync.skip_acquire_inv = v->fault == F_SKIP_ACQUIRE_INV;
     return v;
 }
 
-static void viper_destroy(void *self) { free(self); }
+static void viper_destroy(void *self)
+{
+    struct viper *v = self;
+    coh_d4_sync_free(&v->sync);
+    free(v);
+}
 
 static const struct stat_desc viper_desc[] = {
     STAT_DESC(__typeof__(((struct viper *)0)->st), l2_flushes, "L2 flush operations issued"),
@@ -155,10 +163,24 @@ static void viper_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn
         done(v->m->s, arg);
 }
 
-static void viper_l2_access(void *self, unsigned ch, struct req *r)
+static struct coh_route viper_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct viper *v = self;
-    coh_d4_l2_access(v->m, &v->d4, ch, r);
+    return coh_d4_l2_access(&v->d4, ch, r);
+}
+
+static void viper_release(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                          void *arg)
+{
+    struct viper *v = self;
+    coh_d4_release(v->m, &v->d4, cu, scope, done, arg);
+}
+
+static void viper_acquire(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                          void *arg)
+{
+    struct viper *v = self;
+    coh_d4_acquire(v->m, &v->d4, &v->sync, cu, scope, done, arg);
 }
 
 const struct coh_ops coh_viper = {
@@ -173,4 +195,6 @@ const struct coh_ops coh_viper = {
     .kernel_launch = viper_kernel_launch,
     .kernel_end = viper_kernel_end,
     .l2_access = viper_l2_access,
+    .release = viper_release,
+    .acquire = viper_acquire,
 };

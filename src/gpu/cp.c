@@ -19,13 +19,6 @@ const struct cfg_key cp_keys[] = {
      "global-to-local CP crossbar, several local CPs, CP cycles", NULL},
     {"wg_dispatch_cycles", CFG_INT, "1", 1, 1e6,
      "cycles between two work-group dispatches of one chiplet's local CP", NULL},
-    /* static: spec cpelide 2.3 */
-    {"wg_policy", CFG_ENUM, "static", 0, 0,
-     "work-group to chiplet assignment: contiguous blocks per chiplet (static) or round-robin",
-     "static|round_robin"},
-    /* spec cpelide D12 */
-    {"chiplets_per_kernel", CFG_INT, "0", 0, 64,
-     "chiplets each kernel uses, from chiplet 0 (0 = all)", NULL},
     {"memcpy_place", CFG_ENUM, "copy", 0, 0,
      "pages of a host-to-device copy (traces' MemcpyHtoD): placed by the copy (copy: page p "
      "homed on chiplet p mod chiplets under first-touch placement) or by the first kernel "
@@ -45,6 +38,8 @@ static const struct stat_desc cp_desc[] = {
     STAT_DESC(__typeof__(((struct cp *)0)->st), run_ps, "time with work-groups running, ps"),
     STAT_DESC(__typeof__(((struct cp *)0)->st), release_ps,
               "time in kernel-end coherence operations, ps"),
+    STAT_DESC(__typeof__(((struct cp *)0)->st), migrate_ps,
+              "time moving pages the placement policy re-homed at launches, ps"),
     STAT_DESC(__typeof__(((struct cp *)0)->st), memcpys, "host-to-device copies made"),
     STAT_DESC(__typeof__(((struct cp *)0)->st), memcpy_bytes, "their bytes"),
     {0},
@@ -59,19 +54,13 @@ int cp_params_from_cfg(const struct cfg_sec *sec, struct cp_params *p, struct er
         .unicast_cycles = (unsigned)cfg_uint(sec, "unicast_cycles"),
         .broadcast_cycles = (unsigned)cfg_uint(sec, "broadcast_cycles"),
         .wg_dispatch_cycles = (unsigned)cfg_uint(sec, "wg_dispatch_cycles"),
-        .policy = (enum wgs_policy)cfg_enum(sec, "wg_policy"),
-        .chiplets_per_kernel = (unsigned)cfg_uint(sec, "chiplets_per_kernel"),
         .memcpy_place = cfg_enum(sec, "memcpy_place") == 0,
         .memcpy_warm_l2 = cfg_bool(sec, "memcpy_warm_l2"),
     };
     return 0;
 }
 
-static unsigned chiplets_used(const struct cp *cp)
-{
-    unsigned k = cp->p.chiplets_per_kernel;
-    return k && k < cp->nch ? k : cp->nch;
-}
+static unsigned chiplets_used(const struct cp *cp) { return wgs_used(&cp->ws); }
 
 /* ---- per-chiplet ranges of each argument (for range-aware schemes) --------- */
 
@@ -97,13 +86,14 @@ static void ranges_merge(struct coh_ranges *r)
 }
 
 /* Ranges of argument a on chiplet c; false if some work-group's are unknown. */
-static bool chiplet_ranges(struct cp *cp, unsigned a, unsigned c, unsigned k, struct coh_ranges *r)
+static bool chiplet_ranges(struct cp *cp, unsigned a, unsigned c, struct coh_ranges *r)
 {
     struct kernel_range tmp[64];
     r->n = 0;
-    struct wgs_iter it = wgs_chiplet(cp->p.policy, kernel_nwg(&cp->k), k, c);
-    while (wgs_more(&it)) {
-        unsigned n = cp->k.ranges(&cp->k, wgs_take(&it), a, tmp, 64);
+    uint32_t nwg;
+    const uint32_t *wg = wgs_chiplet_wgs(&cp->ws, c, &nwg);
+    for (uint32_t w = 0; w < nwg; w++) {
+        unsigned n = cp->k.ranges(&cp->k, wg[w], a, tmp, 64);
         if (!n)
             return false;
         r->v = xgrow(r->v, sizeof *r->v, &r->cap, r->n + n);
@@ -132,7 +122,7 @@ static void describe_kernel(struct cp *cp)
         for (unsigned c = 0; c < cp->nch; c++)
             cp->ranges[a * cp->nch + c].n = 0;
         for (unsigned c = 0; ca->ranged && c < k; c++)
-            ca->ranged = chiplet_ranges(cp, a, c, k, &ca->ranges[c]);
+            ca->ranged = chiplet_ranges(cp, a, c, &ca->ranges[c]);
     }
 }
 
@@ -143,24 +133,35 @@ static void dispatch_ev(struct sim *s, void *obj, uint64_t c);
 static void kick(struct cp *cp, unsigned c, ps_t t)
 {
     struct cp_chiplet *ch = &cp->chip[c];
-    if (ch->dispatching || !wgs_more(&ch->wgs))
+    if (ch->dispatching || !wgs_left(&cp->ws, c))
         return;
     ch->dispatching = true;
     sim_at(cp->s, t, dispatch_ev, cp, c);
 }
 
-/* One work-group to the next CU of chiplet c (round-robin) that has room. */
+/* The CU of chiplet c to visit i-th in this dispatch (sched.cu_order). */
+static unsigned next_cu(struct cp *cp, struct cp_chiplet *ch, unsigned i)
+{
+    if (cp->ws.p.cu_order == WGS_CU_GREEDY)
+        return i;
+    unsigned u = ch->rr;
+    ch->rr = (ch->rr + 1) % cp->cu_per_ch;
+    return u;
+}
+
+/* One work-group to the next CU of chiplet c that has room and work
+ * (the order is documented in sched/wgsched.h). */
 static void dispatch_ev(struct sim *s, void *obj, uint64_t c)
 {
     struct cp *cp = obj;
     struct cp_chiplet *ch = &cp->chip[c];
     ch->dispatching = false;
-    for (unsigned i = 0; i < cp->cu_per_ch && wgs_more(&ch->wgs); i++) {
-        struct cu *cu = &cp->cus[c * cp->cu_per_ch + ch->rr];
-        ch->rr = (ch->rr + 1) % cp->cu_per_ch;
-        if (!cu_can_accept(cu, &cp->k))
+    for (unsigned i = 0; i < cp->cu_per_ch && wgs_left(&cp->ws, (unsigned)c); i++) {
+        unsigned u = next_cu(cp, ch, i);
+        struct cu *cu = &cp->cus[c * cp->cu_per_ch + u];
+        if (!wgs_has(&cp->ws, (unsigned)c, u) || !cu_can_accept(cu, &cp->k))
             continue;
-        cu_dispatch(cu, &cp->k, wgs_take(&ch->wgs));
+        cu_dispatch(cu, &cp->k, wgs_take(&cp->ws, (unsigned)c, u));
         cp->st.wgs++;
         kick(cp, (unsigned)c, s->now + clock_cycles(cp->clk, cp->p.wg_dispatch_cycles));
         return;
@@ -177,7 +178,6 @@ static void start_dispatch(struct sim *s, void *obj)
     cp->phase_t = s->now;
     if (cp->chk)
         chk_kernel_begin(cp->chk, cp->kid);
-    unsigned k = chiplets_used(cp);
     uint32_t n = kernel_nwg(&cp->k);
     cp->wgs_left = n;
     if (!n) {
@@ -185,10 +185,27 @@ static void start_dispatch(struct sim *s, void *obj)
         return;
     }
     for (unsigned c = 0; c < cp->nch; c++) {
-        cp->chip[c].wgs = c < k ? wgs_chiplet(cp->p.policy, n, k, c) : (struct wgs_iter){0, 0, 1};
         cp->chip[c].rr = 0; /* each kernel starts at the chiplet's first CU */
         kick(cp, c, clock_edge(cp->clk, s->now));
     }
+}
+
+static void acquire(struct cp *cp)
+{
+    struct sim *s = cp->s;
+    if (cp->coh && cp->coh->kernel_launch)
+        cp->coh->kernel_launch(cp->coh_self, &cp->ck, start_dispatch, cp);
+    else
+        start_dispatch(s, cp);
+}
+
+static void after_migration(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)arg;
+    struct cp *cp = obj;
+    cp->st.migrate_ps += s->now - cp->phase_t;
+    cp->phase_t = s->now;
+    acquire(cp);
 }
 
 static void after_launch_latency(struct sim *s, void *obj, uint64_t arg)
@@ -197,10 +214,25 @@ static void after_launch_latency(struct sim *s, void *obj, uint64_t arg)
     struct cp *cp = obj;
     cp->st.launch_ps += s->now - cp->phase_t;
     cp->phase_t = cp->kernel_t = s->now;
-    if (cp->coh && cp->coh->kernel_launch)
-        cp->coh->kernel_launch(cp->coh_self, &cp->ck, start_dispatch, cp);
+    if (cp->owed_ps)
+        sim_after(s, cp->owed_ps, after_migration, cp, 0);
     else
-        start_dispatch(s, cp);
+        acquire(cp);
+}
+
+_Static_assert(SCHED_MAX_BUFS >= KERNEL_MAX_ARGS, "every argument is a buffer of the launch");
+
+/* What the scheduling and placement policies see of the kernel. */
+static void describe_launch(struct cp *cp)
+{
+    const struct kernel *k = &cp->k;
+    struct sched_launch *l = &cp->launch;
+    *l = (struct sched_launch){.id = cp->kid, .name = k->name, .nbufs = k->nargs, .ctx = k->ctx,
+                               .grid = {k->grid.x, k->grid.y, k->grid.z},
+                               .block = {k->block.x, k->block.y, k->block.z}};
+    for (unsigned a = 0; a < k->nargs; a++)
+        l->bufs[a] = (struct sched_buf){k->args[a].buf->name, k->args[a].buf->base,
+                                        k->args[a].buf->size, k->args[a].mode == KERNEL_RW};
 }
 
 static void launch_next(struct cp *cp)
@@ -212,6 +244,8 @@ static void launch_next(struct cp *cp)
         cp->finished = true;
         return;
     }
+    describe_launch(cp);
+    cp->owed_ps = cp->place ? cp->place(cp->place_obj, &cp->launch) : 0;
     for (unsigned i = 0; i < cp->k.ncopies; i++) {
         const struct kernel_range *c = &cp->k.copies[i];
         cp->st.memcpys++;
@@ -224,6 +258,7 @@ static void launch_next(struct cp *cp)
     /* the host enqueues ahead: the next packet is there as soon as this one launches */
     cp->ready_ps = cp->next_ready_ps;
     cp->next_ready_ps = s->now;
+    wgs_plan(&cp->ws, &cp->launch);
     describe_kernel(cp);
     cp->phase_t = s->now;
     sim_after(s, (ps_t)(cp->p.launch_us * 1e6), after_launch_latency, cp, 0);
@@ -286,13 +321,17 @@ static void cp_dump(void *obj, FILE *out)
             cp->wgs_left);
 }
 
-void cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct cp_params *p,
-             struct cu *cus, unsigned nch, unsigned cu_per_ch)
+int cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct cp_params *p,
+            struct cu *cus, const struct topo *t, const struct cfg_sec *sched, struct err *e)
 {
-    *cp = (struct cp){.s = s, .clk = clk, .p = *p, .cus = cus, .nch = nch, .cu_per_ch = cu_per_ch};
+    unsigned nch = topo_nchiplets(t);
+    *cp = (struct cp){.s = s, .clk = clk, .p = *p, .cus = cus, .nch = nch, .cu_per_ch = t->cus};
+    if (wgs_init_cfg(&cp->ws, sched, t, e))
+        return -1;
     cp->chip = xcalloc(nch, sizeof *cp->chip);
     cp->ranges = xcalloc((size_t)KERNEL_MAX_ARGS * nch, sizeof *cp->ranges);
     sim_watch(s, "cp", cp_pending, cp_dump, cp);
+    return 0;
 }
 
 void cp_free(struct cp *cp)
@@ -302,6 +341,7 @@ void cp_free(struct cp *cp)
     free(cp->ranges);
     free(cp->chip);
     free(cp->kernel_ps);
+    wgs_free(&cp->ws);
     *cp = (struct cp){0};
 }
 
@@ -315,6 +355,12 @@ void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj)
 {
     cp->copy = fn;
     cp->copy_obj = obj;
+}
+
+void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj)
+{
+    cp->place = fn;
+    cp->place_obj = obj;
 }
 
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix)

@@ -3,14 +3,19 @@
  * order, decides where their work-groups go and performs the implicit
  * synchronization at kernel boundaries through the coherence scheme, and
  * one local CP per chiplet that hands its share of work-groups to its CUs
- * round-robin as they have room (spec cpelide 2.3, 4.1, 4.7, 4.8).
+ * as they have room (spec cpelide 2.3, 4.1, 4.7, 4.8). Which chiplet and CU
+ * each work-group gets, and the dispatch order, are the scheduler's
+ * (sched/wgsched.h, section [sched]).
  *
  * A kernel's life: packet available -> the CP's scheduling latency
  * (`launch_us`, the artifact's 2 us GSDelay, every configuration) -> the
  * scheme's acquire (kernel_launch) -> work-group dispatch, one work-group
  * per `wg_dispatch_cycles` per chiplet -> all work-groups done (their warps
  * exited after their stores were acknowledged) -> the scheme's release
- * (kernel_end) -> next kernel. Kernels of one stream never overlap.
+ * (kernel_end) -> next kernel. Kernels of one stream never overlap. When a
+ * packet is taken, the placement policy places the buffers the kernel
+ * declares for the first time (sched/place.h); pages it moves are copied
+ * after the scheduling latency, before the acquire (cp.migrate_ps).
  * Host-to-device copies a kernel carries (kernel.copies) are made when its
  * packet is taken, in no simulated time: they place their pages and may warm
  * the L2 (`memcpy_place`, `memcpy_warm_l2`; spec accelsim A12).
@@ -27,8 +32,6 @@ struct cp_params {
     double cp_mhz;                /* CP clock */
     unsigned unicast_cycles, broadcast_cycles; /* global-to-local CP crossbar, CP cycles */
     unsigned wg_dispatch_cycles;  /* per chiplet, between two work-group dispatches */
-    enum wgs_policy policy;
-    unsigned chiplets_per_kernel; /* 0: all (spec D12) */
     bool memcpy_place;            /* host copies place their pages */
     bool memcpy_warm_l2;          /* host copies leave their lines in the L2 */
 };
@@ -42,9 +45,11 @@ typedef bool (*cp_next_fn)(void *obj, struct kernel *k);
 typedef void (*cp_kernel_fn)(void *obj, unsigned id, const struct kernel *k);
 /* A host-to-device copy of [lo, hi) before a launch (the machine's memory side). */
 typedef void (*cp_copy_fn)(void *obj, addr_t lo, addr_t hi, bool place, bool warm);
+/* A kernel is launched: place the buffers it declares for the first time;
+ * returns the time the page moves take (the machine's memory side). */
+typedef ps_t (*cp_place_fn)(void *obj, const struct sched_launch *l);
 
 struct cp_chiplet {
-    struct wgs_iter wgs;     /* work-groups still to dispatch */
     unsigned rr;             /* next CU to try, round-robin */
     bool dispatching;        /* a dispatch event is pending */
 };
@@ -64,8 +69,13 @@ struct cp {
     void *on_kernel_obj;
     cp_copy_fn copy;
     void *copy_obj;
+    cp_place_fn place;
+    void *place_obj;
+    struct wgs ws;           /* work-group scheduling ([sched]) */
 
     struct kernel k;         /* the kernel in flight */
+    struct sched_launch launch; /* what the policies see of it */
+    ps_t owed_ps;            /* its page moves, still to be made */
     unsigned kid;            /* its dynamic number */
     struct coh_kernel ck;
     struct coh_arg args[KERNEL_MAX_ARGS];
@@ -79,16 +89,18 @@ struct cp {
     ps_t *kernel_ps;         /* each finished kernel's time without its launch latency */
     size_t nkernel_ps, kernel_ps_cap;
     struct {
-        uint64_t kernels, wgs, launch_ps, acquire_ps, run_ps, release_ps;
+        uint64_t kernels, wgs, launch_ps, acquire_ps, run_ps, release_ps, migrate_ps;
         uint64_t memcpys, memcpy_bytes;
     } st;
 };
 
-void cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct cp_params *p,
-             struct cu *cus, unsigned nch, unsigned cu_per_ch);
+/* sched: the [sched] section; the machine's shape is t (-1 on bad input). */
+int cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct cp_params *p,
+            struct cu *cus, const struct topo *t, const struct cfg_sec *sched, struct err *e);
 void cp_free(struct cp *cp);
 void cp_set_coherence(struct cp *cp, const struct coh_ops *ops, void *self);
 void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj);
+void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj);
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix);
 /* Begin running kernels from next() at the current time. */
 void cp_start(struct cp *cp, cp_next_fn next, void *obj, cp_kernel_fn on_kernel, void *kobj);

@@ -45,6 +45,15 @@ static const struct stat_desc cu_desc[] = {
     STAT_DESC(struct cu_stats, wgs, "work-groups completed"),
     STAT_DESC(struct cu_stats, barriers, "work-group barriers completed"),
     STAT_DESC(struct cu_stats, fences, "device- or system-scope fences"),
+    STAT_DESC(struct cu_stats, releases,
+              "device- or system-scope releases (fences, releasing stores and atomics)"),
+    STAT_DESC(struct cu_stats, acquires,
+              "device- or system-scope acquires (fences, acquiring loads and atomics)"),
+    STAT_DESC(struct cu_stats, spin_retries, "spin loads issued again (the flag not yet set)"),
+    STAT_DESC(struct cu_stats, spins_exhausted,
+              "spin loads that gave up after their most re-issues, the flag still not set"),
+    STAT_DESC(struct cu_stats, stale_fresh_loads,
+              "line requests of loads flagged fresh that returned a word not written this kernel"),
     STAT_DESC(struct cu_stats, measured_loads, "line requests of loads flagged for latency"),
     STAT_DESC(struct cu_stats, measured_latency_ps, "their summed latency, ps"),
     STAT_DESC(struct cu_stats, measured_bytes, "bytes of loads flagged for bandwidth"),
@@ -69,15 +78,16 @@ int cu_params_from_cfg(const struct cfg_sec *sec, struct cu_params *p, struct er
     return 0;
 }
 
-/* Request tags: warp slot, destination register, kind, measure bits, registers written. */
+/* Request tags: warp slot, destination register, kind, measure and check bits, registers
+ * written. */
 #define TAG(slot, reg, kind, meas, nreg)                                                     \
     ((uint64_t)(slot) | (uint64_t)(reg) << 8 | (uint64_t)(kind) << 16 |                     \
      (uint64_t)(meas) << 24 | (uint64_t)(nreg) << 32)
 #define TAG_SLOT(t) ((unsigned)((t) & 0xff))
 #define TAG_REG(t) ((unsigned)(((t) >> 8) & 0xff))
 #define TAG_KIND(t) ((unsigned)(((t) >> 16) & 0xff))
-#define TAG_MEAS(t) ((unsigned)(((t) >> 24) & 3))
-enum { MEAS_LAT = 1, MEAS_BW = 2 }; /* TAG_MEAS bits */
+#define TAG_MEAS(t) ((unsigned)(((t) >> 24) & 0xff))
+enum { MEAS_LAT = 1, MEAS_BW = 2, MEAS_SPIN = 4, MEAS_FRESH = 8 }; /* TAG_MEAS bits */
 #define TAG_NREG(t) ((unsigned)(((t) >> 32) & 0xff))
 
 static void simd_kick(struct cu *cu, unsigned si);
@@ -271,6 +281,10 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
     uint8_t kind = op->kind == KOP_LOAD ? REQ_READ : op->kind == KOP_STORE ? REQ_WRITE : REQ_ATOMIC;
     unsigned meas = (op->flags & KOP_F_MEASURE ? MEAS_LAT : 0) |
                     (op->flags & KOP_F_MEASURE_BW ? MEAS_BW : 0);
+    if (kind == REQ_READ)
+        meas |= (op->flags & KOP_F_SPIN ? MEAS_SPIN : 0) |
+                (op->flags & KOP_F_FRESH ? MEAS_FRESH : 0);
+    uint8_t scope = op->sem == SEM_WEAK ? SCOPE_CTA : op->scope;
     unsigned slot = (unsigned)(w - cu->warps);
     for (unsigned i = 0; i < ls->n; i++) {
         struct req *r = req_alloc(s);
@@ -278,6 +292,8 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         r->size = cu->line_b;
         r->kind = kind;
         r->flags = op->flags & KOP_F_LOCAL ? REQ_F_LOCAL : 0;
+        r->scope = scope;
+        r->sem = op->sem;
         r->mask[0] = ls->mask[i][0];
         r->mask[1] = ls->mask[i][1];
         r->src = (uint16_t)cu->id;
@@ -286,10 +302,13 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         if (cu->env.chk->annotations && w->kw.k->nargs) /* unannotated: nothing declared */
             check_annotation(cu, w, r->addr, r->mask);
         if (kind != REQ_READ)
-            chk_store(cu->env.chk, r->addr, r->mask, r->ver);
+            chk_store_cu(cu->env.chk, r->addr, r->mask, r->ver, cu->id);
         req_on_done(r, line_done, cu);
         cu->reqs_out++;
-        cache_access(s, cu->l1, r);
+        if (cu->env.l1_access)
+            cu->env.l1_access(cu->env.mem_obj, cu->id, r);
+        else
+            cache_access(s, cu->l1, r);
     }
     if (kind == REQ_WRITE) {
         w->stores_out += ls->n;
@@ -320,16 +339,129 @@ static void reg_arrived(struct cu *cu, struct cu_warp *w, unsigned reg, unsigned
 }
 
 static void warp_exit(struct cu *cu, struct cu_warp *w);
+static void sync_step(struct cu *cu, struct cu_warp *w);
 
-static void drain_check(struct cu *cu, struct cu_warp *w)
+/* ---- scoped synchronization ------------------------------------------------ */
+
+/* The release of scope `scope` (GPU or system) by warp w: a fence that
+ * releases, or a releasing store or atomic just before it issues. The
+ * warp's earlier stores and atomics have been acknowledged (the drain before
+ * it); that is all a release does today, as the device fence did before
+ * scopes: the L1 writes through, so an acknowledged store has reached the
+ * L2. A coherence scheme's scoped release acts here (write dirty data back to
+ * the scope's point of coherence; HMG's release that the remote L2s
+ * acknowledge); it ends with sync_step(cu, w), at once or when it is done. */
+static void sync_done(struct sim *s, void *arg)
 {
-    if (w->state != W_DRAIN || w->stores_out || (w->exiting && w->loads_out))
+    (void)s;
+    struct cu_warp *w = arg;
+    struct cu *cu = w->cu;
+    if (w->sync_step == SYNC_REL)
+        chk_release(cu->env.chk, cu->id, (enum mem_scope)w->sync_scope);
+    else
+        chk_acquire(cu->env.chk, cu->id, (enum mem_scope)w->sync_scope);
+    sync_step(cu, w);
+}
+
+/* The release (or acquire) of scope `scope` by warp w, through the
+ * coherence scheme (coh.h release/acquire); the warp goes on when it ends. */
+static void cu_fence_sync(struct cu *cu, struct cu_warp *w, unsigned step)
+{
+    w->sync_step = (uint8_t)step;
+    if (step == SYNC_REL)
+        cu->st.releases++;
+    else
+        cu->st.acquires++;
+    if (!cu->env.sync) {
+        sync_done(cu->env.s, w);
         return;
-    if (w->exiting) {
-        warp_exit(cu, w);
+    }
+    cu->env.sync(cu->env.mem_obj, cu->id, step == SYNC_REL, (enum mem_scope)w->sync_scope,
+                 sync_done, w);
+}
+
+/* A spin load came back: true if the warp issues it again (the flag not yet
+ * set and re-issues left); the re-issue needs no release again. */
+static bool spin_again(struct cu *cu, struct cu_warp *w)
+{
+    if (!w->spin_old) {
+        w->spins = 0;
+        return false;
+    }
+    if (w->spins < w->op.n) {
+        w->spins++;
+        cu->st.spin_retries++;
+        w->sync = 0;
+        w->have_op = true;
+        w->released = true;
+        wake_at(cu, w, cu->env.s->now);
+        return true;
+    }
+    cu->st.spins_exhausted++;
+    w->spins = 0;
+    return false;
+}
+
+/* The next step of w's synchronization: spin check, release, acquire, then
+ * the warp goes on (with the op it has not issued yet, if the release came
+ * before it). */
+static void sync_step(struct cu *cu, struct cu_warp *w)
+{
+    if (w->sync & SYNC_SPIN) {
+        w->sync &= (uint8_t)~SYNC_SPIN;
+        if (spin_again(cu, w))
+            return;
+    }
+    if (w->sync & SYNC_REL) {
+        w->sync &= (uint8_t)~SYNC_REL;
+        w->released = w->have_op;
+        cu_fence_sync(cu, w, SYNC_REL);
+        return;
+    }
+    if (w->sync & SYNC_ACQ) {
+        w->sync &= (uint8_t)~SYNC_ACQ;
+        cu_fence_sync(cu, w, SYNC_ACQ);
         return;
     }
     wake_at(cu, w, cu->env.s->now);
+}
+
+static void drain_check(struct cu *cu, struct cu_warp *w)
+{
+    if (w->state != W_DRAIN)
+        return;
+    if (w->drain == DR_EXIT) {
+        if (!w->stores_out && !w->loads_out)
+            warp_exit(cu, w);
+        return;
+    }
+    if (w->drain == DR_RELEASE ? w->stores_out : w->loads_out)
+        return;
+    w->state = W_SYNC;
+    sync_step(cu, w);
+}
+
+/* Stop w until what `drain` names is done, then run the `sync` steps at the
+ * op's scope; false (the warp does not go on now). */
+static bool begin_sync(struct cu *cu, struct cu_warp *w, enum cu_drain drain, unsigned sync)
+{
+    w->state = W_DRAIN;
+    w->drain = (uint8_t)drain;
+    w->sync = (uint8_t)sync;
+    w->sync_scope = w->op.scope;
+    drain_check(cu, w);
+    return false;
+}
+
+/* Whether every word a read returned was written during the current kernel:
+ * a version the checker handed out after the kernel began. */
+static bool written_this_kernel(const struct chk *c, const struct req *r)
+{
+    uint32_t first = c->period[c->nperiod - 1].first;
+    for (uint32_t wm = req_word_mask(r->mask); wm; wm &= wm - 1)
+        if (r->ver[__builtin_ctz(wm)] <= first)
+            return false;
+    return true;
 }
 
 static void line_done(struct sim *s, struct req *r, void *obj)
@@ -349,6 +481,11 @@ static void line_done(struct sim *s, struct req *r, void *obj)
                 cu->meas_first = r->issued;
             cu->meas_last = s->now;
             cu->st.measured_bytes += req_mask_bytes(r->mask);
+        }
+        if (TAG_MEAS(r->tag) & (MEAS_SPIN | MEAS_FRESH) && cu->env.chk->on &&
+            !written_this_kernel(cu->env.chk, r)) {
+            w->spin_old |= (TAG_MEAS(r->tag) & MEAS_SPIN) != 0;
+            cu->st.stale_fresh_loads += (TAG_MEAS(r->tag) & MEAS_FRESH) != 0;
         }
     }
     uint64_t tag = r->tag;
@@ -430,11 +567,45 @@ static void warp_exit(struct cu *cu, struct cu_warp *w)
 
 /* ---- the warp ------------------------------------------------------------ */
 
+/* After a global access issued: a spin load and an acquiring load or atomic
+ * make the warp wait for their result (and a spin load may come again). */
+static bool after_access(struct cu *cu, struct cu_warp *w)
+{
+    const struct kernel_op *op = &w->op;
+    bool spin = op->kind == KOP_LOAD && op->flags & KOP_F_SPIN && cu->env.chk->on;
+    bool acq = mem_sem_acquires(op->sem) && op->scope != SCOPE_CTA;
+    if (!spin && !acq)
+        return true;
+    return begin_sync(cu, w, DR_LOADS, (spin ? SYNC_SPIN : 0) | (acq ? SYNC_ACQ : 0));
+}
+
+/* A fence of device or system scope: an acquire waits for the warp's loads
+ * and atomics; a release, or both directions (SEM_ACQ_REL, and SEM_WEAK or
+ * SEM_RELAXED), for its stores and atomics, and then acquires at once. */
+static bool fence(struct cu *cu, struct cu_warp *w)
+{
+    unsigned sem = w->op.sem;
+    cu->st.fences++;
+    if (sem == SEM_ACQUIRE)
+        return begin_sync(cu, w, DR_LOADS, SYNC_ACQ);
+    return begin_sync(cu, w, DR_RELEASE, SYNC_REL | (sem == SEM_RELEASE ? 0 : SYNC_ACQ));
+}
+
+static inline bool is_access(unsigned kind)
+{
+    return kind == KOP_LOAD || kind == KOP_STORE || kind == KOP_ATOMIC;
+}
+
 /* Carry out the op (all its dependencies ready, issue time = now); false if
- * the warp must stop (waiting, or gone). */
+ * the warp must stop (waiting, or gone). A releasing access first waits for
+ * its release, without issuing. */
 static bool execute(struct cu *cu, struct cu_warp *w)
 {
     struct sim *s = cu->env.s;
+    if (is_access(w->op.kind) && mem_sem_releases(w->op.sem) && w->op.scope != SCOPE_CTA &&
+        !w->released)
+        return begin_sync(cu, w, DR_RELEASE, SYNC_REL);
+    w->released = false;
     ps_t done = s->now + clock_cycles(cu->env.clk, op_ii(cu, &w->op));
     cu->simd[w->simd].free = done;
     w->ready_at = done;
@@ -448,9 +619,11 @@ static bool execute(struct cu *cu, struct cu_warp *w)
     case KOP_ATOMIC:
         cu->st.mem_insts++;
         cu->gmem_free = s->now + clock_cycles(cu->env.clk, cu->p.gmem_pipe_cycles);
+        if (w->op.flags & KOP_F_SPIN)
+            w->spin_old = false;
         coalesce(cu, w, &ls);
         issue_lines(cu, w, &ls);
-        return true;
+        return after_access(cu, w);
     case KOP_LDS_LOAD:
     case KOP_LDS_STORE:
         cu->lds_free = s->now + clock_cycles(cu->env.clk, cu->p.lds_pipe_cycles);
@@ -462,18 +635,9 @@ static bool execute(struct cu *cu, struct cu_warp *w)
         barrier_check(cu, w->wg);
         return false;
     case KOP_FENCE:
-        if (w->op.scope == SCOPE_CTA)
-            return true;
-        cu->st.fences++;
-        w->state = W_DRAIN;
-        w->exiting = false;
-        drain_check(cu, w);
-        return false;
+        return w->op.scope == SCOPE_CTA || fence(cu, w);
     case KOP_EXIT:
-        w->state = W_DRAIN;
-        w->exiting = true;
-        drain_check(cu, w);
-        return false;
+        return begin_sync(cu, w, DR_EXIT, 0);
     default:
         SIM_BUG(s, "cu", "kernel %s: unknown op kind %u", w->kw.k->name, w->op.kind);
     }
@@ -699,7 +863,7 @@ static void init_warp(struct cu *cu, struct cu_warp *w, struct cu_wg *g, unsigne
 {
     const struct kernel *k = g->k;
     uint32_t threads = kernel_wg_threads(k), ws = warp_size_of(cu, k);
-    *w = (struct cu_warp){.simd = w->simd, .wg = g, .state = W_RUN};
+    *w = (struct cu_warp){.simd = w->simd, .wg = g, .state = W_RUN, .cu = cu};
     w->kw.k = k;
     w->kw.wg = g->wg;
     w->kw.wg_id = (struct kernel_dim){g->wg % k->grid.x, (g->wg / k->grid.x) % k->grid.y,
@@ -741,7 +905,8 @@ static uint64_t cu_pending(void *obj)
 static void cu_dump(void *obj, FILE *out)
 {
     const struct cu *cu = obj;
-    static const char *const st[] = {"free", "run", "wait-reg", "wait-barrier", "drain"};
+    static const char *const st[] = {"free", "run", "wait-reg", "wait-barrier", "drain",
+                                     "sync"};
     for (unsigned i = 0; i < cu->nslots; i++) {
         const struct cu_warp *w = &cu->warps[i];
         if (w->state != W_FREE)
@@ -759,6 +924,8 @@ void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct
     cu->nslots = p->simds * p->warps_per_simd;
     cu->free_slots = cu->nslots >= 64 ? ~0ull : (1ull << cu->nslots) - 1;
     cu->warps = xcalloc(cu->nslots, sizeof *cu->warps);
+    for (unsigned i = 0; i < cu->nslots; i++)
+        cu->warps[i].cu = cu;
     for (unsigned i = 0; i < cu->nslots; i++)
         cu->warps[i].simd = (uint8_t)(i % p->simds);
     cu->wgs = xcalloc(p->max_wgs, sizeof *cu->wgs);

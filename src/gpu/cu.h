@@ -14,9 +14,12 @@
  * instruction also needs the CU's one global-memory (LDS) pipeline, granted
  * to the oldest ready warp of the CU; its line requests all enter the L1 at
  * once and the L1's ports accept them at their rate. Stores are
- * fire-and-forget for the warp but must be acknowledged before a fence of
- * device scope completes; a warp's exit waits for every access it has in
- * flight, so nothing of a kernel is in flight at its release. A compute op
+ * fire-and-forget for the warp but must be acknowledged before a release of
+ * device or system scope (a fence, or a releasing store or atomic) completes;
+ * an acquire of those scopes (an acquire fence, an acquiring load or atomic)
+ * waits for the warp's loads (docs/gpu.md "Scopes"); a warp's exit waits for every access it has in flight, so
+ * nothing of a kernel is in flight at its release. Every request carries its
+ * op's scope and strength. A compute op
  * may carry its own issue interval and result latency (trace-driven
  * workloads): a later op that reads its destination issues no earlier than
  * the result is ready.
@@ -60,12 +63,32 @@ struct cu_env {
     /* a work-group finished (all warps exited, their stores acknowledged) */
     void (*wg_done)(void *obj, struct cu *cu, uint32_t wg);
     void *wg_done_obj;
+    /* The memory side (gpu/memsys.c): a request into the CU's L1 as the
+     * coherence scheme routes it, and scoped release/acquire with done(s,
+     * arg) at their end. NULL: straight into the L1, and synchronization
+     * that completes at once. */
+    void (*l1_access)(void *obj, unsigned cu, struct req *r);
+    void (*sync)(void *obj, unsigned cu, bool release, enum mem_scope scope,
+                 void (*done)(struct sim *s, void *arg), void *arg);
+    void *mem_obj;
 };
 
-/* W_DRAIN: a fence waiting for its stores, or an exit waiting for every
- * access of the warp (a work-group ends only when nothing of it is in flight). */
-/* W_RUN: waiting for its SIMD's scheduler to pick it (from ready_at on). */
-enum cu_warp_state { W_FREE, W_RUN, W_WAIT_REG, W_WAIT_BAR, W_DRAIN };
+/* W_RUN: waiting for its SIMD's scheduler to pick it (from ready_at on).
+ * W_DRAIN: waiting for accesses in flight (enum cu_drain says which): an
+ * exit (a work-group ends only when nothing of it is in flight), or the
+ * accesses a scoped release or acquire orders. W_SYNC: that release or
+ * acquire under way (cu_fence_release, cu_fence_acquire in cu.c). */
+enum cu_warp_state { W_FREE, W_RUN, W_WAIT_REG, W_WAIT_BAR, W_DRAIN, W_SYNC };
+
+/* What a W_DRAIN warp waits for. */
+enum cu_drain {
+    DR_EXIT,     /* every access of the warp; then it ends */
+    DR_RELEASE,  /* its stores and atomics (acknowledged); then a release */
+    DR_LOADS,    /* its loads and atomics (returned); then a spin check and/or an acquire */
+};
+
+/* The steps of a scoped synchronization still to do once the drain is over. */
+enum { SYNC_SPIN = 1, SYNC_REL = 2, SYNC_ACQ = 4 };
 
 struct cu_warp {
     struct kernel_warp kw;
@@ -73,7 +96,13 @@ struct cu_warp {
     bool have_op;
     uint8_t state;            /* enum cu_warp_state */
     uint8_t simd;
-    bool exiting;             /* the pending W_DRAIN is an exit, not a fence */
+    uint8_t drain;            /* enum cu_drain: what W_DRAIN waits for */
+    uint8_t sync;             /* SYNC_* steps still to do after the drain */
+    uint8_t sync_scope;       /* enum mem_scope of those steps */
+    uint8_t sync_step;        /* SYNC_REL or SYNC_ACQ: the one under way in W_SYNC */
+    bool released;            /* the current op's release is done: issue the op itself */
+    bool spin_old;            /* a line of the spin load held a word not written this kernel */
+    uint32_t spins;           /* re-issues of the current KOP_F_SPIN load */
     uint64_t pending;         /* registers with loads in flight */
     uint16_t reg_lines[KERNEL_MAX_REGS];
     ps_t reg_at[KERNEL_MAX_REGS]; /* when each register's ALU result is ready */
@@ -82,6 +111,7 @@ struct cu_warp {
     ps_t ready_at;
     uint64_t age;             /* dispatch order: smaller is older */
     struct cu_wg *wg;
+    struct cu *cu;            /* its CU */
 };
 
 /* A SIMD unit (NVIDIA: a sub-core) and its warp scheduler. */
@@ -104,6 +134,8 @@ struct cu_stats {
     uint64_t warp_insts, alu_insts, mem_insts, lds_insts;
     uint64_t load_lines, store_lines, atomic_lines;
     uint64_t wgs, barriers, fences;
+    uint64_t releases, acquires;          /* scoped (GPU, system) synchronizations done */
+    uint64_t spin_retries, spins_exhausted, stale_fresh_loads;
     uint64_t measured_loads, measured_latency_ps, measured_bytes;
 };
 

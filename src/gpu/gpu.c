@@ -25,6 +25,7 @@ void gpu_define_sections(struct cfg *c)
                NULL);
     cfg_define(c, "cp", "command processors: kernel launch and work-group dispatch", cp_keys,
                NULL);
+    wgs_define_section(c);
     cfg_define(c, "coherence", "coherence scheme and its switches", coh_common_keys, NULL);
     cfg_define(c, "check", "coherence checker", check_keys, NULL);
     cfg_define(c, "energy", "per-event energies (docs/energy.md)", energy_keys, NULL);
@@ -57,6 +58,26 @@ static void host_copy(void *obj, addr_t lo, addr_t hi, bool place, bool warm)
     memsys_host_copy(&g->ms, lo, hi, place, warm);
 }
 
+static void l1_access_of(void *obj, unsigned cu, struct req *r)
+{
+    memsys_l1_access(obj, cu, r);
+}
+
+static void sync_of(void *obj, unsigned cu, bool release, enum mem_scope scope,
+                    void (*done)(struct sim *s, void *arg), void *arg)
+{
+    if (release)
+        memsys_release(obj, cu, scope, done, arg);
+    else
+        memsys_acquire(obj, cu, scope, done, arg);
+}
+
+static ps_t launch_place(void *obj, const struct sched_launch *l)
+{
+    struct gpu *g = obj;
+    return place_launch(&g->ms.place, l);
+}
+
 static int build_cus(struct gpu *g, const struct cfg *c, struct err *e)
 {
     struct lds_params lp;
@@ -67,7 +88,8 @@ static int build_cus(struct gpu *g, const struct cfg *c, struct err *e)
     g->lds = xcalloc(n, sizeof *g->lds);
     g->cu = xcalloc(n, sizeof *g->cu);
     struct cu_env env = {.s = g->s, .clk = &g->ms.gpu_clk, .chk = &g->chk, .home = home_of,
-                         .home_obj = &g->ms, .wg_done = cp_wg_done, .wg_done_obj = &g->cp};
+                         .home_obj = &g->ms, .wg_done = cp_wg_done, .wg_done_obj = &g->cp,
+                         .l1_access = l1_access_of, .sync = sync_of, .mem_obj = &g->ms};
     for (unsigned i = 0; i < n; i++) {
         lds_init(&g->lds[i], g->s, &g->ms.gpu_clk, &lp);
         cu_init(&g->cu[i], i, &g->cup, &env, &g->ms.l1[i], &g->lds[i], lp.size_kib * 1024);
@@ -83,14 +105,16 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
         return -1;
     g->page_b = cfg_uint(cfg_sec(c, "place"), "page_b");
     chk_init(&g->chk, check, g->ms.line_b);
+    chk_sync_init(&g->chk, g->ms.ncu, g->ms.t.chiplets * g->ms.t.cus);
     g->chk.annotations = cfg_bool(cfg_sec(c, "check"), "annotations");
     energy_params_from_cfg(cfg_sec(c, "energy"), &g->energy);
     struct cp_params cpp;
-    if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e))
+    if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e) ||
+        cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, &g->ms.t, cfg_sec(c, "sched"), e))
         goto fail;
-    cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, g->ms.nch, g->ms.t.cus);
     g->cp.chk = &g->chk;
     cp_set_copy(&g->cp, host_copy, g);
+    cp_set_place(&g->cp, launch_place, g);
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
     g->ms.cm.chk = &g->chk;
     coh_cp_timing(&g->ms.cm, cpp.cp_mhz, cpp.unicast_cycles, cpp.broadcast_cycles);
@@ -214,10 +238,14 @@ static void summary_traffic(json_t *o, const struct gpu *g, const struct stats *
 
 static void summary_coherence(json_t *o, const struct gpu *g, const struct stats *st)
 {
-    uint64_t fl = stats_sum(st, "l2.flushes"), inv = stats_sum(st, "l2.invalidates");
+    /* kernel-boundary operations; those of scoped synchronization apart */
+    uint64_t sfl = stats_sum(st, "l2_scoped_flushes"), sinv = stats_sum(st, "l2_scoped_invalidates");
+    uint64_t fl = stats_sum(st, "l2.flushes") - sfl, inv = stats_sum(st, "l2.invalidates") - sinv;
     uint64_t base = (uint64_t)g->ms.nch * g->cp.st.kernels; /* the baseline's, of each */
     set(o, "l2_flushes", json_integer(I(fl)));
     set(o, "l2_invalidates", json_integer(I(inv)));
+    set(o, "l2_scoped_flushes", json_integer(I(sfl)));
+    set(o, "l2_scoped_invalidates", json_integer(I(sinv)));
     /* one L2 in the system: no baseline boundary operations to elide */
     bool several = g->ms.nch > 1;
     set(o, "l2_flushes_elided", count_if(several, base > fl ? base - fl : 0));

@@ -69,6 +69,14 @@ enum kernel_op_kind {
                            under its own write policy (l1d.local_write_policy) */
 #define KOP_F_MEASURE_BW 8 /* bytes counted in summary.achieved_gbps (a bandwidth test; a
                               latency test leaves it off, so its summary has no bandwidth) */
+#define KOP_F_SPIN 16   /* KOP_LOAD: spin until every word read holds a version written during
+                           the current kernel (a flag another work-group sets): the warp waits
+                           for the load and issues it again, at most `n` more times, then goes
+                           on (cu.spins_exhausted); needs the coherence checker's versions
+                           (without them the load is issued once) */
+#define KOP_F_FRESH 32  /* KOP_LOAD: every word read should hold a version written during the
+                           current kernel; a line that does not counts in cu.stale_fresh_loads
+                           (data a synchronization should have made visible) */
 
 struct kernel_op {
     uint8_t kind;   /* enum kernel_op_kind */
@@ -82,10 +90,10 @@ struct kernel_op {
     uint8_t src[2]; /* registers read: the op waits until they are available */
     bool lanes;     /* addresses in warp->lane_addr instead of base + lane * stride */
     uint8_t sem;    /* enum mem_sem: global loads, stores and atomics (SEM_WEAK: plain);
-                       fences: their direction */
+                       fences: their direction (see kernel_op_scoped, kernel_op_fence) */
     uint16_t lat;   /* KOP_ALU: cycles from issue until dst can be read (0: at once) */
     uint16_t ii;    /* cycles the op occupies its SIMD per instruction (0: cu.alu_cycles) */
-    uint32_t n;     /* KOP_ALU: instructions */
+    uint32_t n;     /* KOP_ALU: instructions; a KOP_F_SPIN load: the most re-issues */
     uint64_t wstride; /* global ops: 0, or each lane's `size` bytes are size/4 words of 4 B,
                          word j at the lane's address + j * wstride (interleaved per-thread
                          memory: NVIDIA local memory) */
@@ -94,6 +102,29 @@ struct kernel_op {
     addr_t base;
     int64_t stride;
 };
+
+/* Scoped accesses and fences (PTX names; docs/gpu.md "Scopes"). A global
+ * load, store or atomic is weak (plain) unless given a scope and a strength:
+ *   ld.acquire.gpu    op->kind = KOP_LOAD;   kernel_op_scoped(op, SCOPE_GPU, SEM_ACQUIRE)
+ *   ld.relaxed.gpu    op->kind = KOP_LOAD;   kernel_op_scoped(op, SCOPE_GPU, SEM_RELAXED)
+ *   st.release.sys    op->kind = KOP_STORE;  kernel_op_scoped(op, SCOPE_SYS, SEM_RELEASE)
+ *   atom.relaxed.gpu  op->kind = KOP_ATOMIC; kernel_op_scoped(op, SCOPE_GPU, SEM_RELAXED)
+ *   atom.acq_rel.gpu  op->kind = KOP_ATOMIC; kernel_op_scoped(op, SCOPE_GPU, SEM_ACQ_REL)
+ *   fence.acq_rel.gpu kernel_op_fence(op, SCOPE_GPU, SEM_ACQ_REL)
+ * The CU carries scope and strength into every request of the op; a release
+ * first waits for the warp's earlier stores and atomics, an acquire makes the
+ * warp wait for the access's result; scope CTA orders nothing beyond the CU
+ * (gpu/cu.c, cu_fence_release and cu_fence_acquire). */
+static inline void kernel_op_scoped(struct kernel_op *op, enum mem_scope scope, enum mem_sem sem)
+{
+    op->scope = (uint8_t)scope;
+    op->sem = (uint8_t)sem;
+}
+static inline void kernel_op_fence(struct kernel_op *op, enum mem_scope scope, enum mem_sem sem)
+{
+    op->kind = KOP_FENCE;
+    kernel_op_scoped(op, scope, sem);
+}
 
 struct kernel;
 

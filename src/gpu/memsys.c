@@ -26,7 +26,7 @@ static const char *const l2l3_defaults[] = {"lat=49", "bw_b_per_cycle=256", NULL
 
 void memsys_define_sections(struct cfg *c)
 {
-    cfg_define(c, "place", "page placement", place_keys, NULL);
+    place_define_section(c);
     cfg_define(c, "l1d", "L1 data cache, one per CU (Table I: 16 KB, 64 B lines, 16-way)",
                cache_keys, l1d_defaults);
     cfg_define(c, "l2", "L2 cache, one per chiplet (Table I: 8 MB, 64 B lines, 32-way)",
@@ -93,16 +93,120 @@ static int read_params(const struct cfg *c, struct memsys *ms, struct build_para
     return 0;
 }
 
-/* The coherence hooks, or their defaults. */
+/* ---- the request path: the scheme's hooks decide, these carry out ---------------- */
+
+static void net_out_access(struct sim *s, void *self, struct req *r);
+
+static void apply(struct req *r, struct coh_route rt)
+{
+    r->flags = (uint8_t)((r->flags | rt.set) & ~rt.clear);
+}
+
+/* Chiplet ch sends r over its GPU's fabric to chiplet `to` of the same GPU. */
+static void fabric_to(struct memsys *ms, unsigned ch, unsigned to, struct req *r)
+{
+    struct mem_port p = net_path_port(&ms->net, ch, to);
+    mem_send(ms->s, &p, r);
+}
+
+/* Carry out a route decided at chiplet ch. */
+static void ch_go(struct memsys *ms, unsigned ch, struct req *r, struct coh_route rt)
+{
+    apply(r, rt);
+    switch (rt.hop) {
+    case COH_HOP_L2:
+        cache_access(ms->s, &ms->l2[ch], r);
+        return;
+    case COH_HOP_L3:
+        mem_send(ms->s, &ms->to_l3[ch], r);
+        return;
+    case COH_HOP_HOME:
+        net_out_access(ms->s, &ms->front[ch], r);
+        return;
+    case COH_HOP_GPU_HOME: {
+        unsigned gh = coh_gpu_home(&ms->t, r->home, topo_chiplet_gpu(&ms->t, ch));
+        if (gh == ch)
+            SIM_BUG(ms->s, "memsys", "a request routed to its GPU home from the GPU home");
+        fabric_to(ms, ch, gh, r);
+        return;
+    }
+    case COH_HOP_HELD:
+        return;
+    default:
+        SIM_BUG(ms->s, "memsys", "route %u is not a hop from a chiplet", rt.hop);
+    }
+}
+
+/* Carry out a route decided at CU cu. */
+static void cu_go(struct memsys *ms, unsigned cu, struct req *r, struct coh_route rt)
+{
+    apply(r, rt);
+    if (rt.hop == COH_HOP_L1) {
+        cache_access(ms->s, &ms->l1[cu], r);
+    } else if (rt.hop == COH_HOP_L2) {
+        struct mem_port p = link_path_port(&ms->l1_path[cu]);
+        mem_send(ms->s, &p, r);
+    } else if (rt.hop != COH_HOP_HELD) {
+        SIM_BUG(ms->s, "memsys", "route %u is not a hop from a CU", rt.hop);
+    }
+}
+
+static void l1_filled(struct sim *s, struct req *r, void *obj)
+{
+    struct memsys_front *f = obj;
+    f->ms->coh->l1_fill(f->ms->coh_self, f->node, r);
+    req_complete(s, r);
+}
+
+/* A request from CU `cu`: into its L1, or past it. */
+void memsys_l1_access(struct memsys *ms, unsigned cu, struct req *r)
+{
+    const struct coh_ops *o = ms->coh;
+    cu_go(ms, cu, r, o && o->l1_access ? o->l1_access(ms->coh_self, cu, r)
+                                       : coh_default_l1_access(&ms->cm, cu, r));
+}
+
+void memsys_release(struct memsys *ms, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                    void *arg)
+{
+    if (ms->coh && ms->coh->release)
+        ms->coh->release(ms->coh_self, cu, scope, done, arg);
+    else
+        done(ms->s, arg);
+}
+
+void memsys_acquire(struct memsys *ms, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                    void *arg)
+{
+    if (ms->coh && ms->coh->acquire)
+        ms->coh->acquire(ms->coh_self, cu, scope, done, arg);
+    else if (scope >= SCOPE_GPU)
+        coh_walkq_add(&ms->cm.l1q[cu], COH_INVALIDATE, done, arg);
+    else
+        done(ms->s, arg);
+}
+
+/* Out of CU `node`'s L1: a miss, a write-through, an atomic. */
+static void l1_out_access(struct sim *s, void *self, struct req *r)
+{
+    (void)s;
+    struct memsys_front *f = self;
+    struct memsys *ms = f->ms;
+    const struct coh_ops *o = ms->coh;
+    if (o && o->l1_fill)
+        req_on_done(r, l1_filled, f);
+    cu_go(ms, f->node, r, o && o->l1_miss ? o->l1_miss(ms->coh_self, f->node, r)
+                                          : coh_route_to(COH_HOP_L2, 0));
+}
+
 static void l2_in_access(struct sim *s, void *self, struct req *r)
 {
     (void)s;
     struct memsys_front *f = self;
     struct memsys *ms = f->ms;
-    if (ms->coh && ms->coh->l2_access)
-        ms->coh->l2_access(ms->coh_self, f->node, r);
-    else
-        coh_default_l2_access(&ms->cm, f->node, r);
+    const struct coh_ops *o = ms->coh;
+    ch_go(ms, f->node, r, o && o->l2_access ? o->l2_access(ms->coh_self, f->node, r)
+                                            : coh_route_to(COH_HOP_L2, 0));
 }
 
 static void l2_out_access(struct sim *s, void *self, struct req *r)
@@ -110,27 +214,41 @@ static void l2_out_access(struct sim *s, void *self, struct req *r)
     (void)s;
     struct memsys_front *f = self;
     struct memsys *ms = f->ms;
-    if (ms->coh && ms->coh->l2_miss)
-        ms->coh->l2_miss(ms->coh_self, f->node, r);
-    else
-        coh_default_l2_miss(&ms->cm, f->node, r);
+    const struct coh_ops *o = ms->coh;
+    ch_go(ms, f->node, r, o && o->l2_miss ? o->l2_miss(ms->coh_self, f->node, r)
+                                          : coh_default_l2_miss(f->node, r));
 }
 
 static void remote_in(struct memsys *ms, unsigned home, struct req *r)
 {
     ms->remote_requests[home]++;
-    if (ms->coh && ms->coh->remote_in)
-        ms->coh->remote_in(ms->coh_self, home, r);
-    else
-        coh_default_remote_in(&ms->cm, home, r);
+    const struct coh_ops *o = ms->coh;
+    ch_go(ms, home, r, o && o->remote_in ? o->remote_in(ms->coh_self, home, r)
+                                         : coh_default_remote_in(r));
 }
 
-/* Arrival from the network at chiplet `node`. */
+/* Arrival from the network at chiplet `node`: as the system home, or as its
+ * GPU's home of the address. */
 static void net_in_access(struct sim *s, void *self, struct req *r)
 {
     (void)s;
     struct memsys_front *f = self;
-    remote_in(f->ms, f->node, r);
+    struct memsys *ms = f->ms;
+    if (r->home == f->node) {
+        remote_in(ms, f->node, r);
+        return;
+    }
+    const struct coh_ops *o = ms->coh;
+    ch_go(ms, f->node, r, o && o->gpu_home_in ? o->gpu_home_in(ms->coh_self, f->node, r)
+                                              : coh_route_to(COH_HOP_HOME, 0));
+}
+
+/* Into the network from chiplet `node`, toward r->home. */
+static void net_out_access(struct sim *s, void *self, struct req *r)
+{
+    struct memsys_front *f = self;
+    struct mem_port p = net_port(&f->ms->net, f->node);
+    mem_send(s, &p, r);
 }
 
 /* Requests for chiplet `node`'s L3: pick the slice (no L3: the HBM). */
@@ -162,7 +280,7 @@ static void alloc_arrays(struct memsys *ms)
     ms->l3 = xcalloc((size_t)nch * ms->t.llc_slices, sizeof *ms->l3);
     ms->dram = xcalloc(nch, sizeof *ms->dram);
     ms->to_l3 = xcalloc(nch, sizeof *ms->to_l3);
-    ms->to_net = xcalloc(nch, sizeof *ms->to_net);
+    ms->cu_front = xcalloc(ncu, sizeof *ms->cu_front);
     ms->remote_requests = xcalloc(nch, sizeof *ms->remote_requests);
 }
 
@@ -204,7 +322,6 @@ static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_par
     link_path_init(&ms->l23_path[ch], &ms->l23_down[ch], &ms->l23_up[ch],
                    (struct mem_port){l3_front_access, &ms->front[ch]});
     ms->to_l3[ch] = link_path_port(&ms->l23_path[ch]);
-    ms->to_net[ch] = net_port(&ms->net, ch);
     net_attach(&ms->net, ch, (struct mem_port){net_in_access, &ms->front[ch]});
     name = unit_name(ms, ch, "l2", ~0u);
     cache_init(&ms->l2[ch], s, name, &ms->gpu_clk, &l2p,
@@ -223,7 +340,9 @@ static void build_cu(struct memsys *ms, unsigned cu, const struct build_params *
     char buf[64];
     char *name = xasprintf("%s.l1d", topo_cu_name(&ms->t, cu, buf, sizeof buf));
     struct cache_params l1p = instance(&bp->l1, cu);
-    cache_init(&ms->l1[cu], ms->s, name, &ms->gpu_clk, &l1p, link_path_port(&ms->l1_path[cu]));
+    ms->cu_front[cu] = (struct memsys_front){ms, cu};
+    cache_init(&ms->l1[cu], ms->s, name, &ms->gpu_clk, &l1p,
+               (struct mem_port){l1_out_access, &ms->cu_front[cu]});
     free(name);
 }
 
@@ -236,12 +355,16 @@ static void send_msg(void *net, unsigned from, unsigned to, uint32_t bytes, enum
 
 static void machine_view(struct memsys *ms)
 {
+    struct coh_walkq *l1q = xcalloc(ms->ncu, sizeof *l1q), *l2q = xcalloc(ms->nch, sizeof *l2q);
+    for (unsigned cu = 0; cu < ms->ncu; cu++)
+        coh_walkq_init(&l1q[cu], ms->s, &ms->l1[cu]);
+    for (unsigned ch = 0; ch < ms->nch; ch++)
+        coh_walkq_init(&l2q[ch], ms->s, &ms->l2[ch]);
     ms->cm = (struct coh_machine){.s = ms->s, .t = &ms->t, .nch = ms->nch, .ncu = ms->ncu,
                                   .cu_per_ch = ms->t.cus, .l1 = ms->l1, .l2 = ms->l2,
                                   .l3 = ms->l3, .l3_per_ch = ms->t.llc_slices,
                                   .mem = &ms->shadow, .gpu_period_ps = ms->gpu_clk.period,
-                                  .to_l3 = ms->to_l3, .to_net = ms->to_net, .send = send_msg,
-                                  .net = &ms->net};
+                                  .send = send_msg, .net = &ms->net, .l1q = l1q, .l2q = l2q};
 }
 
 void memsys_set_coherence(struct memsys *ms, const struct coh_ops *ops, void *self)
@@ -263,7 +386,7 @@ int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, bool ver
     ms->ncu = topo_ncus(&ms->t);
     ms->line_b = bp.l1.line_b;
     clock_init(&ms->gpu_clk, "gpu", ms->t.gpu_mhz);
-    if (place_init_cfg(&ms->place, cfg_sec(c, "place"), ms->nch, e))
+    if (place_init_cfg(&ms->place, cfg_sec(c, "place"), &ms->t, e))
         return -1;
     alloc_arrays(ms);
     net_init(&ms->net, s, &ms->gpu_clk, &ms->t, &bp.net);
@@ -271,6 +394,7 @@ int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, bool ver
         build_chiplet(ms, ch, &bp);
     for (unsigned cu = 0; cu < ms->ncu; cu++)
         build_cu(ms, cu, &bp);
+    place_gate_l1s(&ms->place, ms->l1, ms->ncu);
     machine_view(ms);
     return 0;
 }
@@ -294,12 +418,18 @@ void memsys_free(struct memsys *ms)
         for (unsigned k = 0; k < ms->t.llc_slices; k++)
             cache_free(&ms->l3[ch * ms->t.llc_slices + k]);
     }
+    for (unsigned cu = 0; cu < ms->ncu; cu++)
+        coh_walkq_free(&ms->cm.l1q[cu]);
+    for (unsigned ch = 0; ch < ms->nch; ch++)
+        coh_walkq_free(&ms->cm.l2q[ch]);
+    free(ms->cm.l1q);
+    free(ms->cm.l2q);
     net_free(&ms->net);
     place_free(&ms->place);
     shadow_free(&ms->shadow);
     void *arrays[] = {ms->l1, ms->l1_down, ms->l1_up, ms->l1_path, ms->l2, ms->front,
                       ms->l23_down, ms->l23_up, ms->l23_path, ms->l3, ms->dram, ms->to_l3,
-                      ms->to_net, ms->remote_requests};
+                      ms->cu_front, ms->remote_requests};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     *ms = (struct memsys){0};
@@ -338,8 +468,14 @@ void memsys_reg_stats(struct memsys *ms, struct stats *st)
         dram_reg_stats(&ms->dram[ch], st, pre);
         stats_reg(st, buf, "remote_requests", &ms->remote_requests[ch],
                   "requests that arrived from other chiplets (served by the home's L2)");
+        stats_reg(st, buf, "l2_scoped_flushes", &ms->cm.l2q[ch].flushes,
+                  "L2 flushes made for scoped releases inside kernels (also in l2.flushes)");
+        stats_reg(st, buf, "l2_scoped_invalidates", &ms->cm.l2q[ch].invalidates,
+                  "L2 invalidates made for scoped acquires inside kernels (also in "
+                  "l2.invalidates)");
     }
     net_reg_stats(&ms->net, st);
+    place_reg_stats(&ms->place, st, "system.place");
     stats_reg(st, "system.memcpy", "pages_placed", &ms->copy_st.pages_placed,
               "pages placed by host-to-device copies");
     stats_reg(st, "system.memcpy", "l2_lines_warmed", &ms->copy_st.lines_warmed,
@@ -355,7 +491,7 @@ unsigned memsys_home(struct memsys *ms, addr_t addr, unsigned cu)
 
 void memsys_cu_access(struct memsys *ms, unsigned cu, struct req *r)
 {
-    cache_access(ms->s, &ms->l1[cu], r);
+    memsys_l1_access(ms, cu, r);
 }
 
 /* Whether a copy may install line a in an L2 without hiding newer data: no
@@ -384,7 +520,7 @@ void memsys_host_copy(struct memsys *ms, addr_t lo, addr_t hi, bool place, bool 
         for (addr_t p = lo & ~(page_b - 1); p < hi; p += page_b) {
             if (place_lookup(&ms->place, p) < 0)
                 st->pages_placed++;
-            place_home(&ms->place, p, (unsigned)((p / page_b) % ms->nch));
+            place_copy(&ms->place, p, (unsigned)((p / page_b) % ms->nch));
         }
     if (!warm)
         return;

@@ -54,7 +54,8 @@ struct memsys {
     struct cache *l3;                 /* [nch * llc_slices] */
     struct dram *dram;                /* [nch] */
     struct net net;                   /* chiplet fabrics and the GPU network */
-    struct mem_port *to_l3, *to_net;  /* [nch]: for the coherence machine view */
+    struct mem_port *to_l3;           /* [nch]: chiplet -> its L3 slices (or HBM) */
+    struct memsys_front *cu_front;    /* [ncu]: the fronts below each L1 */
     struct shadow shadow;             /* memory's data versions (checker) */
     bool versions;
 
@@ -80,8 +81,17 @@ void memsys_reg_stats(struct memsys *ms, struct stats *st);
 static inline unsigned memsys_ncus(const struct memsys *ms) { return ms->ncu; }
 /* Home chiplet of addr when touched by global CU `cu` (placement policy). */
 unsigned memsys_home(struct memsys *ms, addr_t addr, unsigned cu);
-/* A request from CU `cu` into its L1 (r->home must be set); for synthetic traffic. */
+/* A request from CU `cu` (r->home must be set): the scheme's l1_access
+ * decides whether it enters the L1 or passes it. */
+void memsys_l1_access(struct memsys *ms, unsigned cu, struct req *r);
+/* The same, for synthetic traffic. */
 void memsys_cu_access(struct memsys *ms, unsigned cu, struct req *r);
+/* Scoped synchronization by CU cu (coh.h release/acquire, or their
+ * defaults); done(s, arg) when complete. */
+void memsys_release(struct memsys *ms, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                    void *arg);
+void memsys_acquire(struct memsys *ms, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                    void *arg);
 
 /* A host-to-device copy of [lo, hi) (spec accelsim A12). place: the copy is
  * the first touch of its pages; the copy engine writes page p on chiplet

@@ -219,6 +219,8 @@ static void forward(struct sim *s, struct cache *c, struct req *r)
     ch->flags = 0; /* flags are this cache's decisions; the next level decides anew */
     ch->src = r->src;
     ch->home = r->home;
+    ch->scope = r->scope;
+    ch->sem = r->sem;
     mask_copy(ch->mask, r->mask);
     if (c->wver)
         copy_all_versions(c, ch->ver, r->ver);
@@ -320,6 +322,8 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     }
     ch->src = r->src;
     ch->home = r->home;
+    ch->scope = r->scope; /* the first target's: later ones merge into this fetch */
+    ch->sem = r->sem;
     ch->tag = m;
     req_on_done(ch, fill_done, c);
     cache_send_at(s, c, ch, s->now + clock_cycles(c->clk, c->p.miss_lat));

@@ -15,6 +15,8 @@
  * (reads are relayed without allocating, writes and atomics are forwarded),
  * REQ_F_WT writes a store through even in a write-back cache; coherence
  * schemes set them per request (e.g. for lines homed on another chiplet).
+ * The requests a cache sends below for a request (its fetch, its forward)
+ * carry that request's scope and strength; flags are decided anew.
  * Abstracted (docs/cache.md): no data values (masks and per-word versions
  * stand in for them), walks do not take request ports, forwarded writes are
  * not limited by MSHRs, latencies are fixed per outcome (hit, miss, fill).

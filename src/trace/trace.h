@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "base/base.h"
+#include "mem/scope.h"
 
 /* ---- buffered line input from a plain or .xz file ------------------------ */
 
@@ -71,7 +72,7 @@ enum trace_kind {
     TK_ASYNC,    /* global-to-shared asynchronous copy (LDGSTS) */
     TK_WAIT,     /* waits for the asynchronous copies (DEPBAR, LDGDEPBAR ...) */
     TK_BARRIER,  /* CTA barrier (BAR.SYNC, BAR.RED) */
-    TK_MEMBAR,
+    TK_MEMBAR,   /* a fence: MEMBAR (both directions), CCTL.IVALL (acquire) */
     TK_EXIT,
 };
 
@@ -97,6 +98,8 @@ extern const char *const trace_class_names[TC_N];
 
 #define TOP_UNKNOWN 1    /* not in the table: timed as a generic TC_INT operation */
 #define TOP_ARRIVE 2     /* BAR.ARV: arrives without waiting */
+#define TOP_SCOPE_PREV 4 /* a fence whose scope the instruction does not say (CCTL.IVALL): that
+                            of the warp's last scoped instruction, else `scope` */
 
 /* One distinct opcode spelling (with its modifiers) in one binary version. */
 struct trace_opinfo {
@@ -106,7 +109,10 @@ struct trace_opinfo {
     uint8_t space;     /* enum trace_space */
     uint8_t cls;       /* enum trace_class */
     uint8_t size;      /* bytes per lane of a memory access: 1, 2, 4, 8 or 16 */
-    uint8_t scope;     /* TK_MEMBAR: 0 CTA, 1 GPU, 2 system */
+    uint8_t scope;     /* enum mem_scope: of a fence, or of a strong load, store or atomic */
+    uint8_t sem;       /* enum mem_sem: SEM_WEAK (plain access), SEM_RELAXED (.STRONG.<scope>,
+                          atomics), SEM_ACQ_REL (MEMBAR: both directions), SEM_ACQUIRE
+                          (CCTL.IVALL); see docs/trace.md 3.1 */
     uint8_t flags;     /* TOP_* */
 };
 

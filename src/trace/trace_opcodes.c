@@ -7,6 +7,9 @@
  * files; an unknown opcode aborts it, here it is timed as a generic integer
  * operation and reported once.
  *
+ * The modifiers also give a memory instruction its scope and strength
+ * (.STRONG.GPU ...) and a fence its scope and direction (docs/trace.md 3.1).
+ *
  * Decoding happens once per distinct opcode spelling; struct trace_ops
  * caches the result, so the per-line cost is one hash lookup.
  */
@@ -120,9 +123,10 @@ static const struct opdef opdefs[] = {
     A("NANOSLEEP", TC_CTRL, 70), A("NOP", TC_CTRL, 0), A("PMTRIG", TC_CTRL, 0),
     A("RPCMOV", TC_CTRL, 70), A("WARPSYNC", TC_CTRL, 70), A("YIELD", TC_CTRL, 70),
     A("CCTL", TC_CTRL, 0), A("CCTLL", TC_CTRL, 0), A("CCTLT", TC_CTRL, 0),
-    A("ERRBAR", TC_CTRL, 70), A("LEPC", TC_CTRL, 70), A("B2R", TC_CTRL, 0),
-    A("R2B", TC_CTRL, 0), A("SETCTAID", TC_CTRL, 0), A("SETLMEMBASE", TC_CTRL, 0),
-    A("GETLMEMBASE", TC_CTRL, 0), A("TXQ", TC_CTRL, 0), A("SUQUERY", TC_CTRL, 0),
+    A("ERRBAR", TC_CTRL, 70), A("CGAERRBAR", TC_CTRL, 90), A("LEPC", TC_CTRL, 70),
+    A("B2R", TC_CTRL, 0), A("R2B", TC_CTRL, 0), A("SETCTAID", TC_CTRL, 0),
+    A("SETLMEMBASE", TC_CTRL, 0), A("GETLMEMBASE", TC_CTRL, 0), A("TXQ", TC_CTRL, 0),
+    A("SUQUERY", TC_CTRL, 0),
     A("ACQBULK", TC_CTRL, 90), A("ELECT", TC_CTRL, 90), A("ENDCOLLECTIVE", TC_CTRL, 90),
     A("UCGABAR_ARV", TC_CTRL, 90), A("UCGABAR_WAIT", TC_CTRL, 90), A("SYNCS", TC_CTRL, 90),
     A("FENCE", TC_CTRL, 90), A("WARPGROUP", TC_CTRL, 90), A("UTMACCTL", TC_CTRL, 90),
@@ -208,25 +212,59 @@ static unsigned width_of(const char *mods)
     return 4;
 }
 
-/* Scope and barrier modifiers. */
-static void modifiers(const char *mods, struct trace_opinfo *o)
+/* A scope modifier: CTA, GPU (GL on pre-Volta MEMBAR), SYS; -1 for any other token. */
+static int scope_of(const char *p, size_t n)
+{
+    if (tok_is(p, n, "CTA"))
+        return SCOPE_CTA;
+    if (tok_is(p, n, "GPU") || tok_is(p, n, "GL"))
+        return SCOPE_GPU;
+    if (tok_is(p, n, "SYS"))
+        return SCOPE_SYS;
+    return -1;
+}
+
+/* Scope, strength and barrier modifiers (docs/trace.md 3.1). A load or store
+ * is strong only with .STRONG and a scope: a lone .SYS is how CUDA 10 and 11
+ * spell every plain Volta/Turing access (LDG.E.SYS, LDG.E.128.CONSTANT.SYS),
+ * and cache hints (.CONSTANT, .EF, .EL, .LU, .NA ...) leave an access weak.
+ * A global atomic is relaxed at its .STRONG scope, or at GPU scope without
+ * one (PTX atom's default; pre-Volta SASS names no scope). MEMBAR (.SC and
+ * .ALL alike) orders both ways at its scope (GPU when it names none);
+ * CCTL.IVALL, the L1 invalidation the compiler puts after an acquiring
+ * access, is an acquire fence whose scope is that access's. */
+static void modifiers(const struct opdef *d, const char *mods, struct trace_opinfo *o)
 {
     const char *p = mods;
-    if (o->kind == TK_MEMBAR)
-        o->scope = 1;
+    bool strong = false, ivall = false;
+    int scope = -1;
     while (*p) {
         size_t n = strcspn(p, ".");
-        if (o->kind == TK_MEMBAR) {
-            if (tok_is(p, n, "CTA"))
-                o->scope = 0;
-            else if (tok_is(p, n, "GPU") || tok_is(p, n, "GL"))
-                o->scope = 1;
-            else if (tok_is(p, n, "SYS"))
-                o->scope = 2;
-        }
+        int sc = scope_of(p, n);
+        if (sc >= 0)
+            scope = sc;
+        strong |= tok_is(p, n, "STRONG");
+        ivall |= tok_is(p, n, "IVALL");
         if (o->kind == TK_BARRIER && tok_is(p, n, "ARV"))
             o->flags |= TOP_ARRIVE;
         p += n + (p[n] == '.');
+    }
+    bool access = o->kind == TK_LOAD || o->kind == TK_STORE || o->kind == TK_ATOMIC ||
+                  o->kind == TK_ASYNC;
+    if (o->kind == TK_MEMBAR) {
+        o->scope = (uint8_t)(scope >= 0 ? scope : SCOPE_GPU);
+        o->sem = SEM_ACQ_REL;
+    } else if (access && strong && scope >= 0) {
+        o->scope = (uint8_t)scope;
+        o->sem = SEM_RELAXED;
+    } else if (o->kind == TK_ATOMIC && o->space != TSP_SHARED) {
+        o->scope = SCOPE_GPU;
+        o->sem = SEM_RELAXED;
+    } else if (ivall && !strcmp(d->name, "CCTL")) {
+        o->kind = TK_MEMBAR;
+        o->scope = SCOPE_GPU;
+        o->sem = SEM_ACQUIRE;
+        o->flags |= TOP_SCOPE_PREV;
     }
 }
 
@@ -244,7 +282,7 @@ void trace_opcode_decode(const char *name, unsigned binver, struct trace_opinfo 
     o->space = d->space;
     o->cls = d->cls;
     o->size = (uint8_t)width_of(mods);
-    modifiers(mods, o);
+    modifiers(d, mods, o);
 }
 
 /* ---- the table of opcodes met ---------------------------------------------------- */

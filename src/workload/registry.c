@@ -4,7 +4,7 @@
  */
 #include "wl.h"
 
-extern const struct wl_ops wl_chase, wl_stream, wl_vecadd, wl_square;
+extern const struct wl_ops wl_chase, wl_stream, wl_vecadd, wl_square, wl_flag;
 extern const struct wl_ops wl_rnn_gru_small, wl_rnn_gru_large, wl_rnn_lstm_small,
     wl_rnn_lstm_large, wl_cnn;
 extern const struct wl_ops wl_bfs, wl_color, wl_sssp, wl_fw;
@@ -18,6 +18,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_stream,
     &wl_vecadd,
     &wl_square,
+    &wl_flag,
     &wl_rnn_gru_small,
     &wl_rnn_gru_large,
     &wl_rnn_lstm_small,

@@ -33,6 +33,10 @@ struct wl_env {
      * (0 = unknown); set by the caller after wl_env_init(). */
     uint32_t lds_b;         /* LDS bytes per CU */
     unsigned warp_slots;    /* warp slots per CU */
+    /* Also set by the caller when it knows them (wl_env_init: 1 and false). */
+    unsigned ngpus;         /* GPUs in the system, nchiplets / ngpus chiplets each */
+    bool versions;          /* requests carry data versions (the coherence checker is on):
+                               what KOP_F_SPIN and KOP_F_FRESH loads look at */
 };
 
 void wl_env_init(struct wl_env *env, uint64_t page_b, unsigned warp_size, unsigned nchiplets,

@@ -1,33 +1,43 @@
 /*
  * Compute unit: issue and stall behaviour (a warp waits only for registers
  * it reads), store draining at exit and fences, barriers, the coalescer,
- * and work-group admission by warp slots and LDS.
+ * work-group admission by warp slots and LDS, and scoped accesses: their
+ * requests' scope and strength, releases, acquires, spin and fresh loads.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
+#include "coherence/coh.h"
 #include "gpu/cu.h"
 
 #define CY 1000 /* 1 GHz clock: one cycle = 1000 ps */
 
-/* A lower level that answers every request after `delay` and records it. */
+/* A lower level that answers every request after `delay` and records it
+ * (and when it came). From its set_from-th read on (1-based; 0: never), every
+ * word a read returns holds version 5: data written by another CU. */
 struct lower {
     ps_t delay;
-    int n;
+    int n, reads, set_from;
     struct req seen[512];
+    ps_t at[512];
 };
 
 static void lower_access(struct sim *s, void *self, struct req *r)
 {
     struct lower *l = self;
-    if (l->n < 512)
+    if (l->n < 512) {
+        l->at[l->n] = s->now;
         l->seen[l->n++] = *r;
+    }
+    if (r->kind == REQ_READ && ++l->reads >= l->set_from && l->set_from)
+        for (unsigned i = 0; i < REQ_WORDS; i++)
+            r->ver[i] = 5;
     sim_at(s, s->now + l->delay, req_complete_ev, r, 0);
 }
 
 /* A scripted kernel: every warp runs ops[warp][...] until KOP_EXIT. */
 struct script {
-    struct kernel_op ops[4][8];
+    struct kernel_op ops[4][12];
 };
 
 static void script_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
@@ -44,11 +54,22 @@ struct rig {
     struct lds lds;
     struct chk chk;
     struct cu cu;
+    struct coh_machine cm;  /* the L1 as the default coherence hook sees it */
     struct kernel k;
     struct script sc;
     ps_t done_at[64];
     int ndone;
 };
+
+/* A request from the CU, routed by the default l1_access hook (as memsys
+ * does under a scheme without one), then into the L1. */
+static void l1_in(void *obj, unsigned cu, struct req *req)
+{
+    struct rig *r = obj;
+    struct coh_route rt = coh_default_l1_access(&r->cm, cu, req);
+    req->flags = (uint8_t)((req->flags | rt.set) & ~rt.clear);
+    cache_access(&r->s, &r->l1, req);
+}
 
 static unsigned home0(void *obj, addr_t a, unsigned cu)
 {
@@ -66,7 +87,8 @@ static void wg_done(void *obj, struct cu *cu, uint32_t wg)
     r->done_at[r->ndone++] = r->s.now;
 }
 
-static struct rig *rig_new_cu(unsigned threads, unsigned simds, enum cu_sched sched)
+/* versions: the L1 keeps data versions and the checker is on, at kernel 0. */
+static struct rig *rig_make(unsigned threads, unsigned simds, enum cu_sched sched, bool versions)
 {
     struct rig *r = calloc(1, sizeof *r);
     sim_init(&r->s, 1);
@@ -77,21 +99,30 @@ static struct rig *rig_new_cu(unsigned threads, unsigned simds, enum cu_sched sc
         .size_b = 16384, .line_b = 64, .ways = 16, .banks = 1, .ports = 64, .mshrs = 64,
         .mshr_targets = 8, .hit_lat = 2, .miss_lat = 0, .resp_lat = 0,
         .write_policy = CACHE_WRITE_THROUGH, .write_alloc = CACHE_WA_NONE,
-        .walk_sets_per_cycle = 1, .wb_inflight = 8, .seed = 1,
+        .walk_sets_per_cycle = 1, .wb_inflight = 8, .seed = 1, .versions = versions,
     };
     cache_init(&r->l1, &r->s, "l1", &r->clk, &cp, (struct mem_port){lower_access, &r->low});
     struct lds_params lp = {.size_kib = 64, .lat = 65, .banks = 32, .bank_b = 4,
                             .lanes_per_cycle = 32, .conflicts = true};
     lds_init(&r->lds, &r->s, &r->clk, &lp);
-    chk_init(&r->chk, false, 64);
+    chk_init(&r->chk, versions, 64);
+    if (versions)
+        chk_kernel_begin(&r->chk, 0);
     struct cu_params p = {.simds = simds, .warps_per_simd = 10, .warp_size = 64,
                           .alu_cycles = 4, .max_wgs = 40, .sched = sched};
+    r->cm = (struct coh_machine){.s = &r->s, .l1 = &r->l1, .ncu = 1};
     struct cu_env env = {.s = &r->s, .clk = &r->clk, .chk = &r->chk, .home = home0,
-                         .wg_done = wg_done, .wg_done_obj = r};
+                         .wg_done = wg_done, .wg_done_obj = r, .l1_access = l1_in,
+                         .mem_obj = r};
     cu_init(&r->cu, 0, &p, &env, &r->l1, &r->lds, 65536);
     r->k = (struct kernel){.grid = {1, 1, 1}, .block = {threads, 1, 1}, .next = script_next,
                            .ctx = &r->sc};
     return r;
+}
+
+static struct rig *rig_new_cu(unsigned threads, unsigned simds, enum cu_sched sched)
+{
+    return rig_make(threads, simds, sched, false);
 }
 
 static struct rig *rig_new(unsigned threads)
@@ -186,6 +217,184 @@ Test(cu, device_fence_drains_stores_wg_fence_does_not)
      * ack at 100, alu 100..104, exit at 104 */
     cr_expect_eq(r->done_at[0], 104 * CY);
     cr_expect_eq(r->cu.st.fences, 1);
+    cr_expect_eq(r->cu.st.releases, 1, "SEM_WEAK: both directions");
+    cr_expect_eq(r->cu.st.acquires, 1);
+    rig_free(r);
+}
+
+/* ---- scopes ----------------------------------------------------------------- */
+
+/* One lane's access of 4 bytes at a, with scope and strength. */
+static struct kernel_op one(uint8_t kind, addr_t a, uint8_t dst, uint8_t src,
+                            enum mem_scope scope, enum mem_sem sem)
+{
+    struct kernel_op op = {.kind = kind, .size = 4, .mask = 1, .base = a, .dst = dst,
+                           .src = {src, 0}};
+    kernel_op_scoped(&op, scope, sem);
+    return op;
+}
+
+Test(cu, scoped_requests_carry_scope_and_strength)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {
+        one(KOP_LOAD, 0x1000, 1, 0, SCOPE_CTA, SEM_WEAK),
+        one(KOP_LOAD, 0x2000, 2, 0, SCOPE_GPU, SEM_RELAXED),  /* ld.relaxed.gpu */
+        one(KOP_STORE, 0x3000, 0, 0, SCOPE_SYS, SEM_RELEASE), /* st.release.sys */
+        one(KOP_ATOMIC, 0x4000, 3, 0, SCOPE_GPU, SEM_RELAXED), /* atom.relaxed.gpu */
+        one(KOP_STORE, 0x5000, 0, 0, SCOPE_GPU, SEM_WEAK),   /* a scope without strength */
+        EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* the L1's fetches and forwards carry them below */
+    cr_assert_eq(r->low.n, 5);
+    static const uint8_t kind[] = {REQ_READ, REQ_READ, REQ_WRITE, REQ_ATOMIC, REQ_WRITE};
+    static const uint8_t scope[] = {SCOPE_CTA, SCOPE_GPU, SCOPE_SYS, SCOPE_GPU, SCOPE_CTA};
+    static const uint8_t sem[] = {SEM_WEAK, SEM_RELAXED, SEM_RELEASE, SEM_RELAXED, SEM_WEAK};
+    for (int i = 0; i < 5; i++) {
+        cr_expect_eq(r->low.seen[i].kind, kind[i], "request %d", i);
+        cr_expect_eq(r->low.seen[i].scope, scope[i], "request %d", i);
+        cr_expect_eq(r->low.seen[i].sem, sem[i], "request %d", i);
+    }
+    cr_expect_eq(r->cu.st.releases, 1);
+    cr_expect_eq(r->cu.st.acquires, 0);
+    rig_free(r);
+}
+
+Test(cu, strong_loads_are_served_below_the_l1)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {
+        one(KOP_LOAD, 0x1000, 1, 0, SCOPE_CTA, SEM_WEAK),    /* miss: fills the L1 */
+        one(KOP_LOAD, 0x1000, 2, 1, SCOPE_CTA, SEM_WEAK),    /* hit */
+        one(KOP_LOAD, 0x1000, 3, 2, SCOPE_GPU, SEM_RELAXED), /* below the L1, which drops it */
+        one(KOP_LOAD, 0x1000, 4, 3, SCOPE_CTA, SEM_WEAK),    /* so this one misses */
+        one(KOP_LOAD, 0x1000, 5, 4, SCOPE_CTA, SEM_RELAXED), /* CTA scope: the L1 serves it */
+        one(KOP_LOAD, 0x1000, 6, 5, SCOPE_SYS, SEM_RELAXED), /* below */
+        one(KOP_LOAD, 0x1000, 7, 6, SCOPE_CTA, SEM_WEAK),    /* the fill left no copy */
+        ALU(1, 7), EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    cr_expect_eq(r->low.n, 5);
+    cr_expect_eq(r->l1.st.read_hits, 2);
+    rig_free(r);
+}
+
+Test(cu, release_store_waits_for_the_earlier_stores)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {STORE(0x2000), one(KOP_STORE, 0x3000, 0, 0, SCOPE_GPU, SEM_RELEASE),
+                              EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* data stores at 0 (4 lines, acked at 100); the flag store issues when
+     * the release is done, at 100, and is acked at 200 */
+    cr_assert_eq(r->low.n, 5);
+    cr_expect_eq(r->low.seen[4].addr, 0x3000);
+    cr_expect_eq(r->low.at[4], 100 * CY);
+    cr_expect_eq(r->done_at[0], 200 * CY);
+    cr_expect_eq(r->cu.st.releases, 1);
+    cr_expect_eq(r->cu.st.warp_insts, 3, "the store is one instruction, issued once");
+    rig_free(r);
+}
+
+Test(cu, acquire_load_holds_the_warp_until_it_returns)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {one(KOP_LOAD, 0x1000, 1, 0, SCOPE_GPU, SEM_ACQUIRE), ALU(1, 0),
+                              EXIT};
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* the load returns at 100, the acquire then, the ALU 100..104; a weak
+     * load would have let the ALU run at 4 and the warp end at 100 */
+    cr_expect_eq(r->done_at[0], 104 * CY);
+    cr_expect_eq(r->cu.st.acquires, 1);
+    rig_free(r);
+}
+
+Test(cu, acquire_fence_waits_for_loads_acq_rel_fence_for_stores_only)
+{
+    struct rig *r = rig_new(64);
+    struct kernel_op ops[] = {LOAD(1, 0x1000), {.kind = KOP_FENCE}, ALU(1, 0), EXIT};
+    kernel_op_fence(&ops[1], SCOPE_GPU, SEM_ACQUIRE);
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* load at 0, fence at 4 waits for it (100), ALU 100..104 */
+    cr_expect_eq(r->done_at[0], 104 * CY);
+    cr_expect_eq(r->cu.st.acquires, 1);
+    cr_expect_eq(r->cu.st.releases, 0);
+    rig_free(r);
+
+    r = rig_new(64);
+    kernel_op_fence(&ops[1], SCOPE_SYS, SEM_ACQ_REL);
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* no store in flight: the fence goes on at once (as the device fence did
+     * before scopes), ALU 8..12, the exit waits for the load: 100 */
+    cr_expect_eq(r->done_at[0], 100 * CY);
+    cr_expect_eq(r->cu.st.acquires, 1);
+    cr_expect_eq(r->cu.st.releases, 1);
+    rig_free(r);
+}
+
+Test(cu, spin_load_issues_again_until_the_flag_is_set)
+{
+    struct rig *r = rig_make(64, 4, CU_SCHED_OLDEST, true);
+    r->low.set_from = 3;
+    struct kernel_op ops[] = {one(KOP_LOAD, 0x1000, 1, 0, SCOPE_GPU, SEM_ACQUIRE), ALU(1, 0),
+                              EXIT};
+    ops[0].flags = KOP_F_SPIN;
+    ops[0].n = 10;
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* reads at 0 and 100 find the flag clear, the one at 200 set (back at
+     * 300): then the acquire, ALU 300..304 */
+    cr_assert_eq(r->low.n, 3);
+    cr_expect_eq(r->low.at[1], 100 * CY);
+    cr_expect_eq(r->low.at[2], 200 * CY);
+    cr_expect_eq(r->done_at[0], 304 * CY);
+    cr_expect_eq(r->cu.st.spin_retries, 2);
+    cr_expect_eq(r->cu.st.spins_exhausted, 0);
+    cr_expect_eq(r->cu.st.acquires, 1, "one acquire, after the last load");
+    cr_expect_eq(r->cu.st.warp_insts, 5, "each issue of the load is an instruction");
+    rig_free(r);
+}
+
+Test(cu, spin_load_gives_up_after_its_reissues)
+{
+    struct rig *r = rig_make(64, 4, CU_SCHED_OLDEST, true);
+    struct kernel_op ops[] = {one(KOP_LOAD, 0x1000, 1, 0, SCOPE_GPU, SEM_RELAXED), ALU(1, 1),
+                              EXIT};
+    ops[0].flags = KOP_F_SPIN;
+    ops[0].n = 2;
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    cr_expect_eq(r->low.n, 3, "the first load and 2 more");
+    cr_expect_eq(r->done_at[0], 304 * CY);
+    cr_expect_eq(r->cu.st.spin_retries, 2);
+    cr_expect_eq(r->cu.st.spins_exhausted, 1);
+    cr_expect_eq(r->cu.st.acquires, 0, "relaxed");
+    rig_free(r);
+
+    /* without the checker's versions there is nothing to look at: one load */
+    r = rig_new(64);
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    cr_expect_eq(r->low.n, 1);
+    cr_expect_eq(r->cu.st.spin_retries + r->cu.st.spins_exhausted, 0);
+    rig_free(r);
+}
+
+Test(cu, fresh_loads_count_lines_with_words_not_written_this_kernel)
+{
+    struct rig *r = rig_make(64, 4, CU_SCHED_OLDEST, true);
+    r->low.set_from = 5;
+    struct kernel_op ops[] = {LOAD(1, 0x1000), LOAD(2, 0x2000), ALU(1, 1), ALU(1, 2), EXIT};
+    ops[0].flags = ops[1].flags = KOP_F_FRESH;
+    memcpy(r->sc.ops[0], ops, sizeof ops);
+    run(r);
+    /* 4 lines each: the first load's come back unwritten, the second's written */
+    cr_expect_eq(r->cu.st.stale_fresh_loads, 4);
     rig_free(r);
 }
 

@@ -81,6 +81,10 @@ static double leg(const json_t *j, const struct hop *h, unsigned n, double bytes
     return ceil(t - 1e-9);
 }
 
+/* The microbenchmarks are built on first-touch placement and static dispatch
+ * (docs/microbench.md); DUALOPT's preset places and dispatches otherwise. */
+#define MICRO_PLACEMENT "-p", "place.policy=first_touch", "-p", "sched.policy=static"
+
 /* avg load-to-use latency of a chase run and its result (for the config). */
 static double chase(const char *preset, const char *target, unsigned peer, const char *fp,
                     const char *extra, json_t **out)
@@ -89,8 +93,9 @@ static double chase(const char *preset, const char *target, unsigned peer, const
     snprintf(t, sizeof t, "workload.target=%s", target);
     snprintf(p, sizeof p, "workload.peer=%u", peer);
     snprintf(f, sizeof f, "workload.footprint_kib=%s", fp);
-    const char *args[16] = {"-w", "chase", "-p", t, "-p", f, "-p", "coherence.scheme=viper"};
-    int n = 8;
+    const char *args[20] = {"-w", "chase", "-p", t, "-p", f, "-p", "coherence.scheme=viper",
+                            MICRO_PLACEMENT};
+    int n = 12;
     if (!strcmp(target, "l2_remote")) {
         args[n++] = "-p";
         args[n++] = p;
@@ -140,7 +145,7 @@ static void expect_saturated(double gbps, double bound, const char *what)
  * own home. */
 #define REMOTE_STREAM "-w", "stream", "-p", "workload.target=remote", "-p", "workload.passes=1", \
     "-p", "coherence.scheme=cpelide", "-p", "coherence.remote_read_alloc=requester_no", "-p", \
-    "place.page_b=4096", "-p", "cu.gmem_pipe_cycles=0"
+    "place.page_b=4096", "-p", "cu.gmem_pipe_cycles=0", MICRO_PLACEMENT
 
 /* ---- HMG: 4 GPUs x 4 GPMs, crossbars and a switch ---- */
 
@@ -194,7 +199,8 @@ static double l1l2_stream(const char *preset, const char *fp, unsigned passes, d
     snprintf(p, sizeof p, "workload.passes=%u", passes);
     const char *args[] = {"-w", "stream", "-p", "workload.target=l2", "-p", f, "-p", p, "-p",
                           "gpu.gpus=1", "-p", "place.page_b=4096", "-p", "coherence.scheme=cpelide", "-p",
-                          "dram.channels=64", "-p", "cu.gmem_pipe_cycles=0", NULL};
+                          "dram.channels=64", "-p", "cu.gmem_pipe_cycles=0", MICRO_PLACEMENT,
+                          NULL};
     json_t *j = run(preset, args);
     cr_expect_eq(summary(j, "l1_hits"), 0);
     double cus = conf(j, "gpu", "chiplets") * conf(j, "gpu", "cus_per_chiplet");

@@ -1,8 +1,9 @@
 /*
  * The trace reader (src/trace/): the header, the three address encodings,
  * tracer versions 3 to 6, line numbers, missing immediates, every error a
- * bad trace can give (file:line: reason), xz input, the opcode table and
- * kernelslist.g. Small traces are written to scratch files.
+ * bad trace can give (file:line: reason), xz input, the opcode table, the
+ * scope and strength of each SASS memory and fence form, and kernelslist.g.
+ * Small traces are written to scratch files.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -473,12 +474,6 @@ Test(trace_parse, opcode_widths_kinds_and_spaces)
         cr_expect_eq(o.size, cases[i].size, "%s size %u", cases[i].name, o.size);
     }
     struct trace_opinfo o;
-    trace_opcode_decode("MEMBAR.SC.GPU", 70, &o);
-    cr_expect_eq(o.scope, 1);
-    trace_opcode_decode("MEMBAR.ALL.CTA", 70, &o);
-    cr_expect_eq(o.scope, 0);
-    trace_opcode_decode("MEMBAR.SC.SYS", 70, &o);
-    cr_expect_eq(o.scope, 2);
     trace_opcode_decode("BAR.ARV", 70, &o);
     cr_expect(o.flags & TOP_ARRIVE);
     /* opcodes newer than the binary version, and made-up ones */
@@ -490,6 +485,84 @@ Test(trace_parse, opcode_widths_kinds_and_spaces)
     cr_expect(o.flags & TOP_UNKNOWN);
     cr_expect_eq(o.kind, TK_ALU);
     cr_expect_eq(o.cls, TC_INT);
+}
+
+/* docs/trace.md 3.1: every form, its kind, scope and strength. */
+Test(trace_parse, scope_and_strength_of_memory_and_fence_forms)
+{
+    enum { W = SEM_WEAK, R = SEM_RELAXED, A = SEM_ACQUIRE, B = SEM_ACQ_REL };
+    enum { CTA = SCOPE_CTA, GPU = SCOPE_GPU, SYS = SCOPE_SYS };
+    struct {
+        const char *name;
+        unsigned ver;
+        uint8_t kind, scope, sem, flags;
+    } cases[] = {
+        /* plain loads and stores: weak, whatever their cache hints; a lone .SYS
+         * is how CUDA 10 and 11 print every plain Volta/Turing access */
+        {"LDG.E", 80, TK_LOAD, CTA, W, 0},
+        {"LDG.E.SYS", 70, TK_LOAD, CTA, W, 0},
+        {"LDG.E.64.SYS", 70, TK_LOAD, CTA, W, 0},
+        {"LDG.E.128.CONSTANT.SYS", 70, TK_LOAD, CTA, W, 0},
+        {"LDG.E.CONSTANT", 80, TK_LOAD, CTA, W, 0},
+        {"LDG.E.EF", 80, TK_LOAD, CTA, W, 0},
+        {"LDG.E.EL", 80, TK_LOAD, CTA, W, 0},
+        {"LDG.E.LU", 80, TK_LOAD, CTA, W, 0},
+        {"LDG.E.NA.64", 80, TK_LOAD, CTA, W, 0},
+        {"STG.E.SYS", 70, TK_STORE, CTA, W, 0},
+        {"STG.E.EF.128", 80, TK_STORE, CTA, W, 0},
+        {"LDGSTS.E.BYPASS.LTC128B.128", 80, TK_ASYNC, CTA, W, 0},
+        /* strong: relaxed at the named scope */
+        {"LDG.E.STRONG.GPU", 70, TK_LOAD, GPU, R, 0},
+        {"LDG.E.64.STRONG.GPU", 80, TK_LOAD, GPU, R, 0},
+        {"LDG.E.STRONG.SYS", 70, TK_LOAD, SYS, R, 0},
+        {"LDG.E.U16.STRONG.SYS", 90, TK_LOAD, SYS, R, 0},
+        {"LDG.E.STRONG.CTA", 80, TK_LOAD, CTA, R, 0},
+        {"LD.E.STRONG.GPU", 70, TK_LOAD, GPU, R, 0},
+        {"LD.E.64.STRONG.SYS", 80, TK_LOAD, SYS, R, 0},
+        {"STG.E.STRONG.GPU", 70, TK_STORE, GPU, R, 0},
+        {"STG.E.STRONG.SYS", 80, TK_STORE, SYS, R, 0},
+        {"ST.E.STRONG.GPU", 70, TK_STORE, GPU, R, 0},
+        {"LDG.E.STRONG.SM", 90, TK_LOAD, CTA, W, 0}, /* no known scope: as before */
+        /* atomics and reductions: relaxed, at GPU scope unless named */
+        {"ATOMG.E.ADD.STRONG.GPU", 80, TK_ATOMIC, GPU, R, 0},
+        {"ATOMG.E.EXCH.STRONG.SYS", 80, TK_ATOMIC, SYS, R, 0},
+        {"ATOMG.E.CAS.STRONG.CTA", 80, TK_ATOMIC, CTA, R, 0},
+        {"ATOM.E.ADD.STRONG.GPU", 70, TK_ATOMIC, GPU, R, 0},
+        {"ATOM.E.ADD", 60, TK_ATOMIC, GPU, R, 0},
+        {"RED.E.ADD.STRONG.GPU", 70, TK_ATOMIC, GPU, R, 0},
+        {"RED.E.ADD.F32.FTZ.RN.STRONG.SYS", 80, TK_ATOMIC, SYS, R, 0},
+        {"REDG.E.ADD.STRONG.GPU", 90, TK_ATOMIC, GPU, R, 0},
+        {"ATOMS.ADD", 80, TK_ATOMIC, CTA, W, 0}, /* shared memory: no scope */
+        /* fences */
+        {"MEMBAR.SC.CTA", 70, TK_MEMBAR, CTA, B, 0},
+        {"MEMBAR.ALL.CTA", 80, TK_MEMBAR, CTA, B, 0},
+        {"MEMBAR.SC.GPU", 70, TK_MEMBAR, GPU, B, 0},
+        {"MEMBAR.ALL.GPU", 80, TK_MEMBAR, GPU, B, 0},
+        {"MEMBAR.SC.SYS", 70, TK_MEMBAR, SYS, B, 0},
+        {"MEMBAR.ALL.SYS", 90, TK_MEMBAR, SYS, B, 0},
+        {"MEMBAR.GPU.SC", 90, TK_MEMBAR, GPU, B, 0},
+        {"MEMBAR.CTA", 60, TK_MEMBAR, CTA, B, 0},
+        {"MEMBAR.GL", 60, TK_MEMBAR, GPU, B, 0},
+        {"MEMBAR.SYS", 60, TK_MEMBAR, SYS, B, 0},
+        {"MEMBAR.SC.VC", 90, TK_MEMBAR, GPU, B, 0},
+        {"MEMBAR", 70, TK_MEMBAR, GPU, B, 0},
+        {"CCTL.IVALL", 70, TK_MEMBAR, GPU, A, TOP_SCOPE_PREV},
+        /* neither a scope nor a fence */
+        {"CCTL.E.PF2", 70, TK_ALU, CTA, W, 0},
+        {"ERRBAR", 80, TK_ALU, CTA, W, 0},
+        {"CGAERRBAR", 90, TK_ALU, CTA, W, 0},
+        {"FENCE.VIEW.ASYNC.S", 90, TK_ALU, CTA, W, 0},
+        {"FENCE.VIEW.ASYNC.G", 90, TK_ALU, CTA, W, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct trace_opinfo o;
+        trace_opcode_decode(cases[i].name, cases[i].ver, &o);
+        cr_expect_eq(o.flags & TOP_UNKNOWN, 0, "%s", cases[i].name);
+        cr_expect_eq(o.kind, cases[i].kind, "%s kind %u", cases[i].name, o.kind);
+        cr_expect_eq(o.scope, cases[i].scope, "%s scope %u", cases[i].name, o.scope);
+        cr_expect_eq(o.sem, cases[i].sem, "%s sem %u", cases[i].name, o.sem);
+        cr_expect_eq(o.flags, cases[i].flags, "%s flags %u", cases[i].name, o.flags);
+    }
 }
 
 Test(trace_parse, latency_tables_per_binary_version)

@@ -1,8 +1,8 @@
 /*
  * Traces run end to end: the small traces in tests/data/trace under every
  * scheme with exact counts, per-class latencies, xz input, memory that
- * follows the resident blocks, bad traces (exit 2, file:line, no result
- * file), and golden runs of the real traces in ../shared/data (or
+ * follows the resident blocks, scoped instructions (their ops' scope and
+ * strength), bad traces (exit 2, file:line, no result file), and golden runs of the real traces in ../shared/data (or
  * $CHIPSIM_SHARED/data) on configs/qv100.ini, configs/h100.ini and
  * configs/mcm-4chiplet.ini. The golden figures come from
  * tools/trace_stats.py, which reads the trace files on its own (docs/trace.md).
@@ -18,6 +18,7 @@
 #include "cli_util.h"
 #include "machine.h"
 #include "trace_util.h"
+#include "wl_harness.h"
 
 extern const struct wl_ops wl_trace;
 
@@ -224,6 +225,84 @@ Test(trace_run, memory_follows_the_resident_blocks)
     /* each block's records: 8 warps x (24 + 16 + 24 + 16 + 24) bytes */
     cr_expect_leq(mstat(m, "trace.resident_bytes_peak"), 8 * 2 * 8 * 104);
     machine_free(m);
+    free(list);
+    free(k);
+    tu_rmdir(dir);
+}
+
+/* ---- scopes (docs/trace.md 3.1) -------------------------------------------------------------- */
+
+/* One warp of every scoped form: what it becomes, in order. */
+static const char scoped_body[] =
+    "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 15\n"
+    "0000 ffffffff 0 CCTL.IVALL 0 0 0\n"
+    "0010 ffffffff 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x7f0000000100 4 0\n"
+    "0020 ffffffff 0 CCTL.IVALL 0 0 0\n"
+    "0030 ffffffff 0 MEMBAR.SC.SYS 0 0 0\n"
+    "0040 ffffffff 0 ERRBAR 0 0 0\n"
+    "0050 ffffffff 0 CCTL.IVALL 0 0 0\n"
+    "0060 ffffffff 0 MEMBAR.ALL.GPU 0 0 0\n"
+    "0070 ffffffff 0 STG.E.STRONG.SYS 2 R4 R2 4 1 0x7f0000000200 4 0\n"
+    "0080 ffffffff 1 R3 LDG.E.SYS 1 R4 4 1 0x7f0000000300 4 0\n"
+    "0090 ffffffff 1 R5 ATOMG.E.ADD.STRONG.GPU 2 R4 R2 4 1 0x7f0000000400 4 0\n"
+    "00a0 ffffffff 0 RED.E.ADD.STRONG.SYS 2 R4 R2 4 1 0x7f0000000500 4 0\n"
+    "00b0 ffffffff 1 R6 LD.E.STRONG.GPU 1 R4 4 1 0x7f1000000010 4 0\n"
+    "00c0 00000000 0 CCTL.IVALL 0 0 0\n"
+    "00d0 ffffffff 0 CCTL.E.PF2 0 0 0\n"
+    "00e0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+
+Test(trace_run, scoped_instructions_become_scoped_ops)
+{
+    static const struct {
+        uint8_t kind, scope, sem;
+    } want[] = {
+        {KOP_FENCE, SCOPE_GPU, SEM_ACQUIRE},  /* CCTL.IVALL, no scoped instruction yet */
+        {KOP_LOAD, SCOPE_GPU, SEM_RELAXED},   /* with the next: ld.acquire.gpu */
+        {KOP_FENCE, SCOPE_GPU, SEM_ACQUIRE},
+        {KOP_FENCE, SCOPE_SYS, SEM_ACQ_REL},  /* MEMBAR.SC.SYS */
+        {KOP_ALU, SCOPE_CTA, SEM_WEAK},       /* ERRBAR */
+        {KOP_FENCE, SCOPE_SYS, SEM_ACQUIRE},  /* the MEMBAR's scope */
+        {KOP_FENCE, SCOPE_GPU, SEM_ACQ_REL},  /* with the next: st.release.sys */
+        {KOP_STORE, SCOPE_SYS, SEM_RELAXED},
+        {KOP_LOAD, SCOPE_CTA, SEM_WEAK},      /* LDG.E.SYS: a plain load */
+        {KOP_ATOMIC, SCOPE_GPU, SEM_RELAXED},
+        {KOP_ATOMIC, SCOPE_SYS, SEM_RELAXED},
+        {KOP_LDS_LOAD, SCOPE_CTA, SEM_WEAK},  /* generic, to the shared window */
+        {KOP_ALU, SCOPE_CTA, SEM_WEAK},       /* predicated off */
+        {KOP_ALU, SCOPE_CTA, SEM_WEAK},       /* a CCTL that invalidates nothing */
+        {KOP_EXIT, SCOPE_CTA, SEM_WEAK},
+    };
+    char *dir = tu_dir();
+    char *k = tu_kernel(5, 0, NULL, scoped_body);
+    free(tu_write(dir, "kernel-1.traceg", k, 0));
+    char *list = tu_write(dir, "kernelslist.g", "kernel-1.traceg\n", 0);
+    char *ini = xasprintf("[workload]\npath = %s\n", list);
+    struct wlh h;
+    cr_assert(wlh_try(&h, &wl_trace, ini, 2, 4), "%s", h.e.msg);
+    struct kernel kern;
+    cr_assert(h.ops->next_kernel(h.self, &kern));
+    struct kernel_warp w;
+    wlh_warp_at(&w, &kern, 0, 0);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        struct kernel_op op = wlh_step(&kern, &w);
+        cr_expect_eq(op.kind, want[i].kind, "op %zu: kind %u", i, op.kind);
+        cr_expect_eq(op.scope, want[i].scope, "op %zu: scope %u", i, op.scope);
+        cr_expect_eq(op.sem, want[i].sem, "op %zu: sem %u", i, op.sem);
+    }
+    wlh_close(&h);
+
+    /* run: every fence of GPU or system scope acquires, MEMBARs also release */
+    struct machine *m = trace_machine(list, NULL);
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    cr_expect_eq(mstat(m, "core.warp_insts"), 15);
+    cr_expect_eq(mstat(m, "trace.strong_accesses"), 4, "LDG, STG, ATOMG, RED");
+    cr_expect_eq(mstat(m, "trace.l1_invalidates"), 4);
+    cr_expect_eq(mstat(m, "trace.membars"), 2);
+    cr_expect_eq(mstat(m, "core.fences"), 5);
+    cr_expect_eq(mstat(m, "core.acquires"), 5);
+    cr_expect_eq(mstat(m, "core.releases"), 2);
+    machine_free(m);
+    free(ini);
     free(list);
     free(k);
     tu_rmdir(dir);

@@ -12,8 +12,11 @@
  * latency and issue interval of its class (per binary version, overridable
  * with the lat_* and ii_* keys), a global, local or shared access at the
  * traced addresses (generic LD/ST resolved by the header's windows), a
- * barrier, a fence or the warp's end. Registers drive the scoreboard
- * (trace.h: R n -> 1 + n mod 60).
+ * barrier, a fence or the warp's end. A global access carries the scope and
+ * strength of its modifiers (.STRONG.GPU: relaxed at GPU scope), a MEMBAR is
+ * a fence of both directions at its scope and CCTL.IVALL an acquire fence
+ * at the scope of the warp's last scoped instruction (docs/trace.md 3.1).
+ * Registers drive the scoreboard (trace.h: R n -> 1 + n mod 60).
  * Abstracted: local memory is laid out as hardware interleaves it (word w of
  * thread t at base + (w * threads + t) * 4, threads of the whole grid);
  * shared-memory offsets wrap inside the block's allocation; constant loads
@@ -66,7 +69,7 @@ struct tw_stats {
     uint64_t tbs, tbs_absent, warps, warps_absent, insts, unknown_insts;
     uint64_t global_loads, global_stores, global_atomics, local_loads, local_stores;
     uint64_t shared_loads, shared_stores, shared_atomics, const_loads, async_copies;
-    uint64_t mem_no_lanes, barriers, membars;
+    uint64_t mem_no_lanes, barriers, membars, strong_accesses, l1_invalidates;
     uint64_t bytes_read, bytes_skipped, resident_tbs_peak, resident_bytes_peak;
     uint64_t memcpys_ignored;
 };
@@ -95,6 +98,9 @@ static const struct stat_desc tw_desc[] = {
     STAT_DESC(struct tw_stats, mem_no_lanes, "memory instructions with no active lane"),
     STAT_DESC(struct tw_stats, barriers, "CTA barrier instructions that wait"),
     STAT_DESC(struct tw_stats, membars, "memory barrier instructions"),
+    STAT_DESC(struct tw_stats, strong_accesses,
+              "global loads, stores and atomics with a scope (.STRONG.<scope>; atomics)"),
+    STAT_DESC(struct tw_stats, l1_invalidates, "L1 invalidations (CCTL.IVALL): acquire fences"),
     STAT_DESC(struct tw_stats, bytes_read, "trace bytes read for dispatched blocks"),
     STAT_DESC(struct tw_stats, bytes_skipped, "xz bytes decompressed only to skip them"),
     STAT_DESC(struct tw_stats, resident_tbs_peak, "most thread blocks held at once"),
@@ -469,10 +475,35 @@ static void mem_op(struct twl *t, const struct trace_opinfo *o, struct kernel_op
     }
     op->kind = o->kind == TK_STORE ? KOP_STORE : o->kind == TK_ATOMIC ? KOP_ATOMIC : KOP_LOAD;
     if (space == TSP_LOCAL) {
-        local_op(t, op, w, r, a);
-    } else {
-        global_op(op, w, r, a);
+        local_op(t, op, w, r, a); /* private to its thread: a scope means nothing */
+        return;
     }
+    global_op(op, w, r, a);
+    if (o->sem != SEM_WEAK) {
+        op->scope = o->scope;
+        op->sem = o->sem;
+        w->r[4] = o->scope + 1u;
+        t->st.strong_accesses++;
+    }
+}
+
+/* A fence: MEMBAR of its own scope, CCTL.IVALL of the warp's last scoped
+ * instruction (w->r[4]: scope + 1, 0 = none yet). */
+static void fence_op(struct twl *t, const struct trace_opinfo *o, struct kernel_op *op,
+                     struct kernel_warp *w, const struct trace_rec *r)
+{
+    bool prev = o->flags & TOP_SCOPE_PREV;
+    if (prev)
+        t->st.l1_invalidates++;
+    else
+        t->st.membars++;
+    if (!r->mask)
+        return; /* predicated off */
+    op->kind = KOP_FENCE;
+    op->scope = prev && w->r[4] ? (uint8_t)(w->r[4] - 1) : o->scope;
+    op->sem = o->sem;
+    if (!prev)
+        w->r[4] = o->scope + 1u;
 }
 
 static void to_op(struct twl *t, struct kernel_warp *w, const struct trace_rec *r,
@@ -510,12 +541,7 @@ static void to_op(struct twl *t, struct kernel_warp *w, const struct trace_rec *
         }
         return;
     case TK_MEMBAR:
-        t->st.membars++;
-        if (r->mask) {
-            op->kind = KOP_FENCE;
-            op->scope = o->scope == 0 ? SCOPE_CTA
-                        : o->scope == 1 ? SCOPE_GPU : SCOPE_SYS;
-        }
+        fence_op(t, o, op, w, r);
         return;
     case TK_EXIT:
         if (last)

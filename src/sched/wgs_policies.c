@@ -1,0 +1,124 @@
+/*
+ * wgs_policies.c -- the built-in work-group scheduling policies (wgsched.h).
+ * n work-groups, k chiplets used (global 0 .. k-1), C chiplets per GPU, K
+ * CUs per chiplet; "balanced" blocks give part c floor(n/k) + (c < n mod k)
+ * consecutive ids, parts in order (spec cpelide 2.3).
+ *
+ *   static        balanced blocks over the k chiplets (cpelide 2.3)
+ *   round_robin   i on chiplet i mod k (ladm 2, L13)
+ *   batched       i on chiplet (i / batch) mod k (ladm 2: Batch+FT, 4-8)
+ *   hierarchical  balanced blocks over the GPUs used; inside GPU g's block,
+ *                 the j-th work-group on its chiplet (j / hier_batch) mod C_g
+ *                 (ladm 7: hierarchical affinity round-robin)
+ *   partition     GPU g runs ids with id / ceil(n / G_used) == g; inside, CU u
+ *                 of the GPU (chiplet-major) runs the u-th chunk of
+ *                 ceil(n_g / (C_g K)) ids (dualopt 2.2, MGPUSim)
+ *
+ * C_g is the number of GPU g's chiplets among those used.
+ */
+#include "wgsched.h"
+
+static uint32_t block_start(uint32_t n, unsigned k, unsigned c)
+{
+    return c * (n / k) + (c < n % k ? c : n % k);
+}
+
+static struct wgs_target any_cu(unsigned ch)
+{
+    return (struct wgs_target){(uint16_t)ch, WGS_ANY_CU};
+}
+
+static void map_static(void *self, const struct wgs_ctx *x, struct wgs_target *out)
+{
+    (void)self;
+    for (unsigned c = 0; c < x->used; c++)
+        for (uint32_t i = block_start(x->n, x->used, c); i < block_start(x->n, x->used, c + 1); i++)
+            out[i] = any_cu(c);
+}
+
+static void map_round_robin(void *self, const struct wgs_ctx *x, struct wgs_target *out)
+{
+    (void)self;
+    for (uint32_t i = 0; i < x->n; i++)
+        out[i] = any_cu(i % x->used);
+}
+
+static void map_batched(void *self, const struct wgs_ctx *x, struct wgs_target *out)
+{
+    (void)self;
+    for (uint32_t i = 0; i < x->n; i++)
+        out[i] = any_cu((i / x->p->batch) % x->used);
+}
+
+/* GPUs with a chiplet among those used, and how many of GPU g's are. */
+static unsigned gpus_used(const struct wgs_ctx *x)
+{
+    return (x->used + x->t->chiplets - 1) / x->t->chiplets;
+}
+
+static unsigned gpu_chiplets(const struct wgs_ctx *x, unsigned g)
+{
+    unsigned first = g * x->t->chiplets;
+    return x->used - first < x->t->chiplets ? x->used - first : x->t->chiplets;
+}
+
+static void map_hierarchical(void *self, const struct wgs_ctx *x, struct wgs_target *out)
+{
+    (void)self;
+    unsigned ng = gpus_used(x);
+    for (unsigned g = 0; g < ng; g++) {
+        uint32_t lo = block_start(x->n, ng, g), hi = block_start(x->n, ng, g + 1);
+        unsigned cg = gpu_chiplets(x, g);
+        for (uint32_t i = lo; i < hi; i++)
+            out[i] = any_cu(g * x->t->chiplets + ((i - lo) / x->p->hier_batch) % cg);
+    }
+}
+
+static void map_partition(void *self, const struct wgs_ctx *x, struct wgs_target *out)
+{
+    (void)self;
+    unsigned ng = gpus_used(x), K = x->t->cus;
+    uint32_t per_gpu = (uint32_t)div_ceil(x->n, ng);
+    for (unsigned g = 0; g < ng; g++) {
+        uint32_t lo = g * per_gpu, hi = (uint32_t)min_u64(x->n, (uint64_t)(g + 1) * per_gpu);
+        if (lo >= hi)
+            continue;
+        uint32_t chunk = (uint32_t)div_ceil(hi - lo, (uint64_t)gpu_chiplets(x, g) * K);
+        for (uint32_t i = lo; i < hi; i++) {
+            uint32_t u = (i - lo) / chunk;
+            out[i] = (struct wgs_target){(uint16_t)(g * x->t->chiplets + u / K), (uint16_t)(u % K)};
+        }
+    }
+}
+
+const struct wgs_ops wgs_static = {
+    .name = "static",
+    .desc = "one contiguous block of work-groups per chiplet (spec cpelide 2.3)",
+    .map = map_static,
+};
+
+const struct wgs_ops wgs_round_robin = {
+    .name = "round_robin",
+    .desc = "work-group i on chiplet i mod k (spec ladm 2)",
+    .map = map_round_robin,
+};
+
+const struct wgs_ops wgs_batched = {
+    .name = "batched",
+    .desc = "batches of `batch` consecutive work-groups round-robin over the chiplets (spec "
+            "ladm 2, Batch+FT)",
+    .map = map_batched,
+};
+
+const struct wgs_ops wgs_hierarchical = {
+    .name = "hierarchical",
+    .desc = "a contiguous block per GPU, then batches of `hier_batch` round-robin over its "
+            "chiplets (spec ladm 7)",
+    .map = map_hierarchical,
+};
+
+const struct wgs_ops wgs_partition = {
+    .name = "partition",
+    .desc = "a contiguous block per GPU, then one contiguous chunk per CU (spec dualopt 2.2)",
+    .map = map_partition,
+};
