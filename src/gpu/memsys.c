@@ -386,8 +386,10 @@ int memsys_build(struct memsys *ms, struct sim *s, const struct cfg *c, bool ver
     ms->ncu = topo_ncus(&ms->t);
     ms->line_b = bp.l1.line_b;
     clock_init(&ms->gpu_clk, "gpu", ms->t.gpu_mhz);
-    if (place_init_cfg(&ms->place, cfg_sec(c, "place"), &ms->t, e))
+    if (place_init_cfg(&ms->place, cfg_sec(c, "place"), &ms->t, e)) {
+        shadow_free(&ms->shadow);
         return -1;
+    }
     alloc_arrays(ms);
     net_init(&ms->net, s, &ms->gpu_clk, &ms->t, &bp.net);
     for (unsigned ch = 0; ch < ms->nch; ch++)

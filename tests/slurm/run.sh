@@ -217,6 +217,7 @@ iterations = 40
 EOF
 
 "$BIN" sweep b.ini --db local-b.db --jobs 2 2>local-b.err
+: >b1.err # before the sweep starts, so that the poll below can read it at once
 "$BIN" sweep b.ini --backend slurm --db b.db --poll 1 --max-parallel 2 2>b1.err &
 SWEEP=$!
 JOB=
