@@ -51,9 +51,7 @@ fi
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null ||
     ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
     say "installing slurm-wlm and munge"
-    export DEBIAN_FRONTEND=noninteractive
-    $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
+    bash scripts/install-deps.sh --if-missing --slurm # waits for other apt runs, retries
 fi
 
 T=$(mktemp -d /tmp/chipsim-slurm.XXXXXX)
