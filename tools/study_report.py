@@ -37,9 +37,12 @@ CLASSES = ["moderate-to-high", "low", "unclassified"]
 
 
 def load(path):
-    runs, failed = {}, []
+    """The successful runs by (workload, scheme, chiplets), the oracle's two
+    runs taken as its faster one; the failed rows; and how many rows there were."""
+    runs, failed, stored = {}, [], 0
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
+            stored += 1
             if row["status"] != "ok":
                 failed.append(row)
                 continue
@@ -51,7 +54,7 @@ def load(path):
             if scheme == "ideal" and key in runs and num(runs[key], "cycles") <= num(row, "cycles"):
                 continue
             runs[key] = row
-    return runs, failed
+    return runs, failed, stored
 
 
 def num(row, key):
@@ -349,7 +352,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--chiplets", help="comma-separated chiplet counts to report (default all)")
     a = ap.parse_args()
-    runs, failed = load(a.csv)
+    runs, failed, stored = load(a.csv)
     counts = sorted({k[2] for k in runs if k[1] in SCHEMES})
     if a.chiplets:
         want = {int(x) for x in a.chiplets.split(",")}
@@ -358,7 +361,7 @@ def main():
     if not counts or not workloads:
         sys.exit(f"study_report: no successful runs in {a.csv}")
     cls, red = reuse_classes(runs, workloads)
-    out = [f"chipsim study: {len(runs)} runs stored, {len(failed)} failed; "
+    out = [f"chipsim study: {stored} runs stored, {len(failed)} failed; "
            f"{len(workloads)} workloads; chiplet counts {', '.join(map(str, counts))}", ""]
     for row in failed:
         out.append(f"failed: {row['key']}: {row['error']}")
