@@ -307,7 +307,9 @@ static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_par
     char *name = unit_name(ms, ch, "dram", ~0u);
     dram_init(&ms->dram[ch], s, name, NULL, &bp->dram);
     if (ms->versions)
-        dram_set_shadow(&ms->dram[ch], &ms->shadow, bp->l3.line_b);
+        /* the lines that reach the DRAM: the L3's, or without one the L2's */
+        dram_set_shadow(&ms->dram[ch], &ms->shadow,
+                        ms->t.llc_slices ? bp->l3.line_b : bp->l2.line_b);
     free(name);
     for (unsigned k = 0; k < ms->t.llc_slices; k++) {
         struct cache *l3 = &ms->l3[ch * ms->t.llc_slices + k];
