@@ -304,16 +304,22 @@ static void csend(struct sim *s, struct csend *m, unsigned need)
         csend_go(s, &m->w);
 }
 
+/* A 16 B/cycle link of buf messages per virtual channel at 1 GHz. */
+static void credit_rig(struct sim *s, struct clock *c, struct link *l, unsigned buf)
+{
+    sim_init(s, 1);
+    clock_init(c, "noc", 1000.0);
+    struct link_params p = P16;
+    p.buf_msgs = buf;
+    link_init(l, &p, c, LOC_REMOTE);
+}
+
 Test(credits, blocked_sender_resumes_exactly_when_a_credit_returns)
 {
     struct sim s;
-    sim_init(&s, 1);
     struct clock c;
-    clock_init(&c, "noc", 1000.0);
-    struct link_params p = P16;
-    p.buf_msgs = 1;
     struct link l;
-    link_init(&l, &p, &c, LOC_REMOTE);
+    credit_rig(&s, &c, &l, 1);
     struct rec r = {0};
     struct csend a = {.l = &l, .bytes = 64, .r = &r, .id = 0};
     struct csend b = {.l = &l, .bytes = 64, .r = &r, .id = 1};
@@ -339,13 +345,9 @@ Test(credits, blocked_sender_resumes_exactly_when_a_credit_returns)
 Test(credits, virtual_channels_do_not_block_each_other)
 {
     struct sim s;
-    sim_init(&s, 1);
     struct clock c;
-    clock_init(&c, "noc", 1000.0);
-    struct link_params p = P16;
-    p.buf_msgs = 1;
     struct link l;
-    link_init(&l, &p, &c, LOC_REMOTE);
+    credit_rig(&s, &c, &l, 1);
     struct rec r = {0};
     struct csend req0 = {.l = &l, .bytes = 64, .r = &r, .id = 0, .vc = link_vc(false, false)};
     struct csend req1 = {.l = &l, .bytes = 64, .r = &r, .id = 1, .vc = link_vc(false, false)};
@@ -368,13 +370,9 @@ Test(credits, virtual_channels_do_not_block_each_other)
 Test(credits, two_slot_waiters_yield_to_one_slot_waiters)
 {
     struct sim s;
-    sim_init(&s, 1);
     struct clock c;
-    clock_init(&c, "noc", 1000.0);
-    struct link_params p = P16;
-    p.buf_msgs = 2;
     struct link l;
-    link_init(&l, &p, &c, LOC_REMOTE);
+    credit_rig(&s, &c, &l, 2);
     struct rec r = {0};
     struct csend m[4];
     for (unsigned i = 0; i < 4; i++)
