@@ -96,7 +96,7 @@ static uint32_t floor_of(const struct chk *c, uint32_t v)
 /* Was the last store of a word with version cur made in the current kernel? */
 static inline bool stored_this_kernel(const struct chk *c, uint32_t cur)
 {
-    if (cur > c->period[c->nperiod - 1].first)
+    if (cur > chk_kernel_first(c))
         return true;
     return c->kernel_again && kernel_of(c, cur) == c->kernel;
 }
@@ -137,7 +137,7 @@ static struct chk_word *line_words(struct chk *c, addr_t line)
 /* Record line once per period: none of its words stored in this period yet. */
 static void note_line(struct chk *c, addr_t line, const struct chk_word *w)
 {
-    uint32_t first = c->period[c->nperiod - 1].first;
+    uint32_t first = chk_kernel_first(c);
     for (unsigned i = 0; i < c->words; i++)
         if (w[i].cur > first)
             return;

@@ -130,6 +130,12 @@ void chk_sync_free(struct chk *c);
 /* For oracles. The oldest version of each word of the line (line_b / 4 of
  * them) that a load of the next kernel may return: 0 for words never written. */
 void chk_line_floor(const struct chk *c, addr_t line_addr, uint32_t *want);
+/* The last version handed out before the current kernel began: a version
+ * above it was stored during this kernel. */
+static inline uint32_t chk_kernel_first(const struct chk *c)
+{
+    return c->period[c->nperiod - 1].first;
+}
 /* The version of the last store of each word of the line (0: never written). */
 void chk_line_cur(const struct chk *c, addr_t line_addr, uint32_t *cur);
 /* Record, from now on, the lines stored in each period (c->stored: the

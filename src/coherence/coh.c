@@ -105,14 +105,20 @@ static void seq_one_done(struct sim *s, void *obj)
         q->done(s, q->arg);
 }
 
+/* Start the walk `op` (COH_FLUSH, COH_INVALIDATE or COH_INVALIDATE_CLEAN) of cache c. */
+static void walk(struct sim *s, struct cache *c, enum coh_cache_op op, cache_done_fn fn, void *obj)
+{
+    if (op == COH_FLUSH)
+        cache_flush(s, c, fn, obj);
+    else
+        cache_invalidate(s, c, op == COH_INVALIDATE_CLEAN, fn, obj);
+}
+
 static void start_op(struct coh_seq *q, struct cache *c, enum coh_cache_op op, cache_done_fn fn,
                      void *obj)
 {
     q->outstanding++;
-    if (op == COH_FLUSH)
-        cache_flush(q->m->s, c, fn, obj);
-    else
-        cache_invalidate(q->m->s, c, op == COH_INVALIDATE_CLEAN, fn, obj);
+    walk(q->m->s, c, op, fn, obj);
 }
 
 static void log_op(struct coh_seq *q, unsigned ch, enum coh_cache_op op)
@@ -268,13 +274,11 @@ static void walkq_start(struct coh_walkq *q)
     while (k < q->n && q->w[k].op == q->w[0].op)
         k++;
     q->running = k;
-    if (q->w[0].op == COH_FLUSH) {
+    if (q->w[0].op == COH_FLUSH)
         q->flushes++;
-        cache_flush(q->s, q->c, walkq_done, q);
-    } else {
+    else
         q->invalidates++;
-        cache_invalidate(q->s, q->c, q->w[0].op == COH_INVALIDATE_CLEAN, walkq_done, q);
-    }
+    walk(q->s, q->c, q->w[0].op, walkq_done, q);
 }
 
 void coh_walkq_add(struct coh_walkq *q, int op, coh_done_fn fn, void *arg)

@@ -343,14 +343,8 @@ static void sync_step(struct cu *cu, struct cu_warp *w);
 
 /* ---- scoped synchronization ------------------------------------------------ */
 
-/* The release of scope `scope` (GPU or system) by warp w: a fence that
- * releases, or a releasing store or atomic just before it issues. The
- * warp's earlier stores and atomics have been acknowledged (the drain before
- * it); that is all a release does today, as the device fence did before
- * scopes: the L1 writes through, so an acknowledged store has reached the
- * L2. A coherence scheme's scoped release acts here (write dirty data back to
- * the scope's point of coherence; HMG's release that the remote L2s
- * acknowledge); it ends with sync_step(cu, w), at once or when it is done. */
+/* A release or acquire of warp w has ended (coh.h: when the scheme says so):
+ * the checker learns it, and the warp takes its next synchronization step. */
 static void sync_done(struct sim *s, void *arg)
 {
     (void)s;
@@ -363,8 +357,10 @@ static void sync_done(struct sim *s, void *arg)
     sync_step(cu, w);
 }
 
-/* The release (or acquire) of scope `scope` by warp w, through the
- * coherence scheme (coh.h release/acquire); the warp goes on when it ends. */
+/* The release (step SYNC_REL) or acquire (SYNC_ACQ) of warp w at its
+ * sync_scope (GPU or system), through the coherence scheme (coh.h release
+ * and acquire). A release comes after the drain of the warp's stores and
+ * atomics, an acquire after that of its loads; the warp goes on when it ends. */
 static void cu_fence_sync(struct cu *cu, struct cu_warp *w, unsigned step)
 {
     w->sync_step = (uint8_t)step;
@@ -457,7 +453,7 @@ static bool begin_sync(struct cu *cu, struct cu_warp *w, enum cu_drain drain, un
  * a version the checker handed out after the kernel began. */
 static bool written_this_kernel(const struct chk *c, const struct req *r)
 {
-    uint32_t first = c->period[c->nperiod - 1].first;
+    uint32_t first = chk_kernel_first(c);
     for (uint32_t wm = req_word_mask(r->mask); wm; wm &= wm - 1)
         if (r->ver[__builtin_ctz(wm)] <= first)
             return false;
@@ -924,8 +920,6 @@ void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct
     cu->nslots = p->simds * p->warps_per_simd;
     cu->free_slots = cu->nslots >= 64 ? ~0ull : (1ull << cu->nslots) - 1;
     cu->warps = xcalloc(cu->nslots, sizeof *cu->warps);
-    for (unsigned i = 0; i < cu->nslots; i++)
-        cu->warps[i].cu = cu;
     for (unsigned i = 0; i < cu->nslots; i++)
         cu->warps[i].simd = (uint8_t)(i % p->simds);
     cu->wgs = xcalloc(p->max_wgs, sizeof *cu->wgs);

@@ -95,18 +95,9 @@ static int read_params(const struct cfg *c, struct memsys *ms, struct build_para
 
 /* ---- the request path: the scheme's hooks decide, these carry out ---------------- */
 
-static void net_out_access(struct sim *s, void *self, struct req *r);
-
 static void apply(struct req *r, struct coh_route rt)
 {
     r->flags = (uint8_t)((r->flags | rt.set) & ~rt.clear);
-}
-
-/* Chiplet ch sends r over its GPU's fabric to chiplet `to` of the same GPU. */
-static void fabric_to(struct memsys *ms, unsigned ch, unsigned to, struct req *r)
-{
-    struct mem_port p = net_path_port(&ms->net, ch, to);
-    mem_send(ms->s, &p, r);
 }
 
 /* Carry out a route decided at chiplet ch. */
@@ -120,14 +111,17 @@ static void ch_go(struct memsys *ms, unsigned ch, struct req *r, struct coh_rout
     case COH_HOP_L3:
         mem_send(ms->s, &ms->to_l3[ch], r);
         return;
-    case COH_HOP_HOME:
-        net_out_access(ms->s, &ms->front[ch], r);
+    case COH_HOP_HOME: { /* into the network toward r->home */
+        struct mem_port p = net_port(&ms->net, ch);
+        mem_send(ms->s, &p, r);
         return;
-    case COH_HOP_GPU_HOME: {
+    }
+    case COH_HOP_GPU_HOME: { /* over the GPU's fabric to its home of the address */
         unsigned gh = coh_gpu_home(&ms->t, r->home, topo_chiplet_gpu(&ms->t, ch));
         if (gh == ch)
             SIM_BUG(ms->s, "memsys", "a request routed to its GPU home from the GPU home");
-        fabric_to(ms, ch, gh, r);
+        struct mem_port p = net_path_port(&ms->net, ch, gh);
+        mem_send(ms->s, &p, r);
         return;
     }
     case COH_HOP_HELD:
@@ -241,14 +235,6 @@ static void net_in_access(struct sim *s, void *self, struct req *r)
     const struct coh_ops *o = ms->coh;
     ch_go(ms, f->node, r, o && o->gpu_home_in ? o->gpu_home_in(ms->coh_self, f->node, r)
                                               : coh_route_to(COH_HOP_HOME, 0));
-}
-
-/* Into the network from chiplet `node`, toward r->home. */
-static void net_out_access(struct sim *s, void *self, struct req *r)
-{
-    struct memsys_front *f = self;
-    struct mem_port p = net_port(&f->ms->net, f->node);
-    mem_send(s, &p, r);
 }
 
 /* Requests for chiplet `node`'s L3: pick the slice (no L3: the HBM). */
