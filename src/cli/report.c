@@ -54,6 +54,9 @@ static void traffic_lines(FILE *o, json_t *sum)
             geti(sum, "l1_sectors"), geti(sum, "l2_sectors"), geti(sum, "dram_read_sectors"),
             geti(sum, "dram_write_sectors"));
     count(o, "L2 remote accesses", sum, "l2_remote_accesses");
+    hits(o, "L2, data homed here", sum, "l2_local_accesses", "l2_local_hits");
+    hits(o, "L2, other chiplet's", sum, "l2_remote_chiplet_accesses", "l2_remote_chiplet_hits");
+    hits(o, "L2, other GPU's", sum, "l2_remote_gpu_accesses", "l2_remote_gpu_hits");
     hits(o, "L3", sum, "l3_accesses", "l3_hits");
     fprintf(o, "  %-24s %14lld reads %lld writes\n", "DRAM", geti(sum, "dram_reads"),
             geti(sum, "dram_writes"));

@@ -221,6 +221,18 @@ static void summary_traffic(json_t *o, const struct gpu *g, const struct stats *
     set(o, "l2_accesses", json_integer(I(stats_sum(st, "l2.accesses"))));
     set(o, "l2_hits", json_integer(I(memsys_hits(st, "l2"))));
     set(o, "l2_remote_accesses", count_if(remote, stats_sum(st, "remote_requests")));
+    /* the L2s' reads and writes, and their hits, by where the data's home is */
+    bool gpus = g->ms.t.gpus > 1, chiplets = g->ms.t.chiplets > 1;
+    static const char *const cls[] = {"local", "remote_chiplet", "remote_gpu"};
+    bool has[] = {remote, remote && chiplets, gpus};
+    for (unsigned k = 0; k < 3; k++)
+        for (unsigned hit = 0; hit < 2; hit++) {
+            const char *what = hit ? "hits" : "accesses";
+            char key[48], name[48];
+            snprintf(key, sizeof key, "l2_%s_%s", cls[k], what);
+            snprintf(name, sizeof name, "l2.%s_%s", cls[k], what);
+            set(o, key, count_if(has[k], stats_sum(st, name)));
+        }
     set(o, "l3_accesses", count_if(l3, stats_sum(st, "l3.accesses")));
     set(o, "l3_hits", count_if(l3, memsys_hits(st, "l3")));
     set(o, "dram_reads", json_integer(I(stats_sum(st, "dram.reads"))));

@@ -268,6 +268,7 @@ static void alloc_arrays(struct memsys *ms)
     ms->to_l3 = xcalloc(nch, sizeof *ms->to_l3);
     ms->cu_front = xcalloc(ncu, sizeof *ms->cu_front);
     ms->remote_requests = xcalloc(nch, sizeof *ms->remote_requests);
+    ms->l2_class = xcalloc((size_t)nch * nch, sizeof *ms->l2_class);
 }
 
 static char *unit_name(const struct memsys *ms, unsigned ch, const char *what, unsigned idx)
@@ -315,6 +316,14 @@ static void build_chiplet(struct memsys *ms, unsigned ch, const struct build_par
     cache_init(&ms->l2[ch], s, name, &ms->gpu_clk, &l2p,
                (struct mem_port){l2_out_access, &ms->front[ch]});
     free(name);
+    if (ms->nch > 1) { /* hits split by where the data's home is */
+        uint8_t *cls = &ms->l2_class[(size_t)ch * ms->nch];
+        for (unsigned h = 0; h < ms->nch; h++)
+            cls[h] = h == ch                         ? CACHE_DATA_LOCAL
+                     : topo_same_gpu(&ms->t, h, ch) ? CACHE_DATA_REMOTE_CHIPLET
+                                                    : CACHE_DATA_REMOTE_GPU;
+        cache_split_by_home(&ms->l2[ch], cls, ms->nch);
+    }
 }
 
 static void build_cu(struct memsys *ms, unsigned cu, const struct build_params *bp)
@@ -419,7 +428,7 @@ void memsys_free(struct memsys *ms)
     shadow_free(&ms->shadow);
     void *arrays[] = {ms->l1, ms->l1_down, ms->l1_up, ms->l1_path, ms->l2, ms->front,
                       ms->l23_down, ms->l23_up, ms->l23_path, ms->l3, ms->dram, ms->to_l3,
-                      ms->cu_front, ms->remote_requests};
+                      ms->cu_front, ms->remote_requests, ms->l2_class};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     *ms = (struct memsys){0};

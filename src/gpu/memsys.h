@@ -60,6 +60,7 @@ struct memsys {
     bool versions;
 
     uint64_t *remote_requests;        /* [nch]: requests arriving from other chiplets */
+    uint8_t *l2_class;                /* [nch][nch]: enum cache_data_class of home h at L2 c */
     struct memsys_copy_stats {
         uint64_t pages_placed, lines_warmed, lines_not_warmed;
     } copy_st;                        /* host copies (memsys_host_copy) */

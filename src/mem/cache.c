@@ -145,37 +145,45 @@ static void evict(struct sim *s, struct cache *c, size_t set, uint32_t way)
     drop_line(c, l);
 }
 
-/* Install line li (absent) with nothing valid yet, evicting a victim. The
- * versions start at 0 unless the caller overwrites them all at once (a fill:
- * fresh_versions = false). */
-
-/* A dirty line with a fill in flight (a write-validated line fetching its
- * other bytes) must stay: its fill merges under the dirty bytes, and if it
- * were written back now the fill, already read below, would bring back old
- * data. Take the least recently used other way; if every way is pinned, the
- * policy's choice. */
-static uint32_t unpinned_victim(const struct cache *c, size_t set, uint32_t way)
+/* A line with a fill in flight may have to stay:
+ * - a dirty one (a write-validated line fetching its other bytes): its fill
+ *   merges under the dirty bytes, and if it were written back now the fill,
+ *   already read below, would bring back old data;
+ * - with allocation on miss, every one (it is reserved);
+ * - in a sectored cache, every one: it fetches sectors that requests which
+ *   already hold the others wait for, and evicting it would send them after
+ *   what it held again (GPGPU-Sim does not evict a line with a sector
+ *   reserved either).
+ * The least recently used unpinned way, or -1 if every way is pinned. */
+static int64_t unpinned_victim(const struct cache *c, size_t set, uint32_t way)
 {
     size_t base = set * c->p.ways;
-    /* with allocation on miss every line with a fill in flight is reserved */
-    bool any = c->p.alloc_on_miss;
+    bool any = c->p.alloc_on_miss || c->p.sectored;
     if (!way_valid(c, set, way) || !(any || way_dirty(c, set, way)) ||
         mshr_find(c, c->line[base + way].tag) < 0)
         return way;
-    uint32_t best = way;
+    int64_t best = -1;
     for (uint32_t w = 0; w < c->p.ways; w++) {
         bool pinned = (any || way_dirty(c, set, w)) && mshr_find(c, c->line[base + w].tag) >= 0;
-        if (!pinned && (best == way || c->stamp[base + w] < c->stamp[base + best]))
+        if (!pinned && (best < 0 || c->stamp[base + w] < c->stamp[base + best]))
             best = w;
     }
     return best;
 }
 
+/* Install line li (absent) with nothing valid yet, evicting a victim. The
+ * versions start at 0 unless the caller overwrites them all at once (a fill:
+ * fresh_versions = false). If every way is pinned: the policy's choice when
+ * force is set, else nothing (-1). */
 static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t home,
-                          bool fresh_versions)
+                          bool fresh_versions, bool force)
 {
     size_t set = set_of(c, li);
-    uint32_t way = unpinned_victim(c, set, victim_way(c, set));
+    uint32_t pick = victim_way(c, set);
+    int64_t unpinned = unpinned_victim(c, set, pick);
+    if (unpinned < 0 && !force)
+        return -1;
+    uint32_t way = unpinned < 0 ? pick : (uint32_t)unpinned;
     int64_t l = (int64_t)(set * c->p.ways + way);
     if (way_valid(c, set, way))
         evict(s, c, set, way);
@@ -430,10 +438,15 @@ static const uint8_t wmiss_tab[2][3] = {
 /* A hit for reads and atomics needs the bytes valid; writes only the line. */
 static const bool needs_data[REQ_KIND_N] = {[REQ_READ] = true, [REQ_ATOMIC] = true};
 
-static void count(struct cache *c, uint8_t kind, bool hit)
+static void count(struct cache *c, const struct req *r, bool hit)
 {
     struct cache_stats *st = &c->st;
-    switch (kind) {
+    if (c->data_class && r->kind <= REQ_WRITE && r->home < c->data_class_n) {
+        uint64_t *k = c->by_class[c->data_class[r->home]];
+        k[0]++;
+        k[1] += hit;
+    }
+    switch (r->kind) {
     case REQ_READ:
         st->reads++;
         if (hit)
@@ -530,17 +543,17 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
         if (!mshr_alloc(s, c, li, r, l, need))
             return false;
         if (c->p.alloc_on_miss && l < 0 && !(r->flags & REQ_F_NOALLOC))
-            alloc_line(s, c, li, r->home, true); /* reserved: nothing valid until the fill */
+            alloc_line(s, c, li, r->home, true, true); /* reserved: nothing valid until the fill */
         else if (c->p.alloc_on_miss && l >= 0)
             touch(c, l); /* a sector miss on a present line renews its age at the miss */
         return true;
     case A_ALLOC:
-        l = alloc_line(s, c, li, r->home, true);
+        l = alloc_line(s, c, li, r->home, true, true);
         apply_hit(c, l, r, need, fill);
         respond(s, r, done);
         return true;
     case A_ALLOC_FWD:
-        l = alloc_line(s, c, li, r->home, true);
+        l = alloc_line(s, c, li, r->home, true, true);
         /* fall through */
     case A_UPD_FWD:
         apply_hit(c, l, r, need, fill);
@@ -568,7 +581,7 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
     bool hit;
     enum act a = decide(c, r, l, need, &hit);
     if (mode == M_NEW) {
-        count(c, r->kind, hit);
+        count(c, r, hit);
         const struct cache_waitq *q = &c->wq[pool_of(c, r)];
         if (q->head && waiting_for_line(q, li))
             return false; /* never overtake an older request to the same line */
@@ -726,6 +739,8 @@ static void fill_prefetch(const struct cache *c, const struct req *ch, const str
     __builtin_prefetch(c->wq[0].head);
 }
 
+static bool inval_present(struct cache *c, uint64_t li);
+
 static void fill_done(struct sim *s, struct req *ch, void *obj)
 {
     struct cache *c = obj;
@@ -739,12 +754,19 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     int64_t l = lookup(c, li);
     bool bypass = fill_bypasses(x, l);
     if (!bypass) {
-        if (l < 0)
-            l = alloc_line(s, c, li, x->home, false); /* install_fill sets every version */
-        else if (!c->p.alloc_on_miss) /* else its age counts from the miss */
+        if (l < 0) {
+            /* install_fill sets every version. A sectored cache whose set
+             * has every way pinned relays the fill instead, as if no target
+             * allocated: the reads it covers are answered, the others fetch
+             * again (docs/cache.md 2.2). */
+            l = alloc_line(s, c, li, x->home, false, !c->p.sectored);
+            bypass = l < 0;
+        } else if (!c->p.alloc_on_miss) { /* else its age counts from the miss */
             touch(c, l);
-        install_fill(c, l, ch);
+        }
     }
+    if (!bypass)
+        install_fill(c, l, ch);
     bool stale = x->stale;
     mshr_unhash(c, m);
     *x = (struct cache_mshr){0};
@@ -754,8 +776,10 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
         relay_fill(s, c, targets, ch);
     else
         run_targets(s, c, targets, l);
+    /* only the copy: a fetch the targets have just issued for sectors this
+     * fill lacked left after the invalidation, so it is not stale */
     if (stale)
-        cache_inval_line(c, (addr_t)li << c->line_shift);
+        inval_present(c, li);
     req_free(s, ch);
     retry_waiting(s, c);
 }
@@ -766,7 +790,7 @@ bool cache_install_clean(struct sim *s, struct cache *c, addr_t addr, uint16_t h
     uint64_t li = line_index(c, addr);
     if (lookup(c, li) >= 0 || mshr_find(c, li) >= 0)
         return false;
-    int64_t l = alloc_line(s, c, li, home, ver == NULL);
+    int64_t l = alloc_line(s, c, li, home, ver == NULL, true);
     if (c->wver && ver)
         copy_all_versions(c, cache_line_versions(c, l), ver);
     mask_copy(c->line[l].valid, c->full);
@@ -779,6 +803,12 @@ bool cache_inval_line(struct cache *c, addr_t addr)
     int64_t m = mshr_find(c, li);
     if (m >= 0)
         c->mshr[m].stale = true;
+    return inval_present(c, li);
+}
+
+/* Drop the clean copy of line li, if present (dirty bytes stay, valid). */
+static bool inval_present(struct cache *c, uint64_t li)
+{
     int64_t l = lookup(c, li);
     if (l < 0)
         return false;

@@ -83,6 +83,14 @@ struct cache_stats {
     uint64_t invalidates, lines_invalidated;
 };
 
+/* Where a request's data lives, seen from a cache (an L2: its chiplet). */
+enum cache_data_class {
+    CACHE_DATA_LOCAL,          /* homed at this chiplet */
+    CACHE_DATA_REMOTE_CHIPLET, /* homed on another chiplet of the same GPU */
+    CACHE_DATA_REMOTE_GPU,     /* homed on another GPU */
+    CACHE_DATA_N
+};
+
 #define CACHE_NO_TAG UINT64_MAX
 
 /* What the cache keeps of one line, in one host cache line. Byte masks:
@@ -207,6 +215,11 @@ struct cache {
     void *op_obj;
 
     struct cache_stats st;
+    /* Optional: reads and writes, and their hits, by where their data's home
+     * is (data_class[r->home], enum cache_data_class); NULL: not split. */
+    const uint8_t *data_class;
+    uint16_t data_class_n;
+    uint64_t by_class[CACHE_DATA_N][2]; /* [class][0: accesses, 1: hits] */
 };
 
 /* Invalid params are a programming error here (BUG); user input is checked by
@@ -218,6 +231,11 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
                 const struct cache_params *p, struct mem_port lower);
 void cache_free(struct cache *c);
 void cache_reg_stats(struct cache *c, struct stats *st, const char *prefix);
+/* Count accesses and hits by the class of their home: cls[h] for home h < n
+ * (the table must outlive the cache). Registers the counters
+ * <prefix>.{local,remote_chiplet,remote_gpu}_{accesses,hits} at
+ * cache_reg_stats(). */
+void cache_split_by_home(struct cache *c, const uint8_t *cls, unsigned n);
 
 /* The request side. A request must lie within one line. */
 void cache_access(struct sim *s, void *self, struct req *r);

@@ -168,4 +168,26 @@ int cache_params_from_cfg(const struct cfg_sec *sec, struct cache_params *p, str
 void cache_reg_stats(struct cache *c, struct stats *st, const char *prefix)
 {
     stats_reg_block(st, prefix, cache_stat_desc, &c->st);
+    if (!c->data_class)
+        return;
+    /* stats keep the name and help pointers: both static */
+    static const char *const name[CACHE_DATA_N][2] = {
+        {"local_accesses", "local_hits"},
+        {"remote_chiplet_accesses", "remote_chiplet_hits"},
+        {"remote_gpu_accesses", "remote_gpu_hits"},
+    };
+    static const char *const help[CACHE_DATA_N][2] = {
+        {"reads and writes of data homed at this chiplet", "hits among them"},
+        {"reads and writes of data homed on another chiplet of this GPU", "hits among them"},
+        {"reads and writes of data homed on another GPU", "hits among them"},
+    };
+    for (unsigned k = 0; k < CACHE_DATA_N; k++)
+        for (unsigned h = 0; h < 2; h++)
+            stats_reg(st, prefix, name[k][h], &c->by_class[k][h], help[k][h]);
+}
+
+void cache_split_by_home(struct cache *c, const uint8_t *cls, unsigned n)
+{
+    c->data_class = cls;
+    c->data_class_n = (uint16_t)n;
 }

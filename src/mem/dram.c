@@ -378,12 +378,14 @@ static uint64_t group_bursts(struct dram *d, struct dram_bus *bus, struct dram_b
 }
 
 /* Memory order for versions is arrival order: a read sees every write that
- * arrived before it. */
+ * arrived before it. An atomic that reaches the DRAM (written through every
+ * cache above, as under HMG-WT without an L3) is performed here: it writes
+ * its words and returns the line as it leaves it. */
 static void shadow_versions(struct dram *d, struct req *r)
 {
     addr_t line = r->addr & ~(addr_t)(d->line_b - 1);
     unsigned words = d->line_b / 4;
-    if (r->kind == REQ_READ || r->kind == REQ_ATOMIC) {
+    if (r->kind == REQ_READ) {
         shadow_read(d->shadow, line, words, r->ver);
         return;
     }
@@ -391,6 +393,8 @@ static void shadow_versions(struct dram *d, struct req *r)
     if (!(m[0] | m[1]))
         req_mask_range(m, (unsigned)(r->addr - line), r->size);
     shadow_write(d->shadow, line, words, m, r->ver);
+    if (r->kind == REQ_ATOMIC)
+        shadow_read(d->shadow, line, words, r->ver);
 }
 
 void dram_set_shadow(struct dram *d, struct shadow *sh, unsigned line_b)

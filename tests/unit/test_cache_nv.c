@@ -1,6 +1,7 @@
 /*
  * NVIDIA-style cache mechanisms: 32 B sectors (child READ masks, merged fills,
- * the `sectors` stat, DRAM and link transfers sized by sectors), data banks
+ * invalidations in flight, lines kept while they fetch sectors, the `sectors`
+ * stat, DRAM and link transfers sized by sectors), data banks
  * interleaved by sector, allocation on miss (victim at the miss, age from the
  * miss, no victim with a fill in flight), the local write policy and the
  * CU's sub-warp coalescing (coalesce_lanes).
@@ -177,6 +178,88 @@ Test(cache_nv, sectored_read_merged_into_a_fill_fetches_the_sectors_it_lacks)
     cr_expect_eq(done_at(t, 1), 15 * CY);
     cr_expect_eq(done_at(t, 2), 27 * CY);
     expect_valid(t, 0x1000, ~0ull, ~0ull);
+    tb_free(t);
+}
+
+static void inval_ev(struct sim *s, void *obj, uint64_t addr)
+{
+    (void)s;
+    cache_inval_line(&((struct tb *)obj)->c, addr);
+}
+
+/* As above, with an invalidation of the line at 5 while the first fetch is in
+ * flight: the fill answers read 1 (15) and leaves no copy; read 2 fetches
+ * sectors 0 and 3 (sent 14, filled 24), then, the copy being gone, sectors 1
+ * and 2 (sent 26, filled 36, answered 39). Those fetches left after the
+ * invalidation and keep their line: the line ends whole. (When the stale
+ * mark passed on to them, every fill dropped the line again and read 2
+ * fetched forever.) */
+Test(cache_nv, sectored_fetches_after_an_invalidation_are_not_stale, .timeout = 10)
+{
+    struct cache_params p = base_params();
+    p.sectored = true;
+    struct tb *t = tb_new7(&p);
+    rd(t, 0, 0x1020, 64, 1);
+    rd(t, 1 * CY, 0x1000, 128, 2);
+    sim_at(&t->s, 5 * CY, inval_ev, t, 0x1000);
+    run(t);
+    cr_expect_eq(done_at(t, 1), 15 * CY);
+    cr_expect_eq(done_at(t, 2), 39 * CY, "answered at %lld", (long long)done_at(t, 2));
+    cr_assert_eq(t->low.n, 3, "the lower level saw %d READs", t->low.n);
+    expect_rec(t, 1, REQ_READ, 0x1000, 14 * CY, S0, S1);
+    expect_rec(t, 2, REQ_READ, 0x1000, 26 * CY, S1, S0);
+    expect_valid(t, 0x1000, ~0ull, ~0ull);
+    tb_free(t);
+}
+
+/* A line fetching sectors is kept until they arrive. A (sector 0, a slow line:
+ * 30 cycles below) filled at 32, B (same set) at 52. At 60 a whole-line read
+ * of A fetches sectors 1-3 (sent 62, filled 92); C misses at 61 and fills at
+ * 73, when A is the least recently used line but fetching: B goes, and A's
+ * read is answered at 95. (Evicting A sent its read after sector 0 again.) */
+Test(cache_nv, sectored_keeps_a_line_fetching_sectors)
+{
+    struct cache_params p = base_params();
+    p.sectored = true;
+    struct tb *t = tb_new7(&p);
+    t->low.slow_addr = 0x0000;
+    t->low.slow_delay = 30 * CY;
+    rd(t, 0, 0x0000, 4, 1);
+    rd(t, 40 * CY, 0x0400, 4, 2);
+    rd(t, 60 * CY, 0x0000, 128, 3);
+    rd(t, 61 * CY, 0x0800, 4, 4);
+    run(t);
+    cr_expect_eq(done_at(t, 3), 95 * CY, "answered at %lld", (long long)done_at(t, 3));
+    cr_expect_eq(done_at(t, 4), 76 * CY);
+    cr_expect_eq(t->low.n, 4);
+    cr_expect_eq(cache_find(&t->c, 0x0400), -1);
+    expect_valid(t, 0x0000, ~0ull, ~0ull);
+    tb_free(t);
+}
+
+/* Every way fetching sectors: A and B (sector 0 each) refetch their other
+ * sectors at 40 and 41 (filled 52 and 53); C, a fast line (1 cycle below),
+ * misses at 42 and is filled at 45 with no way to take: its fill is relayed
+ * (answered 48, no copy kept), and A and B end whole. */
+Test(cache_nv, sectored_fill_with_every_way_fetching_is_relayed)
+{
+    struct cache_params p = base_params();
+    p.sectored = true;
+    struct tb *t = tb_new7(&p);
+    t->low.slow_addr = 0x0800;
+    t->low.slow_delay = 1 * CY;
+    rd(t, 0, 0x0000, 4, 1);
+    rd(t, 20 * CY, 0x0400, 4, 2);
+    rd(t, 40 * CY, 0x0000, 128, 3);
+    rd(t, 41 * CY, 0x0400, 128, 4);
+    rd(t, 42 * CY, 0x0800, 4, 5);
+    run(t);
+    cr_expect_eq(done_at(t, 5), 48 * CY, "answered at %lld", (long long)done_at(t, 5));
+    cr_expect_eq(cache_find(&t->c, 0x0800), -1);
+    cr_expect_eq(t->c.st.evictions, 0);
+    cr_expect_eq(t->low.n, 5);
+    expect_valid(t, 0x0000, ~0ull, ~0ull);
+    expect_valid(t, 0x0400, ~0ull, ~0ull);
     tb_free(t);
 }
 

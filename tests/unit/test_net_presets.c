@@ -6,8 +6,9 @@
  * per-hop latencies and serialisations, whole cycles per network leg since
  * the caches work on clock edges), and saturate every link class at its
  * configured bandwidth within 5%, never above (stream), the expected figures
- * computed from each run's own resolved configuration; and the checks of the
- * microbenchmarks' peer parameters.
+ * computed from each run's own resolved configuration; the L2 hits split by
+ * where the data's home is; and the checks of the microbenchmarks' peer
+ * parameters.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -217,6 +218,53 @@ Test(presets, hmg_l1_l2_links)
 {
     double bound, gbps = l1l2_stream(HMG, "4096", 15, &bound);
     expect_saturated(gbps, bound, "L1-L2 links: 128 x 32 B per cycle");
+}
+
+/* A value of the run's stats, summed over every name ending in `suffix`. */
+static double stat_sum(const json_t *j, const char *suffix)
+{
+    double sum = 0;
+    const char *k;
+    json_t *v;
+    size_t n = strlen(suffix);
+    json_object_foreach(json_object_get(j, "stats"), k, v)
+    {
+        size_t kn = strlen(k);
+        if (kn >= n && !strcmp(k + kn - n, suffix))
+            sum += json_number_value(v);
+    }
+    return sum;
+}
+
+/* L2 hits split by the data's home: a chase over another GPM's (peer 1) or
+ * another GPU's (peer 4) data under viper, whose requester L2s keep no remote
+ * data (spec cpelide D4). Every L2 access of the remote class is a miss that
+ * arrives at the home, where it counts as local; the three classes add up to
+ * every L2 read and write. */
+Test(presets, hmg_l2_hits_by_home)
+{
+    static const char *const cls[] = {"l2_remote_chiplet", "l2_remote_gpu"};
+    for (unsigned k = 0; k < 2; k++) {
+        const char *args[] = {"-w", "chase", "-p", "coherence.scheme=viper", "-p",
+                              "workload.target=l2_remote", "-p",
+                              k ? "workload.peer=4" : "workload.peer=1", "-p",
+                              "workload.footprint_kib=1024", NULL};
+        json_t *j = run(HMG, args);
+        char acc[64], hits[64], other[64];
+        snprintf(acc, sizeof acc, "%s_accesses", cls[k]);
+        snprintf(hits, sizeof hits, "%s_hits", cls[k]);
+        snprintf(other, sizeof other, "%s_accesses", cls[!k]);
+        double remote = summary(j, "l2_remote_accesses");
+        cr_expect_gt(remote, 0);
+        cr_expect_eq(summary(j, acc), remote, "%s", acc);
+        cr_expect_eq(summary(j, hits), 0, "%s", hits);
+        cr_expect_eq(summary(j, other), 0, "%s", other);
+        cr_expect_geq(summary(j, "l2_local_hits"), remote, "the homes hit every remote read");
+        cr_expect_eq(summary(j, "l2_local_accesses") + summary(j, "l2_remote_chiplet_accesses") +
+                         summary(j, "l2_remote_gpu_accesses"),
+                     stat_sum(j, ".l2.reads") + stat_sum(j, ".l2.writes"));
+        json_decref(j);
+    }
 }
 
 /* ---- LADM: 4 GPUs x 4 chiplets, rings and a switch ---- */

@@ -86,6 +86,32 @@ Test(smoke, every_scheme_runs_every_workload)
     unlink(json);
 }
 
+/* The multi-GPU machine (4 GPUs x 4 chiplets of 32 CUs, sectored 128 B
+ * lines, no L3, 2 MB pages): every scheme runs every workload with no stale
+ * read. stream gives each work-group whole pages: at its small size, 16 of
+ * them (one per chiplet) on 2 MB pages. */
+Test(smoke, every_scheme_runs_every_workload_on_hmg_4x4)
+{
+    char json[] = "/tmp/chipsim-smoke-XXXXXX";
+    tiny_begin(json);
+    for (const struct wl_ops *const *w = wl_registry; *w; w++)
+        for (const struct coh_ops *const *c = coh_registry; *c; c++) {
+            char sch[64];
+            snprintf(sch, sizeof sch, "coherence.scheme=%s", (*c)->name);
+            bool stream = !strcmp((*w)->name, "stream");
+            const char *extra[] = {"-p", sch, stream ? "-p" : NULL, "workload.cus=16", "-p",
+                                   "workload.footprint_kib=32768", NULL};
+            int rc;
+            json_t *j = preset_run("configs/hmg-4x4.ini", *w, extra, json, &rc);
+            cr_assert_eq(rc, 0, "%s x %s: exit %d", (*c)->name, (*w)->name, rc);
+            cr_expect_eq(tiny_summary(j, "stale_reads"), 0, "%s x %s: %lld stale reads",
+                         (*c)->name, (*w)->name, tiny_summary(j, "stale_reads"));
+            cr_expect_gt(tiny_summary(j, "warp_insts"), 0, "%s x %s", (*c)->name, (*w)->name);
+            json_decref(j);
+        }
+    unlink(json);
+}
+
 /* The in-process machine runs a registered workload directly (used by the
  * workload model tests). */
 #include "machine.h"

@@ -12,10 +12,14 @@
 
 json_t *tiny_run(const struct wl_ops *w, const char *const *extra, const char *json, int *rc)
 {
-    const char *argv[80] = {"run", "-q", "-c", "configs/tiny.ini", "-w", w->name, "--json", json};
+    return preset_run("configs/tiny.ini", w, extra, json, rc);
+}
+
+json_t *preset_run(const char *config, const struct wl_ops *w, const char *const *extra,
+                   const char *json, int *rc)
+{
+    const char *argv[80] = {"run", "-q", "-c", config, "-w", w->name, "--json", json};
     int n = 8;
-    for (; extra && *extra && n < 40; extra++)
-        argv[n++] = *extra;
     char ov[16][96];
     int k = 0;
     for (const char *const *o = w->small; o && *o && k < 16; o++, k++) {
@@ -23,6 +27,8 @@ json_t *tiny_run(const struct wl_ops *w, const char *const *extra, const char *j
         argv[n++] = "-p";
         argv[n++] = ov[k];
     }
+    for (; extra && *extra && n < 76; extra++) /* after the small size: they may override it */
+        argv[n++] = *extra;
     argv[n] = NULL;
     *rc = cli_run(n, (char **)argv);
     if (*rc)
