@@ -28,28 +28,6 @@ const struct coh_ops *coh_find(const char *name)
     return NULL;
 }
 
-/* The L1 side of a strong access of GPU or system scope (HMG 4.3 and 5.2;
- * Accel-Sim bypasses the L1 for LDG.STRONG.GPU, AMD's GLC loads skip the
- * TCP): nothing keeps an L1 coherent during a kernel, so a load is served
- * below it (its copy of the line is dropped, so a later load cannot see an
- * older value, and the fill leaves none), and a store is written through
- * (keeping the L1's copy up to date for the CU's own later loads). */
-struct coh_route coh_default_l1_access(const struct coh_machine *m, unsigned cu, struct req *r)
-{
-    if (r->sem == SEM_WEAK || r->scope < SCOPE_GPU)
-        return coh_route_to(COH_HOP_L1, 0);
-    if (r->kind == REQ_READ) {
-        cache_inval_line(&m->l1[cu], r->addr);
-        return coh_route_to(COH_HOP_L1, REQ_F_NOALLOC);
-    }
-    return coh_route_to(COH_HOP_L1, r->kind == REQ_WRITE ? REQ_F_WT : 0);
-}
-
-struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r)
-{
-    return coh_route_to(r->home == ch ? COH_HOP_L3 : COH_HOP_HOME, 0);
-}
-
 /* Spec cpelide 3.2/3.3: the home serves remote reads from its L2 or relays
  * them from its L3 without allocating; remote stores are written through
  * toward memory; write-backs of remote lines (artifact D4 mode) go to the L3

@@ -197,9 +197,32 @@ void coh_d4_release(const struct coh_machine *m, const struct coh_d4 *d, unsigne
 void coh_d4_acquire(const struct coh_machine *m, const struct coh_d4 *d, struct coh_d4_sync *y,
                     unsigned cu, enum mem_scope scope, coh_done_fn done, void *arg);
 
-/* The default hooks, for schemes that extend them. */
-struct coh_route coh_default_l1_access(const struct coh_machine *m, unsigned cu, struct req *r);
-struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r);
+/* The default hooks, for schemes that extend them (the two on every request's
+ * path inline). */
+/* The L1 side of a strong access of GPU or system scope (HMG 4.3 and 5.2;
+ * Accel-Sim bypasses the L1 for LDG.STRONG.GPU, AMD's GLC loads skip the
+ * TCP): nothing keeps an L1 coherent during a kernel, so a load is served
+ * below it (its copy of the line is dropped, so a later load cannot see an
+ * older value, and the fill leaves none), and a store is written through
+ * (keeping the L1's copy up to date for the CU's own later loads). */
+static inline struct coh_route coh_default_l1_access(const struct coh_machine *m, unsigned cu,
+                                                     struct req *r)
+{
+    if (r->sem == SEM_WEAK || r->scope < SCOPE_GPU)
+        return coh_route_to(COH_HOP_L1, 0);
+    if (r->kind == REQ_READ) {
+        cache_inval_line(&m->l1[cu], r->addr);
+        return coh_route_to(COH_HOP_L1, REQ_F_NOALLOC);
+    }
+    return coh_route_to(COH_HOP_L1, r->kind == REQ_WRITE ? REQ_F_WT : 0);
+}
+
+/* A miss goes to the L3 at its home, to the home elsewhere. */
+static inline struct coh_route coh_default_l2_miss(unsigned ch, const struct req *r)
+{
+    return coh_route_to(r->home == ch ? COH_HOP_L3 : COH_HOP_HOME, 0);
+}
+
 struct coh_route coh_default_remote_in(const struct req *r);
 
 /* Walks (flush, invalidate) of one cache asked for inside a kernel, by
