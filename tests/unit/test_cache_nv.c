@@ -212,6 +212,17 @@ Test(cache_nv, sectored_fetches_after_an_invalidation_are_not_stale, .timeout = 
     tb_free(t);
 }
 
+/* A sectored cache whose lower level answers for one line after `delay`. */
+static struct tb *sectored_with_slow_line(addr_t line, ps_t delay)
+{
+    struct cache_params p = base_params();
+    p.sectored = true;
+    struct tb *t = tb_new7(&p);
+    t->low.slow_addr = line;
+    t->low.slow_delay = delay;
+    return t;
+}
+
 /* A line fetching sectors is kept until they arrive. A (sector 0, a slow line:
  * 30 cycles below) filled at 32, B (same set) at 52. At 60 a whole-line read
  * of A fetches sectors 1-3 (sent 62, filled 92); C misses at 61 and fills at
@@ -219,11 +230,7 @@ Test(cache_nv, sectored_fetches_after_an_invalidation_are_not_stale, .timeout = 
  * read is answered at 95. (Evicting A sent its read after sector 0 again.) */
 Test(cache_nv, sectored_keeps_a_line_fetching_sectors)
 {
-    struct cache_params p = base_params();
-    p.sectored = true;
-    struct tb *t = tb_new7(&p);
-    t->low.slow_addr = 0x0000;
-    t->low.slow_delay = 30 * CY;
+    struct tb *t = sectored_with_slow_line(0x0000, 30 * CY);
     rd(t, 0, 0x0000, 4, 1);
     rd(t, 40 * CY, 0x0400, 4, 2);
     rd(t, 60 * CY, 0x0000, 128, 3);
@@ -243,11 +250,7 @@ Test(cache_nv, sectored_keeps_a_line_fetching_sectors)
  * (answered 48, no copy kept), and A and B end whole. */
 Test(cache_nv, sectored_fill_with_every_way_fetching_is_relayed)
 {
-    struct cache_params p = base_params();
-    p.sectored = true;
-    struct tb *t = tb_new7(&p);
-    t->low.slow_addr = 0x0800;
-    t->low.slow_delay = 1 * CY;
+    struct tb *t = sectored_with_slow_line(0x0800, 1 * CY);
     rd(t, 0, 0x0000, 4, 1);
     rd(t, 20 * CY, 0x0400, 4, 2);
     rd(t, 40 * CY, 0x0000, 128, 3);
