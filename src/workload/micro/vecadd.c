@@ -2,17 +2,19 @@
  * vecadd.c -- c[i] = a[i] + b[i] over float arrays, one thread per element,
  * launched `iterations` times.
  *
- * Modelled: grid = ceil(n / block) work-groups; each warp loads a[gid] into
- * r1 and b[gid] into r2 (coalesced, 4 B per lane), adds (one ALU instruction
- * that waits for both), stores c[gid] (the store also waits for r1 and r2,
- * standing for the sum register) and exits. Lanes with gid >= n are inactive;
- * a warp with no active lane exits at once. Each work-group declares its
- * slice of a (R), b (R) and c (RW).
+ * Modelled (a kernel description, src/workload/kd.h): grid = ceil(n / block)
+ * work-groups; each warp loads a[gid] into r1 and b[gid] into r2 (coalesced,
+ * 4 B per lane), adds (one ALU instruction that waits for both), stores
+ * c[gid] (the store also waits for r1 and r2, standing for the sum register)
+ * and exits. Lanes with gid >= n are inactive; a warp with no active lane
+ * exits at once. Each work-group's slice of a (R), b (R) and c (RW) is
+ * derived from the description.
  * Abstracted: no data values; the bounds check and index arithmetic are not
  * issued as instructions.
  */
 #include <stdlib.h>
 
+#include "workload/kd.h"
 #include "workload/wl.h"
 
 static const struct cfg_key vecadd_keys[] = {
@@ -22,12 +24,35 @@ static const struct cfg_key vecadd_keys[] = {
     CFG_END,
 };
 
+/* The kernel as HIP writes it: if (i < n) c[i] = a[i] + b[i]. */
+static const char *const vecadd_params[] = {"n", NULL};
+static const char *const vecadd_bufs[] = {"a", "b", "c", NULL};
+static const struct kd_desc vecadd_kd = {
+    .name = "vecadd",
+    .params = vecadd_params,
+    .bufs = vecadd_bufs,
+    .body = "if gid < n\n"
+            "  load a[gid] 4 -> r1\n"
+            "  load b[gid] 4 -> r2\n"
+            "  alu 1 < r1 r2\n"
+            "  store c[gid] 4 < r1 r2   # the sum register stands in for r1 and r2\n"
+            "end\n",
+};
+
 struct vecadd {
-    const struct kernel_buf *a, *b, *c;
+    struct kd_prog *prog;
+    const struct kernel_buf *bufs[3];
     uint64_t n;
     uint32_t block, grid;
     unsigned iterations, kernels;
 };
+
+static void vecadd_destroy(void *self)
+{
+    struct vecadd *v = self;
+    kd_prog_free(v->prog);
+    free(v);
+}
 
 static void *vecadd_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
@@ -38,85 +63,18 @@ static void *vecadd_create(struct wl_env *env, const struct cfg_sec *sec, struct
         return NULL;
     }
     struct vecadd *v = xcalloc(1, sizeof *v);
+    v->prog = kd_compile(&vecadd_kd, e);
+    if (!v->prog) {
+        vecadd_destroy(v);
+        return NULL;
+    }
     v->n = n;
     v->block = (uint32_t)block;
     v->grid = (uint32_t)div_ceil(n, block);
     v->iterations = (unsigned)cfg_uint(sec, "iterations");
-    v->a = wl_alloc(env, "a", n * 4);
-    v->b = wl_alloc(env, "b", n * 4);
-    v->c = wl_alloc(env, "c", n * 4);
+    for (unsigned i = 0; i < 3; i++)
+        v->bufs[i] = wl_alloc(env, vecadd_bufs[i], n * 4);
     return v;
-}
-
-static void vecadd_destroy(void *self)
-{
-    free(self);
-}
-
-/* Active lanes of the warp: those whose element is below n. */
-static uint64_t vecadd_mask(const struct vecadd *v, const struct kernel_warp *w)
-{
-    uint64_t gid0 = kernel_gid(w, 0);
-    uint64_t n = gid0 >= v->n ? 0 : min_u64(w->nlanes, v->n - gid0);
-    return n >= 64 ? ~0ull : (1ull << n) - 1;
-}
-
-static void vecadd_mem(struct kernel_op *op, uint8_t kind, const struct kernel_buf *b,
-                       const struct kernel_warp *w, uint64_t mask)
-{
-    op->kind = kind;
-    op->size = 4;
-    op->stride = 4;
-    op->base = b->base + kernel_gid(w, 0) * 4;
-    op->mask = mask;
-}
-
-/* pc: 0 load a, 1 load b, 2 add, 3 store c, 4 exit. */
-static void vecadd_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct vecadd *v = k->ctx;
-    uint64_t mask = vecadd_mask(v, w);
-    if (!mask)
-        w->pc = 4;
-    switch (w->pc) {
-    case 0:
-        vecadd_mem(op, KOP_LOAD, v->a, w, mask);
-        op->dst = 1;
-        break;
-    case 1:
-        vecadd_mem(op, KOP_LOAD, v->b, w, mask);
-        op->dst = 2;
-        break;
-    case 2:
-        op->kind = KOP_ALU;
-        op->n = 1;
-        break;
-    case 3:
-        vecadd_mem(op, KOP_STORE, v->c, w, mask);
-        break;
-    default:
-        op->kind = KOP_EXIT;
-        return;
-    }
-    if (w->pc >= 2) { /* the add and the store of the sum wait for both loads */
-        op->src[0] = 1;
-        op->src[1] = 2;
-    }
-    w->pc++;
-}
-
-/* A work-group's slice of any of the three arrays. */
-static unsigned vecadd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                              struct kernel_range *out, unsigned max)
-{
-    const struct vecadd *v = k->ctx;
-    if (arg >= k->nargs || max < 1)
-        return 0;
-    uint64_t first = (uint64_t)wg * v->block;
-    addr_t base = k->args[arg].buf->base;
-    out[0].lo = base + first * 4;
-    out[0].hi = base + min_u64(first + v->block, v->n) * 4;
-    return 1;
 }
 
 static bool vecadd_next_kernel(void *self, struct kernel *k)
@@ -124,14 +82,13 @@ static bool vecadd_next_kernel(void *self, struct kernel *k)
     struct vecadd *v = self;
     if (v->kernels == v->iterations)
         return false;
-    wl_kernel_init(k, "vecadd", v->grid, 1, v->block, 1, vecadd_next);
-    wl_kernel_arg(k, v->a, KERNEL_R);
-    wl_kernel_arg(k, v->b, KERNEL_R);
-    wl_kernel_arg(k, v->c, KERNEL_RW);
+    int64_t n = (int64_t)v->n;
+    struct err e;
+    if (kd_launch(v->prog, k, (struct kernel_dim){v->grid, 1, 1},
+                  (struct kernel_dim){v->block, 1, 1}, &n, v->bufs, &e))
+        BUG("%s", e.msg);
     for (unsigned i = 0; i < k->nargs; i++)
         k->args[i].same_pattern = v->kernels > 0;
-    k->ranges = vecadd_ranges;
-    k->ctx = v;
     v->kernels++;
     return true;
 }

@@ -1,0 +1,84 @@
+/*
+ * kd.h -- kernel descriptions: a kernel as data (a small program over the
+ * block and thread indices, docs/workloads.md "Kernel descriptions") and the
+ * one interpreter that turns it into the warp operations the CU executes.
+ *
+ * A description names its parameters (integers bound at each launch), its
+ * buffers (the kernel's arguments, bound to allocations at each launch) and
+ * its body, one statement per line:
+ *
+ *   alu N [lat L] [-> rD] [< rA [rB ...]]      N ALU instructions
+ *   load BUF[EXPR] SIZE -> rD [< rA ...] [SCOPE SEM]
+ *   store BUF[EXPR] SIZE [< rA ...] [SCOPE SEM]
+ *   atomic BUF[EXPR] SIZE [-> rD] [< rA ...] [SCOPE SEM]
+ *   barrier
+ *   fence SCOPE [SEM]
+ *   if EXPR < EXPR        lanes where it holds run the block up to `end`
+ *   for mK = EXPR .. EXPR loop variable mK (0..3) from the first bound up to,
+ *                         not including, the second, step 1
+ *   end
+ *
+ * EXPR is an index expression (kd_expr.h) in elements of SIZE bytes: the
+ * lane's address is the buffer's base + EXPR * SIZE. rD, rA: registers r1 ..
+ * r63. SCOPE: cta, gpu or sys; SEM: relaxed, acquire, release or acq_rel.
+ * Every memory statement is a static site: its number (0, 1, ... in body
+ * order) is its "PC". A warp exits after the last statement. Loop bounds are
+ * the same for every lane of a warp.
+ */
+#ifndef CHIPSIM_KD_H
+#define CHIPSIM_KD_H
+
+#include "gpu/kernel.h"
+#include "workload/kd_expr.h"
+
+#define KD_MAX_BUFS KERNEL_MAX_ARGS
+#define KD_MAX_DEPTH 4
+
+struct kd_desc {
+    const char *name;
+    const char *const *params; /* NULL-terminated, at most KD_MAX_PARAMS */
+    const char *const *bufs;   /* NULL-terminated, at most KD_MAX_BUFS */
+    const char *body;
+};
+
+enum kd_stmt_kind { KD_S_OP, KD_S_IF, KD_S_FOR, KD_S_END };
+
+/* One statement. Memory and ALU statements carry the kernel_op they issue,
+ * less its addresses and mask. */
+struct kd_stmt {
+    uint8_t kind;   /* enum kd_stmt_kind */
+    uint8_t depth;  /* enclosing ifs and loops */
+    uint8_t var;    /* KD_S_FOR: its variable, KD_M0 .. KD_M3 */
+    int8_t buf;     /* memory statements: the buffer, else -1 */
+    uint16_t match; /* KD_S_IF, KD_S_FOR: its `end`; KD_S_END: its if or for */
+    uint16_t site;  /* memory statements: the static site */
+    struct kernel_op op;
+    struct kd_poly a, b; /* memory: a = the index; if: a < b; for: from a to b */
+};
+
+struct kd_bound;
+
+/* A parsed description and its launches so far. */
+struct kd_prog {
+    const struct kd_desc *d;
+    unsigned nparams, nbufs, nstmt, nsites;
+    struct kd_stmt *s;
+    bool writes[KD_MAX_BUFS]; /* stored to or updated atomically */
+    struct kd_bound **launch;
+    size_t nlaunch, launch_cap;
+};
+
+/* Parse d. NULL with the reason (statement line and what is wrong) in e. */
+struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e);
+void kd_prog_free(struct kd_prog *p);
+
+/* Fill k with a launch of p over grid x block, with parameter values params
+ * (in the description's order) and buffers bufs: the arguments (read or
+ * read-write as the body uses them), the interpreter, and per-work-group
+ * ranges of every argument. A launch identical to an earlier one shares its
+ * binding. Returns 0, or -1 with the reason in e (an index not affine per
+ * thread at this launch, a loop bound that differs between lanes). */
+int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struct kernel_dim block,
+              const int64_t *params, const struct kernel_buf *const *bufs, struct err *e);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * kd_expr.h -- index expressions of kernel descriptions: integer polynomials
+ * over the prime variables of spec ladm.md 5 (block and thread indices, loop
+ * induction variables, grid and block dimensions, kernel parameters), parsed
+ * from text, bound to a launch as affine functions of the per-thread
+ * variables, and classified as Algorithm 1 and Table 3.2 of spec ladm.md do.
+ *
+ * Text form (docs/workloads.md, "Index expressions"):
+ *   expr   := term (('+' | '-') term)*
+ *   term   := factor ('*' factor)*
+ *   factor := INTEGER | NAME | '(' expr ')' | '-' factor
+ * NAME is a prime variable (bx by bz tx ty tz m0 m1 m2 m3 gdx gdy gdz bdx bdy
+ * bdz), `gid` (bx * bdx + tx), `ind` (a value read from memory: an indirect
+ * index), or one of the kernel's parameters (declared by name when parsing).
+ * Products are expanded, so an expression is a sum of monomials, each an
+ * integer coefficient times a product of variables.
+ */
+#ifndef CHIPSIM_KD_EXPR_H
+#define CHIPSIM_KD_EXPR_H
+
+#include "base/base.h"
+
+/* The variables. The first KD_NDYN vary within a launch (per thread or per
+ * loop iteration); the others are fixed for a launch. */
+enum kd_var {
+    KD_BX, KD_BY, KD_BZ, KD_TX, KD_TY, KD_TZ, KD_M0, KD_M1, KD_M2, KD_M3, KD_IND,
+    KD_NDYN,
+    KD_GDX = KD_NDYN, KD_GDY, KD_GDZ, KD_BDX, KD_BDY, KD_BDZ,
+    KD_P0, /* kernel parameters KD_P0 .. KD_P0 + KD_MAX_PARAMS - 1 */
+};
+#define KD_MAX_PARAMS 8
+#define KD_NVARS (KD_P0 + KD_MAX_PARAMS)
+#define KD_MAX_MONO 24
+
+/* c * prod var^pow[var]. */
+struct kd_mono {
+    int64_t c;
+    uint8_t pow[KD_NVARS];
+};
+
+struct kd_poly {
+    struct kd_mono m[KD_MAX_MONO];
+    unsigned n; /* monomials, none with c = 0, no two with the same powers */
+};
+
+/* Parse `text` with parameter names params[0 .. nparams-1] (KD_P0 ...).
+ * Returns 0, or -1 with the reason in e (unknown name, syntax, too many
+ * monomials, overflow). */
+int kd_parse(const char *text, const char *const *params, unsigned nparams, struct kd_poly *out,
+             struct err *e);
+
+/* Whether variable v appears in the polynomial. */
+bool kd_has(const struct kd_poly *p, enum kd_var v);
+
+/* The values of the launch-fixed variables. */
+struct kd_launch {
+    int64_t v[KD_NVARS]; /* only KD_GDX .. end are read */
+};
+
+/* An affine function of the varying variables: c + sum k[v] * x[v]. */
+struct kd_affine {
+    int64_t c;
+    int64_t k[KD_NDYN];
+};
+
+/* Bind p to a launch. Returns 0, or -1 with the reason in e when a monomial
+ * holds two varying variables (or one squared): not affine per thread. */
+int kd_bind(const struct kd_poly *p, const struct kd_launch *l, struct kd_affine *out,
+            struct err *e);
+
+static inline int64_t kd_eval(const struct kd_affine *a, const int64_t x[KD_NDYN])
+{
+    int64_t s = a->c;
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        s += a->k[v] * x[v];
+    return s;
+}
+
+/* Spec ladm.md Table 3.2: the locality of an access, by its index. */
+enum kd_locality {
+    KD_LOC_NL = 1,   /* 1: no datablock locality */
+    KD_LOC_ROW_H,    /* 2: row locality, horizontally shared */
+    KD_LOC_COL_H,    /* 3: column locality, horizontally shared */
+    KD_LOC_ROW_V,    /* 4: row locality, vertically shared */
+    KD_LOC_COL_V,    /* 5: column locality, vertically shared */
+    KD_LOC_ITL,      /* 6: intra-thread locality */
+    KD_LOC_UNCL,     /* 7: unclassified */
+};
+
+struct kd_class {
+    enum kd_locality loc;
+    struct kd_poly stride; /* NL and the row/column classes: the loop-variant group / m (in
+                              elements); empty without a loop term */
+};
+
+/* Algorithm 1 of spec ladm.md 5 for index p, with m = loop variable `m`
+ * (the kernel's outermost loop) and a 2D grid or not. */
+void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd_class *out);
+
+const char *kd_locality_name(enum kd_locality l);
+
+#endif

@@ -1,0 +1,208 @@
+/*
+ * Kernel descriptions (src/workload/kd.h): the operations the interpreter
+ * gives a warp (masks of ifs, loops, addresses for 1D and 2D blocks,
+ * registers, scopes), the arguments and per-work-group ranges derived from
+ * the description, shared bindings of identical launches, and the errors of
+ * a description that is wrong.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "workload/kd.h"
+
+static const char *const params[] = {"n", "w", NULL};
+static const char *const bufs[] = {"a", "b", NULL};
+static const struct kernel_buf buf_a = {"a", 0x100000, 1 << 20};
+static const struct kernel_buf buf_b = {"b", 0x200000, 1 << 20};
+static const struct kernel_buf *const both[] = {&buf_a, &buf_b};
+
+static struct kd_prog *compile(const char *body)
+{
+    static struct kd_desc d; /* the program keeps a pointer to its description */
+    d = (struct kd_desc){"t", params, bufs, body};
+    struct err e = {0};
+    struct kd_prog *p = kd_compile(&d, &e);
+    cr_assert(p, "%s", e.msg);
+    return p;
+}
+
+static void launch(struct kd_prog *p, struct kernel *k, uint32_t gx, uint32_t bx, uint32_t by,
+                   int64_t n, int64_t w)
+{
+    int64_t v[] = {n, w};
+    struct err e = {0};
+    cr_assert_eq(kd_launch(p, k, (struct kernel_dim){gx, 1, 1}, (struct kernel_dim){bx, by, 1},
+                           v, both, &e),
+                 0, "%s", e.msg);
+}
+
+static struct kernel_warp warp(const struct kernel *k, uint32_t wg, uint32_t idx, uint32_t lanes)
+{
+    return (struct kernel_warp){.k = k, .wg = wg, .wg_id = {wg, 0, 0}, .warp = idx,
+                                .nlanes = lanes, .warp_size = 32};
+}
+
+static struct kernel_op next(const struct kernel *k, struct kernel_warp *w)
+{
+    struct kernel_op op = {0};
+    k->next(k, w, &op);
+    return op;
+}
+
+/* if gid < n: warps past n exit at once, the last one runs its first lanes. */
+Test(kd, if_masks_lanes_and_skips_empty_blocks)
+{
+    struct kd_prog *p = compile("if gid < n\n"
+                                "  load a[gid] 4 -> r1\n"
+                                "  alu 3 lat 4 -> r2 < r1\n"
+                                "  store b[gid*2 + 1] 8 < r1 r2 r5 gpu release\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 2, 64, 1, 100, 0);
+    cr_expect_str_eq(k.name, "t");
+    cr_expect_eq(k.nargs, 2);
+    cr_expect_eq(k.args[0].mode, KERNEL_R);
+    cr_expect_eq(k.args[1].mode, KERNEL_RW);
+    struct kernel_warp w = warp(&k, 1, 1, 32); /* threads 96..127: 96..99 active */
+    struct kernel_op op = next(&k, &w);
+    cr_expect_eq(op.kind, KOP_LOAD);
+    cr_expect_eq(op.mask, 0xfull);
+    cr_expect_eq(op.base, 0x100000 + 96 * 4);
+    cr_expect_eq(op.stride, 4);
+    cr_expect_eq(op.dst, 1);
+    op = next(&k, &w);
+    cr_expect(op.kind == KOP_ALU && op.n == 3 && op.lat == 4 && op.dst == 2 && op.src[0] == 1);
+    cr_expect_eq(op.mask, 0, "ALU ops carry no mask");
+    op = next(&k, &w);
+    cr_expect_eq(op.kind, KOP_STORE);
+    cr_expect_eq(op.base, 0x200000 + (96 * 2 + 1) * 8);
+    cr_expect_eq(op.stride, 16);
+    cr_expect(op.src[0] == 1 && op.src[1] == 2 && op.srcs == 1ull << 5);
+    cr_expect(op.scope == SCOPE_GPU && op.sem == SEM_RELEASE);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    w = warp(&k, 1, 0, 32); /* threads 64..95 are all below 100 */
+    cr_expect_eq(next(&k, &w).mask, 0xffffffffull);
+    struct kernel_warp past = warp(&k, 1, 1, 32);
+    past.wg_id.x = 5; /* no lane below n */
+    cr_expect_eq(next(&k, &past).kind, KOP_EXIT);
+    kd_prog_free(p);
+}
+
+/* A loop over m0 from bx to n: one load per iteration, then exit. */
+Test(kd, loops_run_their_bounds)
+{
+    struct kd_prog *p = compile("for m0 = bx .. n\n"
+                                "  load a[m0*w + tx] 4 -> r1\n"
+                                "end\n"
+                                "barrier\n");
+    struct kernel k;
+    launch(p, &k, 4, 32, 1, 4, 1000);
+    struct kernel_warp w = warp(&k, 1, 0, 32);
+    for (int64_t m = 1; m < 4; m++) {
+        struct kernel_op op = next(&k, &w);
+        cr_expect_eq(op.kind, KOP_LOAD);
+        cr_expect_eq(op.base, 0x100000 + (addr_t)(m * 1000 * 4), "iteration %lld", (long long)m);
+    }
+    cr_expect_eq(next(&k, &w).kind, KOP_BARRIER);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    w = warp(&k, 3, 0, 32);
+    w.wg_id.x = 4; /* from 4 to 4: no iteration */
+    cr_expect_eq(next(&k, &w).kind, KOP_BARRIER);
+    kd_prog_free(p);
+}
+
+/* A 2D block of 16 x 8: lanes 16..31 of warp 0 are row ty = 1; addresses per lane. */
+Test(kd, two_dimensional_blocks_give_lane_addresses)
+{
+    struct kd_prog *p = compile("load a[ty*w + tx] 4 -> r1\n");
+    struct kernel k;
+    launch(p, &k, 1, 16, 8, 0, 100);
+    struct kernel_warp w = warp(&k, 0, 1, 32); /* rows 2 and 3 */
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.lanes);
+    cr_expect_eq(w.lane_addr[0], 0x100000 + (2 * 100 + 0) * 4);
+    cr_expect_eq(w.lane_addr[15], 0x100000 + (2 * 100 + 15) * 4);
+    cr_expect_eq(w.lane_addr[16], 0x100000 + (3 * 100 + 0) * 4);
+    cr_expect_eq(w.lane_addr[31], 0x100000 + (3 * 100 + 15) * 4);
+    kd_prog_free(p);
+}
+
+/* Ranges: the hull of a work-group's accesses, clipped by `if index < n`. */
+Test(kd, ranges_are_derived_per_work_group)
+{
+    struct kd_prog *p = compile("if gid < n\n"
+                                "  load a[gid] 4 -> r1\n"
+                                "end\n"
+                                "for m0 = 0 .. 3\n"
+                                "  store b[m0*w + bx] 4 < r1\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 3, 64, 1, 150, 10);
+    struct kernel_range r[4];
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 + 64 * 4 && r[0].hi == 0x100000 + 128 * 4);
+    cr_assert_eq(k.ranges(&k, 2, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 + 128 * 4 && r[0].hi == 0x100000 + 150 * 4,
+              "the last work-group stops at n");
+    cr_assert_eq(k.ranges(&k, 2, 1, r, 4), 1);
+    cr_expect(r[0].lo == 0x200000 + 2 * 4 && r[0].hi == 0x200000 + (2 * 10 + 2 + 1) * 4);
+    kd_prog_free(p);
+}
+
+Test(kd, identical_launches_share_a_binding)
+{
+    struct kd_prog *p = compile("load a[gid] 4 -> r1\n");
+    struct kernel k1, k2, k3;
+    launch(p, &k1, 2, 64, 1, 1, 0);
+    launch(p, &k2, 2, 64, 1, 1, 0);
+    launch(p, &k3, 2, 64, 1, 2, 0);
+    cr_expect_eq(k1.ctx, k2.ctx);
+    cr_expect_neq(k1.ctx, k3.ctx);
+    cr_expect_eq(p->nlaunch, 2);
+    kd_prog_free(p);
+}
+
+static void expect_error(const char *body, const char *want)
+{
+    struct kd_desc d = {"bad", params, bufs, body};
+    struct err e = {0};
+    cr_expect_null(kd_compile(&d, &e), "%s", body);
+    cr_expect_str_eq(e.msg, want);
+}
+
+Test(kd, wrong_descriptions_are_refused_with_their_line)
+{
+    expect_error("load a[gid] 4 -> r1\nfrob\n", "kernel bad, line 2: unknown statement 'frob'");
+    expect_error("load c[gid] 4 -> r1\n", "kernel bad, line 1: unknown buffer 'c'");
+    expect_error("load a[gid] 3 -> r1\n",
+                 "kernel bad, line 1: size '3': 1, 2, 4, 8 or 16 bytes expected");
+    expect_error("load a[gid] 4 -> r64\n",
+                 "kernel bad, line 1: 'r64' is not a register r1..r63");
+    expect_error("\n# a comment\nif gid < n\nload a[gid] 4 -> r1\n",
+                 "kernel bad, line 3: no 'end' for this block");
+    expect_error("end\n", "kernel bad, line 1: 'end' without an if or a for");
+    expect_error("load a[gid + q] 4 -> r1\n",
+                 "kernel bad, line 1: index 'gid + q': unknown name 'q'");
+    expect_error("for m4 = 0 .. n\nend\n",
+                 "kernel bad, line 1: 'm4': for mK = FROM .. TO expected (K 0..3)");
+    expect_error("fence cta\n", "kernel bad, line 1: fence: scope gpu or sys expected");
+}
+
+Test(kd, launches_that_cannot_be_bound_are_refused)
+{
+    struct kd_prog *p = compile("for m0 = 0 .. tx\nend\n");
+    struct kernel k;
+    int64_t v[] = {1, 1};
+    struct err e = {0};
+    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
+                           both, &e),
+                 -1);
+    cr_expect_str_eq(e.msg, "kernel t, statement 1: loop bounds differ between lanes");
+    kd_prog_free(p);
+    p = compile("load a[bx*tx] 4 -> r1\n");
+    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
+                           both, &e),
+                 -1);
+    cr_expect(strstr(e.msg, "not affine per thread") != NULL, "%s", e.msg);
+    kd_prog_free(p);
+}
