@@ -91,6 +91,8 @@ struct kernel_op {
     bool lanes;     /* addresses in warp->lane_addr instead of base + lane * stride */
     uint8_t sem;    /* enum mem_sem: global loads, stores and atomics (SEM_WEAK: plain);
                        fences: their direction (see kernel_op_scoped, kernel_op_fence) */
+    uint16_t site;  /* global and LDS accesses of kernel descriptions: the static site
+                       (the access's "PC" in its description, from 1; 0: none) */
     uint16_t lat;   /* KOP_ALU: cycles from issue until dst can be read (0: at once) */
     uint16_t ii;    /* cycles the op occupies its SIMD per instruction (0: cu.alu_cycles) */
     uint32_t n;     /* KOP_ALU: instructions; a KOP_F_SPIN load: the most re-issues */

@@ -2,8 +2,10 @@
  * kd.c -- see kd.h. The parser runs once per workload, the binder once per
  * distinct launch; the interpreter (kd_next) allocates nothing.
  *
- * Warp state: pc is the statement; r[0..3] hold the loop variables m0..m3;
- * r[4..7] the active lanes inside the enclosing if or for at depths 1..4.
+ * Warp state: pc is the statement; r[0..3] count the iterations of the
+ * loops over m0..m3 (a lane's variable is its own first value plus that
+ * count); r[4..7] the active lanes inside the enclosing if or for at depths
+ * 1..4.
  */
 #include "kd.h"
 
@@ -12,8 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An expression bound to a launch. */
+struct kd_bix {
+    struct kd_affine e, inner;
+    const struct kd_array *arr; /* what `ind` reads, or NULL */
+};
+
 struct kd_bstmt {
-    struct kd_affine a, b;
+    struct kd_bix a, b;
+    bool linear; /* a memory access whose address moves by a fixed step per lane */
 };
 
 struct kd_bound {
@@ -21,6 +30,7 @@ struct kd_bound {
     struct kernel_dim grid, block;
     int64_t params[KD_MAX_PARAMS];
     const struct kernel_buf *bufs[KD_MAX_BUFS];
+    struct kd_array arrays[KD_MAX_ARRAYS];
     struct kd_bstmt *b; /* [nstmt] */
 };
 
@@ -65,6 +75,42 @@ static int poly(struct line *ln, const char *text, struct kd_poly *out)
     if (kd_parse(text, pp, n, out, &e))
         return line_err(ln, "%s", e.msg);
     return 0;
+}
+
+static int name_index(struct line *ln, const char *const *names, const char *what,
+                      const char *name, size_t len)
+{
+    for (unsigned i = 0; names && names[i]; i++)
+        if (strlen(names[i]) == len && !strncmp(names[i], name, len))
+            return (int)i;
+    char msg[96];
+    snprintf(msg, sizeof msg, "unknown %s '%.*s'", what, (int)(len < 63 ? len : 63), name);
+    return line_err(ln, "%s", msg);
+}
+
+/* An expression that may read one array element, @ARRAY[INDEX], as `ind`. */
+static int ix(struct line *ln, const char *text, struct kd_ix *out)
+{
+    out->arr = -1;
+    const char *at = strchr(text, '@');
+    if (!at)
+        return poly(ln, text, &out->e);
+    const char *open = strchr(at, '['), *close = open;
+    for (int depth = 0; close && *close; close++)
+        if ((depth += *close == '[' ? 1 : *close == ']' ? -1 : 0) == 0)
+            break;
+    if (!open || !close || !*close)
+        return line_err(ln, "'%s': @ARRAY[INDEX] expected", at);
+    int a = name_index(ln, ln->d->arrays, "array", at + 1, (size_t)(open - at - 1));
+    if (a < 0)
+        return -1;
+    out->arr = (int8_t)a;
+    char inner[512], outer[512];
+    snprintf(inner, sizeof inner, "%.*s", (int)(close - open - 1), open + 1);
+    snprintf(outer, sizeof outer, "%.*sind%s", (int)(at - text), text, close + 1);
+    if (strchr(inner, '@') || strchr(outer, '@'))
+        return line_err(ln, "'%s': one array read per expression", text);
+    return poly(ln, outer, &out->e) ? -1 : poly(ln, inner, &out->inner);
 }
 
 /* "rN" (1..63) into *r. */
@@ -129,31 +175,26 @@ static int op_tail(struct line *ln, struct kernel_op *op)
     return 0;
 }
 
-static int buf_index(struct line *ln, const char *name, size_t len)
-{
-    for (unsigned i = 0; ln->d->bufs && ln->d->bufs[i]; i++)
-        if (strlen(ln->d->bufs[i]) == len && !strncmp(ln->d->bufs[i], name, len))
-            return (int)i;
-    char n[64];
-    snprintf(n, sizeof n, "%.*s", (int)(len < 63 ? len : 63), name);
-    return line_err(ln, "unknown buffer '%s'", n);
-}
-
-/* BUF[EXPR] SIZE, then the operation's tail. */
+/* BUF[EXPR] SIZE (lds[EXPR] SIZE for the LDS), then the operation's tail. */
 static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
 {
     s->op.kind = kind;
+    s->mem = true;
     while (isspace((unsigned char)*ln->at))
         ln->at++;
     char *open = strchr(ln->at, '['), *close = open ? strrchr(open, ']') : NULL;
     if (!open || !close)
         return line_err(ln, "'%s': BUF[INDEX] expected", ln->at);
-    int b = buf_index(ln, ln->at, (size_t)(open - ln->at));
-    if (b < 0)
+    size_t len = (size_t)(open - ln->at);
+    bool lds = kind == KOP_LDS_LOAD || kind == KOP_LDS_STORE;
+    if (lds && (len != 3 || strncmp(ln->at, "lds", 3)))
+        return line_err(ln, "'%s': lds[INDEX] expected", ln->at);
+    int b = lds ? -1 : name_index(ln, ln->d->bufs, "buffer", ln->at, len);
+    if (!lds && b < 0)
         return -1;
     s->buf = (int8_t)b;
     *close = '\0';
-    if (poly(ln, open + 1, &s->a))
+    if (ix(ln, open + 1, &s->a))
         return -1;
     ln->at = close + 1;
     char *sz = word(ln), *end;
@@ -175,7 +216,7 @@ static int for_stmt(struct line *ln, struct kd_stmt *s)
     if (!dots)
         return line_err(ln, "'%s': FROM .. TO expected", ln->at);
     *dots = '\0';
-    return poly(ln, ln->at, &s->a) ? -1 : poly(ln, dots + 2, &s->b);
+    return ix(ln, ln->at, &s->a) ? -1 : ix(ln, dots + 2, &s->b);
 }
 
 static int if_stmt(struct line *ln, struct kd_stmt *s)
@@ -184,7 +225,7 @@ static int if_stmt(struct line *ln, struct kd_stmt *s)
     if (!lt)
         return line_err(ln, "'%s': if A < B expected", ln->at);
     *lt = '\0';
-    return poly(ln, ln->at, &s->a) ? -1 : poly(ln, lt + 1, &s->b);
+    return ix(ln, ln->at, &s->a) ? -1 : ix(ln, lt + 1, &s->b);
 }
 
 static int fence_stmt(struct line *ln, struct kd_stmt *s)
@@ -214,12 +255,14 @@ static int statement(struct line *ln, struct kd_stmt *s)
 {
     char *w = word(ln);
     s->buf = -1;
+    s->a.arr = s->b.arr = -1;
     s->kind = KD_S_OP;
     static const struct {
         const char *name;
         uint8_t kop;
-    } mem[] = {{"load", KOP_LOAD}, {"store", KOP_STORE}, {"atomic", KOP_ATOMIC}};
-    for (unsigned i = 0; i < 3; i++)
+    } mem[] = {{"load", KOP_LOAD},         {"store", KOP_STORE},        {"atomic", KOP_ATOMIC},
+               {"lds_load", KOP_LDS_LOAD}, {"lds_store", KOP_LDS_STORE}};
+    for (unsigned i = 0; i < 5; i++)
         if (!strcmp(w, mem[i].name))
             return mem_stmt(ln, s, mem[i].kop);
     if (!strcmp(w, "alu"))
@@ -245,7 +288,7 @@ static int statement(struct line *ln, struct kd_stmt *s)
     return line_err(ln, "unknown statement '%s'", w);
 }
 
-/* Link ifs and loops to their ends and set depths and sites. */
+/* Link ifs and loops to their ends; set depths, enclosing loops and sites. */
 static int structure(struct kd_prog *p, struct line *ln, const unsigned *line_of)
 {
     unsigned stack[KD_MAX_DEPTH], depth = 0;
@@ -259,15 +302,21 @@ static int structure(struct kd_prog *p, struct line *ln, const unsigned *line_of
             p->s[s->match].match = (uint16_t)i;
         }
         s->depth = (uint8_t)depth;
+        for (unsigned d = 0; d < depth; d++)
+            if (p->s[stack[d]].kind == KD_S_FOR)
+                s->loops[s->nloops++] = (uint16_t)stack[d];
         if (s->kind == KD_S_IF || s->kind == KD_S_FOR) {
             if (depth == KD_MAX_DEPTH)
                 return line_err(ln, "more than %s ifs and loops nested", "4");
+            for (unsigned d = 0; s->kind == KD_S_FOR && d < depth; d++)
+                if (p->s[stack[d]].kind == KD_S_FOR && p->s[stack[d]].var == s->var)
+                    return line_err(ln, "%s", "a loop inside another over the same variable");
             stack[depth++] = i;
         }
-        if (s->buf >= 0) {
-            s->site = (uint16_t)p->nsites++;
+        if (s->mem)
+            s->op.site = (uint16_t)++p->nsites;
+        if (s->buf >= 0)
             p->writes[s->buf] |= s->op.kind != KOP_LOAD;
-        }
     }
     if (depth) {
         ln->no = line_of[stack[depth - 1]];
@@ -284,9 +333,11 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
         p->nparams++;
     while (d->bufs && d->bufs[p->nbufs])
         p->nbufs++;
-    if (p->nparams > KD_MAX_PARAMS || p->nbufs > KD_MAX_BUFS) {
-        err_set(e, "kernel %s: more than %d parameters or %d buffers", d->name, KD_MAX_PARAMS,
-                KD_MAX_BUFS);
+    while (d->arrays && d->arrays[p->narrays])
+        p->narrays++;
+    if (p->nparams > KD_MAX_PARAMS || p->nbufs > KD_MAX_BUFS || p->narrays > KD_MAX_ARRAYS) {
+        err_set(e, "kernel %s: more than %d parameters, %d buffers or %d arrays", d->name,
+                KD_MAX_PARAMS, KD_MAX_BUFS, KD_MAX_ARRAYS);
         kd_prog_free(p);
         return NULL;
     }
@@ -350,60 +401,79 @@ static inline uint64_t mask_at(const struct kernel_warp *w, unsigned depth)
     return depth ? w->r[3 + depth] : lanes(w->nlanes);
 }
 
-/* The warp's variables (block indices and loop variables; thread indices 0). */
-static void warp_vars(const struct kernel_warp *w, int64_t x[KD_NDYN])
+/* The value of x at x (an array read first, if it has one). */
+static int64_t eval(const struct kd_bix *x, int64_t v[KD_NDYN])
 {
-    memset(x, 0, KD_NDYN * sizeof *x);
-    x[KD_BX] = w->wg_id.x;
-    x[KD_BY] = w->wg_id.y;
-    x[KD_BZ] = w->wg_id.z;
-    for (unsigned k = 0; k < 4; k++)
-        x[KD_M0 + k] = (int64_t)w->r[k];
+    if (x->arr) {
+        int64_t i = kd_eval(&x->inner, v);
+        if (i < 0 || (uint64_t)i >= x->arr->n)
+            BUG("kernel description: array index %lld out of 0..%llu", (long long)i,
+                (unsigned long long)x->arr->n);
+        v[KD_IND] = x->arr->v[i];
+    }
+    return kd_eval(&x->e, v);
 }
 
-static inline void lane_tid(const struct kd_bound *b, uint32_t tid, int64_t x[KD_NDYN])
+/* The variables of lane l of warp w inside statement i's loops. */
+static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, unsigned l,
+                      unsigned i, int64_t v[KD_NDYN])
 {
-    x[KD_TX] = tid % b->block.x;
-    x[KD_TY] = tid / b->block.x % b->block.y;
-    x[KD_TZ] = tid / (b->block.x * b->block.y);
+    const struct kd_stmt *s = &b->p->s[i];
+    uint32_t tid = w->warp * w->warp_size + l;
+    v[KD_BX] = w->wg_id.x;
+    v[KD_BY] = w->wg_id.y;
+    v[KD_BZ] = w->wg_id.z;
+    v[KD_TX] = tid % b->block.x;
+    v[KD_TY] = tid / b->block.x % b->block.y;
+    v[KD_TZ] = tid / (b->block.x * b->block.y);
+    for (unsigned j = 0; j < s->nloops; j++) {
+        const struct kd_stmt *f = &b->p->s[s->loops[j]];
+        v[f->var] = eval(&b->b[s->loops[j]].a, v) + (int64_t)w->r[f->var - KD_M0];
+    }
 }
 
-/* Lanes of mask where a < b. */
-static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
-                          const struct kd_bstmt *bs, uint64_t mask)
+/* Lanes of mask where statement i's a < b (an if), or where its loop
+ * variable, first value plus the iterations so far, is below its bound. */
+static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                          uint64_t mask)
 {
-    int64_t x[KD_NDYN];
-    warp_vars(w, x);
+    const struct kd_stmt *s = &b->p->s[i];
+    const struct kd_bstmt *bs = &b->b[i];
+    int64_t v[KD_NDYN] = {0};
     uint64_t out = 0;
     for (uint64_t m = mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
-        lane_tid(b, w->warp * w->warp_size + l, x);
-        if (kd_eval(&bs->a, x) < kd_eval(&bs->b, x))
+        lane_vars(b, w, l, i, v);
+        int64_t lhs = eval(&bs->a, v);
+        if (s->kind == KD_S_FOR)
+            lhs += (int64_t)w->r[s->var - KD_M0];
+        if (lhs < eval(&bs->b, v))
             out |= 1ull << l;
     }
     return out;
 }
 
-/* The addresses of a memory statement: base + lane * stride where the index
- * moves by a fixed step from lane to lane (a 1D block), else per lane. */
-static void addresses(const struct kd_bound *b, const struct kd_stmt *s,
-                      const struct kd_bstmt *bs, struct kernel_warp *w, struct kernel_op *op)
+/* The addresses of memory statement i: base + lane * stride where the index
+ * moves by a fixed step from lane to lane, else per lane. */
+static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *w,
+                      struct kernel_op *op)
 {
-    int64_t x[KD_NDYN];
-    warp_vars(w, x);
-    addr_t base = b->bufs[s->buf]->base;
+    const struct kd_stmt *s = &b->p->s[i];
+    const struct kd_bstmt *bs = &b->b[i];
+    int64_t v[KD_NDYN] = {0};
+    addr_t base = s->buf >= 0 ? b->bufs[s->buf]->base : 0;
     int64_t size = s->op.size;
-    if (b->block.y == 1 && b->block.z == 1) {
-        lane_tid(b, w->warp * w->warp_size, x);
-        op->base = base + (addr_t)(kd_eval(&bs->a, x) * size);
-        op->stride = bs->a.k[KD_TX] * size;
+    if (bs->linear) {
+        lane_vars(b, w, 0, i, v);
+        op->base = base + (addr_t)(eval(&bs->a, v) * size);
+        op->stride = bs->a.e.k[KD_TX] * size;
         return;
     }
     op->lanes = true;
     for (uint64_t m = op->mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
-        lane_tid(b, w->warp * w->warp_size + l, x);
-        w->lane_addr[l] = base + (addr_t)(kd_eval(&bs->a, x) * size);
+        lane_vars(b, w, l, i, v);
+        w->lane_addr[l] = base + (addr_t)(eval(&bs->a, v) * size);
     }
 }
 
@@ -416,45 +486,40 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
             op->kind = KOP_EXIT;
             return;
         }
-        const struct kd_stmt *s = &p->s[w->pc];
-        const struct kd_bstmt *bs = &b->b[w->pc];
+        unsigned i = w->pc;
+        const struct kd_stmt *s = &p->s[i];
         uint64_t outer = mask_at(w, s->depth);
-        int64_t x[KD_NDYN];
         switch (s->kind) {
         case KD_S_OP:
             *op = s->op;
-            if (s->buf >= 0) {
+            if (s->mem) {
                 op->mask = outer;
-                addresses(b, s, bs, w, op);
+                addresses(b, i, w, op);
             }
             w->pc++;
             return;
+        case KD_S_FOR:
+            w->r[s->var - KD_M0] = 0;
+            /* fall through */
         case KD_S_IF: {
-            uint64_t m = cond_mask(b, w, bs, outer);
+            uint64_t m = cond_mask(b, w, i, outer);
             w->r[4 + s->depth] = m;
-            w->pc = m ? w->pc + 1 : s->match + 1u;
+            w->pc = m ? i + 1 : s->match + 1u;
             continue;
         }
-        case KD_S_FOR: {
-            warp_vars(w, x);
-            int64_t from = kd_eval(&bs->a, x);
-            w->r[s->var - KD_M0] = (uint64_t)from;
-            w->r[4 + s->depth] = outer; /* the same bounds for every lane */
-            w->pc = from < kd_eval(&bs->b, x) ? w->pc + 1 : s->match + 1u;
-            continue;
-        }
-        case KD_S_END:
-            if (p->s[s->match].kind == KD_S_FOR) {
-                const struct kd_stmt *f = &p->s[s->match];
-                w->r[f->var - KD_M0]++;
-                warp_vars(w, x);
-                if (x[f->var] < kd_eval(&b->b[s->match].b, x)) {
-                    w->pc = s->match + 1u;
-                    continue;
-                }
+        case KD_S_END: {
+            const struct kd_stmt *f = &p->s[s->match];
+            w->pc = i + 1;
+            if (f->kind != KD_S_FOR)
+                continue;
+            w->r[f->var - KD_M0]++;
+            uint64_t m = cond_mask(b, w, s->match, mask_at(w, f->depth));
+            if (m) {
+                w->r[4 + f->depth] = m;
+                w->pc = s->match + 1u;
             }
-            w->pc++;
             continue;
+        }
         }
     }
 }
@@ -473,19 +538,18 @@ static void affine_span(const struct kd_affine *a, const int64_t lo[KD_NDYN],
     }
 }
 
-static bool same_affine(const struct kd_affine *a, const struct kd_affine *b)
-{
-    return !memcmp(a, b, sizeof *a);
-}
+enum span { SPAN_NONE, SPAN_SOME, SPAN_UNKNOWN };
 
-/* The elements one statement touches in work-group wg: [*mn, *mx]; false if
- * none. The loops' variables span their bounds (outer ones first); an
- * enclosing `if I < B` with B the same for the whole work-group clips an
- * index equal to I. */
-static bool stmt_span(const struct kd_bound *b, unsigned i, const struct kernel_dim *wg,
-                      int64_t *mn, int64_t *mx)
+/* The elements statement i touches in work-group wg: [*mn, *mx]. Thread
+ * indices span the block, loop variables their bounds (outer loops first);
+ * an enclosing `if I < B` with B the same for the whole work-group clips an
+ * index equal to I. Unknown when the index, or a bound of a loop it uses,
+ * reads an array. */
+static enum span stmt_span(const struct kd_bound *b, unsigned i, const struct kernel_dim *wg,
+                           int64_t *mn, int64_t *mx)
 {
     const struct kd_prog *p = b->p;
+    const struct kd_affine *a = &b->b[i].a.e;
     int64_t lo[KD_NDYN] = {0}, hi[KD_NDYN] = {0};
     lo[KD_BX] = hi[KD_BX] = wg->x;
     lo[KD_BY] = hi[KD_BY] = wg->y;
@@ -493,30 +557,40 @@ static bool stmt_span(const struct kd_bound *b, unsigned i, const struct kernel_
     hi[KD_TX] = b->block.x - 1;
     hi[KD_TY] = b->block.y - 1;
     hi[KD_TZ] = b->block.z - 1;
+    bool unknown[KD_NDYN] = {[KD_IND] = true};
     int64_t cap = INT64_MAX;
     for (unsigned j = 0; j < i; j++) { /* the enclosing blocks, outermost first */
         const struct kd_stmt *s = &p->s[j];
         if ((s->kind != KD_S_IF && s->kind != KD_S_FOR) || s->match < i)
             continue;
+        const struct kd_bix *x = &b->b[j].a, *y = &b->b[j].b;
         int64_t a0, a1, b0, b1;
-        affine_span(&b->b[j].a, lo, hi, &a0, &a1);
-        affine_span(&b->b[j].b, lo, hi, &b0, &b1);
+        affine_span(&x->e, lo, hi, &a0, &a1);
+        affine_span(&y->e, lo, hi, &b0, &b1);
         if (s->kind == KD_S_FOR) {
+            if (x->arr || y->arr) {
+                unknown[s->var] = true;
+                continue;
+            }
             if (a0 >= b1)
-                return false;
+                return SPAN_NONE;
             lo[s->var] = a0;
             hi[s->var] = b1 - 1;
-        } else if (b0 == b1 && same_affine(&b->b[j].a, &b->b[i].a)) {
+        } else if (!x->arr && !y->arr && b0 == b1 && !memcmp(&x->e, a, sizeof *a)) {
             cap = b0 - 1 < cap ? b0 - 1 : cap;
         }
     }
-    affine_span(&b->b[i].a, lo, hi, mn, mx);
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        if (unknown[v] && a->k[v])
+            return SPAN_UNKNOWN;
+    affine_span(a, lo, hi, mn, mx);
     *mx = *mx < cap ? *mx : cap;
-    return *mn <= *mx;
+    return *mn <= *mx ? SPAN_SOME : SPAN_NONE;
 }
 
 /* The hull of what the work-group's statements on the argument touch,
- * within the buffer; one empty range at the base if nothing. */
+ * within the buffer; one empty range at the base if nothing; 0 (the whole
+ * structure) if an index reads an array. */
 static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
                           struct kernel_range *out, unsigned max)
 {
@@ -527,26 +601,67 @@ static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
     struct kernel_dim id = {wg % b->grid.x, wg / b->grid.x % b->grid.y,
                             wg / (b->grid.x * b->grid.y)};
     const struct kernel_buf *buf = b->bufs[arg];
-    addr_t lo = buf->base + buf->size, hi = buf->base;
+    addr_t end = buf->base + buf->size, lo = end, hi = buf->base;
     for (unsigned i = 0; i < p->nstmt; i++) {
         const struct kd_stmt *s = &p->s[i];
         int64_t mn, mx;
-        if (s->buf != (int)arg || !stmt_span(b, i, &id, &mn, &mx))
+        if (s->buf != (int)arg)
             continue;
-        if (b->b[i].a.k[KD_IND])
-            return 0; /* data-dependent: the whole structure */
+        enum span sp = stmt_span(b, i, &id, &mn, &mx);
+        if (sp == SPAN_UNKNOWN)
+            return 0;
+        if (sp == SPAN_NONE)
+            continue;
         int64_t size = s->op.size;
         addr_t a = buf->base + (addr_t)(mn > 0 ? mn * size : 0);
         addr_t z = buf->base + (addr_t)((mx + 1) * size);
         lo = a < lo ? a : lo;
         hi = z > hi ? z : hi;
     }
-    hi = hi < buf->base + buf->size ? hi : buf->base + buf->size;
+    hi = hi < end ? hi : end;
     out[0] = lo < hi ? (struct kernel_range){lo, hi} : (struct kernel_range){buf->base, buf->base};
     return 1;
 }
 
 /* ---- launches -------------------------------------------------------------------------------- */
+
+static int bind_ix(struct kd_bound *b, const struct kd_ix *x, const struct kd_launch *l,
+                   struct kd_bix *out, struct err *e)
+{
+    out->arr = x->arr >= 0 ? &b->arrays[x->arr] : NULL;
+    return kd_bind(&x->e, l, &out->e, e) || (x->arr >= 0 && kd_bind(&x->inner, l, &out->inner, e))
+               ? -1
+               : 0;
+}
+
+/* Whether loop j's variable is the same in every lane: its first value
+ * reads no thread index, no array and only such loop variables. */
+static bool uniform_loop(const struct kd_bound *b, unsigned j)
+{
+    const struct kd_stmt *f = &b->p->s[j];
+    const struct kd_affine *from = &b->b[j].a.e;
+    if (from->k[KD_TX] || from->k[KD_TY] || from->k[KD_TZ] || from->k[KD_IND])
+        return false;
+    for (unsigned k = 0; k < f->nloops; k++)
+        if (from->k[b->p->s[f->loops[k]].var] && !uniform_loop(b, f->loops[k]))
+            return false;
+    return true;
+}
+
+/* Whether memory statement i's address moves by a fixed step from lane to
+ * lane: a 1D block, no array read, and every loop variable it uses the same
+ * in every lane. */
+static bool linear(const struct kd_bound *b, unsigned i)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    const struct kd_affine *a = &b->b[i].a.e;
+    if (b->block.y != 1 || b->block.z != 1 || a->k[KD_IND])
+        return false;
+    for (unsigned j = 0; j < s->nloops; j++)
+        if (a->k[b->p->s[s->loops[j]].var] && !uniform_loop(b, s->loops[j]))
+            return false;
+    return true;
+}
 
 static int bind(struct kd_bound *b, struct err *e)
 {
@@ -563,15 +678,12 @@ static int bind(struct kd_bound *b, struct err *e)
     b->b = xcalloc(p->nstmt, sizeof *b->b);
     for (unsigned i = 0; i < p->nstmt; i++) {
         const struct kd_stmt *s = &p->s[i];
-        if ((s->kind != KD_S_OP || s->buf >= 0) && s->kind != KD_S_END &&
-            (kd_bind(&s->a, &l, &b->b[i].a, e) || kd_bind(&s->b, &l, &b->b[i].b, e)))
+        if (s->kind != KD_S_END &&
+            (bind_ix(b, &s->a, &l, &b->b[i].a, e) || bind_ix(b, &s->b, &l, &b->b[i].b, e)))
             return err_prefix(e, "kernel %s, statement %u", p->d->name, i + 1);
-        static const enum kd_var per_lane[] = {KD_TX, KD_TY, KD_TZ, KD_IND};
-        for (unsigned v = 0; s->kind == KD_S_FOR && v < 4; v++)
-            if (b->b[i].a.k[per_lane[v]] || b->b[i].b.k[per_lane[v]])
-                return err_set(e, "kernel %s, statement %u: loop bounds differ between lanes",
-                               p->d->name, i + 1);
     }
+    for (unsigned i = 0; i < p->nstmt; i++)
+        b->b[i].linear = p->s[i].mem && linear(b, i);
     return 0;
 }
 
@@ -582,18 +694,24 @@ static struct kd_bound *find_launch(const struct kd_prog *p, const struct kd_bou
         if (!memcmp(&b->grid, &want->grid, sizeof b->grid) &&
             !memcmp(&b->block, &want->block, sizeof b->block) &&
             !memcmp(b->params, want->params, sizeof b->params) &&
-            !memcmp(b->bufs, want->bufs, sizeof b->bufs))
+            !memcmp(b->bufs, want->bufs, sizeof b->bufs) &&
+            !memcmp(b->arrays, want->arrays, sizeof b->arrays))
             return p->launch[i];
     }
     return NULL;
 }
 
 int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struct kernel_dim block,
-              const int64_t *params, const struct kernel_buf *const *bufs, struct err *e)
+              const int64_t *params, const struct kernel_buf *const *bufs,
+              const struct kd_array *arrays, struct err *e)
 {
     struct kd_bound want = {.p = p, .grid = grid, .block = block};
     memcpy(want.params, params, p->nparams * sizeof *params);
     memcpy(want.bufs, bufs, p->nbufs * sizeof *bufs);
+    if (p->narrays && !arrays)
+        BUG("kernel %s: launched without its arrays", p->d->name);
+    if (p->narrays)
+        memcpy(want.arrays, arrays, p->narrays * sizeof *arrays);
     struct kd_bound *b = find_launch(p, &want);
     if (!b) {
         b = xcalloc(1, sizeof *b);

@@ -4,13 +4,16 @@
  * one interpreter that turns it into the warp operations the CU executes.
  *
  * A description names its parameters (integers bound at each launch), its
- * buffers (the kernel's arguments, bound to allocations at each launch) and
- * its body, one statement per line:
+ * buffers (the kernel's arguments, bound to allocations at each launch), its
+ * arrays (host data the model computed, bound at each launch: graph rows and
+ * columns, a frontier) and its body, one statement per line:
  *
  *   alu N [lat L] [-> rD] [< rA [rB ...]]      N ALU instructions
  *   load BUF[EXPR] SIZE -> rD [< rA ...] [SCOPE SEM]
  *   store BUF[EXPR] SIZE [< rA ...] [SCOPE SEM]
  *   atomic BUF[EXPR] SIZE [-> rD] [< rA ...] [SCOPE SEM]
+ *   lds_load lds[EXPR] SIZE -> rD [< rA ...]
+ *   lds_store lds[EXPR] SIZE [< rA ...]
  *   barrier
  *   fence SCOPE [SEM]
  *   if EXPR < EXPR        lanes where it holds run the block up to `end`
@@ -19,11 +22,14 @@
  *   end
  *
  * EXPR is an index expression (kd_expr.h) in elements of SIZE bytes: the
- * lane's address is the buffer's base + EXPR * SIZE. rD, rA: registers r1 ..
- * r63. SCOPE: cta, gpu or sys; SEM: relaxed, acquire, release or acq_rel.
- * Every memory statement is a static site: its number (0, 1, ... in body
- * order) is its "PC". A warp exits after the last statement. Loop bounds are
- * the same for every lane of a warp.
+ * lane's address is the buffer's base (0 in the LDS) + EXPR * SIZE. Any
+ * expression may read one element of an array, `@ARRAY[EXPR]`, in place of
+ * the variable `ind`. rD, rA: registers r1 .. r63. SCOPE: cta, gpu or sys;
+ * SEM: relaxed, acquire, release or acq_rel. Every memory statement is a
+ * static site, numbered from 1 in body order (kernel_op.site). A warp exits
+ * after the last statement. A loop whose bounds differ between lanes runs
+ * until its last lane is done, each lane active while its own variable is
+ * below its own bound.
  */
 #ifndef CHIPSIM_KD_H
 #define CHIPSIM_KD_H
@@ -34,14 +40,30 @@
 #define KD_MAX_BUFS KERNEL_MAX_ARGS
 #define KD_MAX_DEPTH 4
 
+#define KD_MAX_ARRAYS 8
+
 struct kd_desc {
     const char *name;
     const char *const *params; /* NULL-terminated, at most KD_MAX_PARAMS */
     const char *const *bufs;   /* NULL-terminated, at most KD_MAX_BUFS */
+    const char *const *arrays; /* NULL-terminated, at most KD_MAX_ARRAYS (may be NULL) */
     const char *body;
 };
 
+/* Host data bound to an array of a description. */
+struct kd_array {
+    const uint32_t *v;
+    uint64_t n;
+};
+
 enum kd_stmt_kind { KD_S_OP, KD_S_IF, KD_S_FOR, KD_S_END };
+
+/* An expression and, when it reads an array (`ind`), the array's index. */
+struct kd_ix {
+    struct kd_poly e;
+    int8_t arr;          /* the array `ind` reads, or -1 */
+    struct kd_poly inner; /* its index */
+};
 
 /* One statement. Memory and ALU statements carry the kernel_op they issue,
  * less its addresses and mask. */
@@ -49,11 +71,13 @@ struct kd_stmt {
     uint8_t kind;   /* enum kd_stmt_kind */
     uint8_t depth;  /* enclosing ifs and loops */
     uint8_t var;    /* KD_S_FOR: its variable, KD_M0 .. KD_M3 */
-    int8_t buf;     /* memory statements: the buffer, else -1 */
+    int8_t buf;     /* global memory statements: the buffer, else -1 */
+    bool mem;       /* a global or LDS access */
+    uint8_t nloops; /* enclosing loops, outermost first in loops[] */
+    uint16_t loops[KD_MAX_DEPTH];
     uint16_t match; /* KD_S_IF, KD_S_FOR: its `end`; KD_S_END: its if or for */
-    uint16_t site;  /* memory statements: the static site */
     struct kernel_op op;
-    struct kd_poly a, b; /* memory: a = the index; if: a < b; for: from a to b */
+    struct kd_ix a, b; /* memory: a = the index; if: a < b; for: from a to b */
 };
 
 struct kd_bound;
@@ -61,7 +85,7 @@ struct kd_bound;
 /* A parsed description and its launches so far. */
 struct kd_prog {
     const struct kd_desc *d;
-    unsigned nparams, nbufs, nstmt, nsites;
+    unsigned nparams, nbufs, narrays, nstmt, nsites;
     struct kd_stmt *s;
     bool writes[KD_MAX_BUFS]; /* stored to or updated atomically */
     struct kd_bound **launch;
@@ -73,12 +97,14 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e);
 void kd_prog_free(struct kd_prog *p);
 
 /* Fill k with a launch of p over grid x block, with parameter values params
- * (in the description's order) and buffers bufs: the arguments (read or
+ * (in the description's order), buffers bufs and arrays arrays (NULL if it
+ * has none; their data must outlive the launch): the arguments (read or
  * read-write as the body uses them), the interpreter, and per-work-group
  * ranges of every argument. A launch identical to an earlier one shares its
  * binding. Returns 0, or -1 with the reason in e (an index not affine per
- * thread at this launch, a loop bound that differs between lanes). */
+ * thread at this launch). */
 int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struct kernel_dim block,
-              const int64_t *params, const struct kernel_buf *const *bufs, struct err *e);
+              const int64_t *params, const struct kernel_buf *const *bufs,
+              const struct kd_array *arrays, struct err *e);
 
 #endif

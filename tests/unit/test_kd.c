@@ -12,6 +12,11 @@
 
 static const char *const params[] = {"n", "w", NULL};
 static const char *const bufs[] = {"a", "b", NULL};
+static const char *const arrays[] = {"row", "col", NULL};
+/* A graph of 4 vertices in compressed rows: 0 -> {1, 2, 3}, 1 -> {}, 2 -> {0}, 3 -> {0, 2} */
+static const uint32_t row[] = {0, 3, 3, 4, 6};
+static const uint32_t col[] = {1, 2, 3, 0, 0, 2};
+static const struct kd_array graph[] = {{row, 5}, {col, 6}};
 static const struct kernel_buf buf_a = {"a", 0x100000, 1 << 20};
 static const struct kernel_buf buf_b = {"b", 0x200000, 1 << 20};
 static const struct kernel_buf *const both[] = {&buf_a, &buf_b};
@@ -19,7 +24,8 @@ static const struct kernel_buf *const both[] = {&buf_a, &buf_b};
 static struct kd_prog *compile(const char *body)
 {
     static struct kd_desc d; /* the program keeps a pointer to its description */
-    d = (struct kd_desc){"t", params, bufs, body};
+    d = (struct kd_desc){.name = "t", .params = params, .bufs = bufs, .arrays = arrays,
+                         .body = body};
     struct err e = {0};
     struct kd_prog *p = kd_compile(&d, &e);
     cr_assert(p, "%s", e.msg);
@@ -32,7 +38,7 @@ static void launch(struct kd_prog *p, struct kernel *k, uint32_t gx, uint32_t bx
     int64_t v[] = {n, w};
     struct err e = {0};
     cr_assert_eq(kd_launch(p, k, (struct kernel_dim){gx, 1, 1}, (struct kernel_dim){bx, by, 1},
-                           v, both, &e),
+                           v, both, graph, &e),
                  0, "%s", e.msg);
 }
 
@@ -164,7 +170,8 @@ Test(kd, identical_launches_share_a_binding)
 
 static void expect_error(const char *body, const char *want)
 {
-    struct kd_desc d = {"bad", params, bufs, body};
+    struct kd_desc d = {.name = "bad", .params = params, .bufs = bufs, .arrays = arrays,
+                        .body = body};
     struct err e = {0};
     cr_expect_null(kd_compile(&d, &e), "%s", body);
     cr_expect_str_eq(e.msg, want);
@@ -186,23 +193,83 @@ Test(kd, wrong_descriptions_are_refused_with_their_line)
     expect_error("for m4 = 0 .. n\nend\n",
                  "kernel bad, line 1: 'm4': for mK = FROM .. TO expected (K 0..3)");
     expect_error("fence cta\n", "kernel bad, line 1: fence: scope gpu or sys expected");
+    expect_error("load a[@nope[gid]] 4 -> r1\n", "kernel bad, line 1: unknown array 'nope'");
+    expect_error("load a[@row[@col[gid]]] 4 -> r1\n",
+                 "kernel bad, line 1: '@row[@col[gid]]': one array read per expression");
+    expect_error("lds_load b[tx] 4 -> r1\n", "kernel bad, line 1: 'b[tx] 4 -> r1': lds[INDEX] expected");
+    expect_error("for m0 = 0 .. 4\nfor m0 = 0 .. 2\nend\nend\n",
+                 "kernel bad, line 2: a loop inside another over the same variable");
 }
 
 Test(kd, launches_that_cannot_be_bound_are_refused)
 {
-    struct kd_prog *p = compile("for m0 = 0 .. tx\nend\n");
+    struct kd_prog *p = compile("load a[bx*tx] 4 -> r1\n");
     struct kernel k;
     int64_t v[] = {1, 1};
     struct err e = {0};
     cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
-                           both, &e),
+                           both, graph, &e),
                  -1);
-    cr_expect_str_eq(e.msg, "kernel t, statement 1: loop bounds differ between lanes");
+    cr_expect_str_eq(e.msg, "kernel t, statement 1: a term multiplies bx by tx: not affine per "
+                            "thread");
     kd_prog_free(p);
-    p = compile("load a[bx*tx] 4 -> r1\n");
-    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
-                           both, &e),
-                 -1);
-    cr_expect(strstr(e.msg, "not affine per thread") != NULL, "%s", e.msg);
+}
+
+/* CSR: lane v walks the arcs of vertex v, from row[v] to row[v + 1]; the
+ * warp loops until its longest row is done (3 arcs), each lane active while
+ * it has arcs left, and reads b[col[j]] (a gather: per-lane addresses). */
+Test(kd, loops_with_per_lane_bounds_and_array_reads)
+{
+    struct kd_prog *p = compile("for m0 = @row[gid] .. @row[gid + 1]\n"
+                                "  load a[m0] 4 -> r1\n"
+                                "  load b[@col[m0]] 8 -> r2\n"
+                                "  alu 2 < r1 r2\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 1, 4, 1, 0, 0);
+    struct kernel_warp w = warp(&k, 0, 0, 4);
+    /* iteration 0: lanes 0, 2, 3 (vertex 1 has no arc) */
+    struct kernel_op op = next(&k, &w);
+    cr_expect_eq(op.mask, 0xdull);
+    cr_expect(op.lanes, "each lane's own arc");
+    cr_expect(w.lane_addr[0] == 0x100000 + 0 * 4 && w.lane_addr[2] == 0x100000 + 3 * 4 &&
+              w.lane_addr[3] == 0x100000 + 4 * 4);
+    op = next(&k, &w);
+    cr_expect_eq(op.site, 2);
+    cr_expect(w.lane_addr[0] == 0x200000 + 1 * 8 && w.lane_addr[2] == 0x200000 + 0 * 8 &&
+              w.lane_addr[3] == 0x200000 + 0 * 8);
+    cr_expect_eq(next(&k, &w).kind, KOP_ALU);
+    /* iteration 1: lanes 0 and 3 */
+    cr_expect_eq(next(&k, &w).mask, 0x9ull);
+    op = next(&k, &w);
+    cr_expect(w.lane_addr[0] == 0x200000 + 2 * 8 && w.lane_addr[3] == 0x200000 + 2 * 8);
+    cr_expect_eq(next(&k, &w).kind, KOP_ALU);
+    /* iteration 2: lane 0 alone, then the loop ends */
+    cr_expect_eq(next(&k, &w).mask, 0x1ull);
+    cr_expect_eq(next(&k, &w).kind, KOP_LOAD);
+    cr_expect_eq(next(&k, &w).kind, KOP_ALU);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    struct kernel_range r[2];
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "an index from an array: the whole structure");
+    kd_prog_free(p);
+}
+
+/* LDS accesses: byte offsets in the work-group's LDS, numbered as sites. */
+Test(kd, lds_accesses)
+{
+    struct kd_prog *p = compile("load a[gid] 4 -> r1\n"
+                                "lds_store lds[tx] 4 < r1\n"
+                                "barrier\n"
+                                "lds_load lds[63 - tx] 4 -> r2\n");
+    struct kernel k;
+    launch(p, &k, 1, 64, 1, 0, 0);
+    cr_expect_eq(k.nargs, 2);
+    struct kernel_warp w = warp(&k, 0, 1, 32);
+    cr_expect_eq(next(&k, &w).site, 1);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LDS_STORE && op.base == 32 * 4 && op.stride == 4 && op.site == 2);
+    cr_expect_eq(next(&k, &w).kind, KOP_BARRIER);
+    op = next(&k, &w);
+    cr_expect(op.kind == KOP_LDS_LOAD && op.base == (63 - 32) * 4 && op.stride == -4);
     kd_prog_free(p);
 }

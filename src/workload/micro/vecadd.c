@@ -85,7 +85,7 @@ static bool vecadd_next_kernel(void *self, struct kernel *k)
     int64_t n = (int64_t)v->n;
     struct err e;
     if (kd_launch(v->prog, k, (struct kernel_dim){v->grid, 1, 1},
-                  (struct kernel_dim){v->block, 1, 1}, &n, v->bufs, &e))
+                  (struct kernel_dim){v->block, 1, 1}, &n, v->bufs, NULL, &e))
         BUG("%s", e.msg);
     for (unsigned i = 0; i < k->nargs; i++)
         k->args[i].same_pattern = v->kernels > 0;
