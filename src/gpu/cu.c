@@ -290,6 +290,7 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         struct req *r = req_alloc(s);
         r->addr = ls->line[i];
         r->size = cu->line_b;
+        r->site = op->site;
         r->kind = kind;
         r->flags = op->flags & KOP_F_LOCAL ? REQ_F_LOCAL : 0;
         r->scope = scope;

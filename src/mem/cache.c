@@ -223,6 +223,7 @@ static void forward(struct sim *s, struct cache *c, struct req *r)
     struct req *ch = req_alloc(s);
     ch->addr = r->addr;
     ch->size = r->size;
+    ch->site = r->site;
     ch->kind = r->kind;
     ch->flags = 0; /* flags are this cache's decisions; the next level decides anew */
     ch->src = r->src;
@@ -330,6 +331,7 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     }
     ch->src = r->src;
     ch->home = r->home;
+    ch->site = r->site;
     ch->scope = r->scope; /* the first target's: later ones merge into this fetch */
     ch->sem = r->sem;
     ch->tag = m;

@@ -56,7 +56,9 @@ struct req_ret {
  * last (pool objects are 64-byte aligned, see req_pool_init()). */
 struct req {
     addr_t addr;          /* byte address of the first byte accessed */
-    uint32_t size;        /* bytes */
+    uint16_t size;        /* bytes (within one line) */
+    uint16_t site;        /* the static site of the access that caused it (kernel_op.site;
+                             0: none); child requests of a cache carry their first target's */
     uint8_t kind;         /* enum req_kind */
     uint8_t flags;
     uint16_t src;         /* requesting unit (e.g. global CU id) */

@@ -217,10 +217,11 @@ struct trace_rec {
     uint64_t srcs;           /* scoreboard registers read */
     uint32_t mask;           /* active lanes */
     uint32_t opc;            /* index in struct trace_ops */
+    uint16_t site;           /* the instruction's static site: PC / 8 + 1, at most 65535 */
     uint8_t form;            /* enum trace_form */
     uint8_t dst;             /* scoreboard register written, 0 = none */
     uint8_t ndst;            /* registers written from dst on */
-    uint8_t pad[5];
+    uint8_t pad[3];
 };
 _Static_assert(sizeof(struct trace_rec) == 24, "struct trace_rec: 24 bytes");
 

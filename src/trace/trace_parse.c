@@ -259,6 +259,7 @@ static int parse_inst(const struct pctx *c, char *line, struct inst *x)
         return bad(c, "a decimal source line number", p);
     if (!get_hex(&p, &v, 16))
         return bad(c, "a hexadecimal PC", p);
+    x->rec.site = (uint16_t)(v / 8 < 65534 ? v / 8 + 1 : 65535);
     if (!get_hex(&p, &mask, 8))
         return bad(c, "a hexadecimal active mask of at most 8 digits", p);
     x->rec.mask = (uint32_t)mask;

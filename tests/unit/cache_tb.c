@@ -11,7 +11,7 @@ static void lower_access(struct sim *s, void *self, struct req *r)
     struct lower *l = self;
     cr_assert_lt(l->n, NREC);
     l->rec[l->n++] = (struct rec){r->kind,    r->flags,           r->addr, r->size,
-                                  {r->mask[0], r->mask[1]}, r->home, s->now};
+                                  {r->mask[0], r->mask[1]}, r->home, s->now, r->site};
     if (r->kind == REQ_READ)
         for (unsigned w = 0; w < REQ_WORDS; w++)
             r->ver[w] = (uint32_t)l->version;

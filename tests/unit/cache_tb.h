@@ -1,7 +1,7 @@
 /*
  * cache_tb.h -- the test bench of the cache tests: one cache over a mock
  * lower level that records every request it receives (kind, flags, address,
- * size, byte mask, home, time), stamps a version on READ responses and
+ * size, byte mask, home, time, site), stamps a version on READ responses and
  * answers after a fixed delay (or a longer one for one line, or never), and
  * the responses to the requests the test issues (tag, time, versions).
  * Times are picoseconds; the clock is 1000 MHz, so CY ps make a cycle.
@@ -21,6 +21,7 @@ struct rec {
     uint64_t mask[2];
     uint16_t home;
     ps_t t;
+    uint16_t site;
 };
 
 struct lower {

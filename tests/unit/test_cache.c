@@ -161,6 +161,24 @@ Test(cache, two_reads_to_one_line_merge)
     tb_free(t);
 }
 
+/* The requests a cache sends below carry the site of the access that caused
+ * them: a miss's fetch its first target's, a forwarded write its own. */
+Test(cache, requests_below_carry_the_site)
+{
+    struct cache_params p = base_params();
+    p.write_policy = CACHE_WRITE_THROUGH;
+    p.write_alloc = CACHE_WA_NONE;
+    struct tb *t = tb_new(&p);
+    issue(t, 0, REQ_READ, 0x1000, 4, 1)->site = 7;
+    issue(t, 1 * CY, REQ_READ, 0x1020, 4, 2)->site = 8; /* merges into the first fetch */
+    issue(t, 2 * CY, REQ_WRITE, 0x2000, 4, 3)->site = 9;
+    run(t);
+    cr_assert_eq(t->low.n, 2);
+    cr_expect(t->low.rec[0].kind == REQ_READ && t->low.rec[0].site == 7);
+    cr_expect(t->low.rec[1].kind == REQ_WRITE && t->low.rec[1].site == 9);
+    tb_free(t);
+}
+
 Test(cache, full_mshr_target_list_waits_then_hits)
 {
     struct cache_params p = base_params();

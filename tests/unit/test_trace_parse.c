@@ -232,6 +232,8 @@ Test(trace_parse, versions_line_numbers_and_immediates)
     cr_expect_eq(rs.n, 3);
     cr_expect_eq(rs.r[0]->dst, 5);
     cr_expect_eq(rs.r[0]->srcs, 1ull << 2, "only R1 is tracked");
+    cr_expect(rs.r[0]->site == 1 && rs.r[1]->site == 3 && rs.r[2]->site == 5,
+              "sites: PC / 8 + 1");
     cr_expect_eq(tb.warp[0].n, 0, "warp 0 is absent");
     trace_tb_free(&tb);
     tk_close(&t);

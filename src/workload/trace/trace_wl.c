@@ -467,6 +467,7 @@ static void mem_op(struct twl *t, const struct trace_opinfo *o, struct kernel_op
     t->st.async_copies += o->kind == TK_ASYNC;
     op->size = o->size;
     op->mask = r->mask;
+    op->site = r->site;
     if (space == TSP_SHARED) {
         op->kind = o->kind == TK_STORE || (o->kind == TK_ATOMIC && !r->dst) ? KOP_LDS_STORE
                                                                             : KOP_LDS_LOAD;
