@@ -22,7 +22,10 @@ struct kd_bix {
 
 struct kd_bstmt {
     struct kd_bix a, b;
-    bool linear; /* a memory access whose address moves by a fixed step per lane */
+    /* memory: the address moves by a fixed step per lane; if and for: a - b
+     * does (by dk per lane), so its lanes below 0 are a run */
+    bool linear;
+    int64_t dk;
 };
 
 struct kd_bound {
@@ -303,6 +306,8 @@ static int structure(struct kd_prog *p, struct line *ln, const unsigned *line_of
         }
         s->depth = (uint8_t)depth;
         for (unsigned d = 0; d < depth; d++)
+            s->encl[d] = (uint16_t)stack[d];
+        for (unsigned d = 0; d < depth; d++)
             if (p->s[stack[d]].kind == KD_S_FOR)
                 s->loops[s->nloops++] = (uint16_t)stack[d];
         if (s->kind == KD_S_IF || s->kind == KD_S_FOR) {
@@ -423,13 +428,30 @@ static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, uns
     v[KD_BX] = w->wg_id.x;
     v[KD_BY] = w->wg_id.y;
     v[KD_BZ] = w->wg_id.z;
-    v[KD_TX] = tid % b->block.x;
-    v[KD_TY] = tid / b->block.x % b->block.y;
-    v[KD_TZ] = tid / (b->block.x * b->block.y);
+    if (b->block.y == 1 && b->block.z == 1) {
+        v[KD_TX] = tid;
+    } else {
+        v[KD_TX] = tid % b->block.x;
+        v[KD_TY] = tid / b->block.x % b->block.y;
+        v[KD_TZ] = tid / (b->block.x * b->block.y);
+    }
     for (unsigned j = 0; j < s->nloops; j++) {
         const struct kd_stmt *f = &b->p->s[s->loops[j]];
         v[f->var] = eval(&b->b[s->loops[j]].a, v) + (int64_t)w->r[f->var - KD_M0];
     }
+}
+
+/* Lanes l of 0..63 with d0 + dk * l < 0. */
+static uint64_t run_below(int64_t d0, int64_t dk)
+{
+    if (!dk)
+        return d0 < 0 ? ~0ull : 0;
+    if (dk > 0) /* l < -d0 / dk */
+        return d0 >= 0 ? 0 : lanes((unsigned)min_u64((uint64_t)((-d0 + dk - 1) / dk), 64));
+    if (d0 < 0) /* dk < 0: l > d0 / -dk */
+        return ~0ull;
+    uint64_t first = (uint64_t)(d0 / -dk) + 1;
+    return first >= 64 ? 0 : ~lanes((unsigned)first);
 }
 
 /* Lanes of mask where statement i's a < b (an if), or where its loop
@@ -440,14 +462,16 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
     const struct kd_stmt *s = &b->p->s[i];
     const struct kd_bstmt *bs = &b->b[i];
     int64_t v[KD_NDYN] = {0};
+    int64_t iter = s->kind == KD_S_FOR ? (int64_t)w->r[s->var - KD_M0] : 0;
+    if (bs->linear) { /* a run of lanes: from lane 0's values and the step */
+        lane_vars(b, w, 0, i, v);
+        return mask & run_below(eval(&bs->a, v) + iter - eval(&bs->b, v), bs->dk);
+    }
     uint64_t out = 0;
     for (uint64_t m = mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
         lane_vars(b, w, l, i, v);
-        int64_t lhs = eval(&bs->a, v);
-        if (s->kind == KD_S_FOR)
-            lhs += (int64_t)w->r[s->var - KD_M0];
-        if (lhs < eval(&bs->b, v))
+        if (eval(&bs->a, v) + iter < eval(&bs->b, v))
             out |= 1ull << l;
     }
     return out;
@@ -538,59 +562,104 @@ static void affine_span(const struct kd_affine *a, const int64_t lo[KD_NDYN],
     }
 }
 
-enum span { SPAN_NONE, SPAN_SOME, SPAN_UNKNOWN };
+/* The ranges of one argument in one work-group, gathered statement by
+ * statement: sorted, merged where they overlap or touch, at most max. */
+struct walk {
+    const struct kd_bound *b;
+    const struct kd_affine *a; /* the statement's index */
+    int64_t lo[KD_NDYN], hi[KD_NDYN];
+    bool unknown[KD_NDYN];     /* variables whose values come from arrays */
+    int64_t budget;            /* loop iterations left to enumerate */
+    addr_t base, end;
+    int64_t size;
+    struct kernel_range *out;
+    unsigned n, max;
+    bool over, whole;
+};
 
-/* The elements statement i touches in work-group wg: [*mn, *mx]. Thread
- * indices span the block, loop variables their bounds (outer loops first);
- * an enclosing `if I < B` with B the same for the whole work-group clips an
- * index equal to I. Unknown when the index, or a bound of a loop it uses,
- * reads an array. */
-static enum span stmt_span(const struct kd_bound *b, unsigned i, const struct kernel_dim *wg,
-                           int64_t *mn, int64_t *mx)
+#define KD_RANGE_ITERATIONS 4096 /* loop iterations enumerated per statement */
+
+static void emit(struct walk *w, addr_t lo, addr_t hi)
 {
-    const struct kd_prog *p = b->p;
-    const struct kd_affine *a = &b->b[i].a.e;
-    int64_t lo[KD_NDYN] = {0}, hi[KD_NDYN] = {0};
-    lo[KD_BX] = hi[KD_BX] = wg->x;
-    lo[KD_BY] = hi[KD_BY] = wg->y;
-    lo[KD_BZ] = hi[KD_BZ] = wg->z;
-    hi[KD_TX] = b->block.x - 1;
-    hi[KD_TY] = b->block.y - 1;
-    hi[KD_TZ] = b->block.z - 1;
-    bool unknown[KD_NDYN] = {[KD_IND] = true};
-    int64_t cap = INT64_MAX;
-    for (unsigned j = 0; j < i; j++) { /* the enclosing blocks, outermost first */
-        const struct kd_stmt *s = &p->s[j];
-        if ((s->kind != KD_S_IF && s->kind != KD_S_FOR) || s->match < i)
-            continue;
-        const struct kd_bix *x = &b->b[j].a, *y = &b->b[j].b;
-        int64_t a0, a1, b0, b1;
-        affine_span(&x->e, lo, hi, &a0, &a1);
-        affine_span(&y->e, lo, hi, &b0, &b1);
-        if (s->kind == KD_S_FOR) {
-            if (x->arr || y->arr) {
-                unknown[s->var] = true;
-                continue;
-            }
-            if (a0 >= b1)
-                return SPAN_NONE;
-            lo[s->var] = a0;
-            hi[s->var] = b1 - 1;
-        } else if (!x->arr && !y->arr && b0 == b1 && !memcmp(&x->e, a, sizeof *a)) {
-            cap = b0 - 1 < cap ? b0 - 1 : cap;
+    lo = lo > w->base ? lo : w->base;
+    hi = hi < w->end ? hi : w->end;
+    if (lo >= hi)
+        return;
+    unsigned i = 0;
+    while (i < w->n && w->out[i].hi < lo)
+        i++;
+    if (i < w->n && w->out[i].lo <= hi) { /* overlaps or touches out[i]: widen it */
+        w->out[i].lo = lo < w->out[i].lo ? lo : w->out[i].lo;
+        w->out[i].hi = hi > w->out[i].hi ? hi : w->out[i].hi;
+        while (i + 1 < w->n && w->out[i + 1].lo <= w->out[i].hi) { /* and swallow the next */
+            w->out[i].hi = w->out[i + 1].hi > w->out[i].hi ? w->out[i + 1].hi : w->out[i].hi;
+            memmove(&w->out[i + 1], &w->out[i + 2], (w->n - i - 2) * sizeof *w->out);
+            w->n--;
         }
+        return;
     }
-    for (unsigned v = 0; v < KD_NDYN; v++)
-        if (unknown[v] && a->k[v])
-            return SPAN_UNKNOWN;
-    affine_span(a, lo, hi, mn, mx);
-    *mx = *mx < cap ? *mx : cap;
-    return *mn <= *mx ? SPAN_SOME : SPAN_NONE;
+    if (w->n == w->max) {
+        w->over = true;
+        return;
+    }
+    memmove(&w->out[i + 1], &w->out[i], (w->n - i) * sizeof *w->out);
+    w->out[i] = (struct kernel_range){lo, hi};
+    w->n++;
 }
 
-/* The hull of what the work-group's statements on the argument touch,
- * within the buffer; one empty range at the base if nothing; 0 (the whole
- * structure) if an index reads an array. */
+/* Walk the enclosing blocks encl[0..nb) of a statement, outermost first:
+ * a loop with the same bounds for the whole work-group is enumerated (while
+ * the budget lasts), any other spans its bounds; an `if I < B` with B the
+ * same for the whole work-group clips an index equal to I (cap). At the
+ * statement, thread indices span the block. */
+static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
+{
+    if (!nb) {
+        for (unsigned v = 0; v < KD_NDYN; v++)
+            w->whole |= w->unknown[v] && w->a->k[v];
+        int64_t mn, mx;
+        affine_span(w->a, w->lo, w->hi, &mn, &mx);
+        mx = mx < cap ? mx : cap;
+        if (!w->whole && mn <= mx)
+            emit(w, w->base + (addr_t)(mn * w->size), w->base + (addr_t)((mx + 1) * w->size));
+        return;
+    }
+    const struct kd_stmt *s = &w->b->p->s[encl[0]];
+    const struct kd_bix *x = &w->b->b[encl[0]].a, *y = &w->b->b[encl[0]].b;
+    int64_t a0, a1, b0, b1;
+    affine_span(&x->e, w->lo, w->hi, &a0, &a1);
+    affine_span(&y->e, w->lo, w->hi, &b0, &b1);
+    if (s->kind == KD_S_IF) {
+        bool clip = !x->arr && !y->arr && b0 == b1 && x->e.c == w->a->c &&
+                    !memcmp(x->e.k, w->a->k, sizeof x->e.k);
+        walk(w, encl + 1, nb - 1, clip && b0 - 1 < cap ? b0 - 1 : cap);
+        return;
+    }
+    unsigned v = s->var;
+    int64_t lo = w->lo[v], hi = w->hi[v];
+    if (x->arr || y->arr) {
+        w->unknown[v] = true;
+        walk(w, encl + 1, nb - 1, cap);
+        w->unknown[v] = false;
+    } else if (a0 < b1 && a0 == a1 && b0 == b1 && w->budget >= b1 - a0) {
+        w->budget -= b1 - a0;
+        for (int64_t m = a0; m < b1 && !w->over; m++) {
+            w->lo[v] = w->hi[v] = m;
+            walk(w, encl + 1, nb - 1, cap);
+        }
+    } else if (a0 < b1) {
+        w->lo[v] = a0;
+        w->hi[v] = b1 - 1;
+        walk(w, encl + 1, nb - 1, cap);
+    }
+    w->lo[v] = lo;
+    w->hi[v] = hi;
+}
+
+/* What the work-group's statements on the argument touch, within the
+ * buffer: sorted and merged ranges; one empty range at the base if nothing;
+ * 0 (the whole structure) if an index reads an array or there are more than
+ * max ranges. */
 static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
                           struct kernel_range *out, unsigned max)
 {
@@ -598,29 +667,32 @@ static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
     const struct kd_prog *p = b->p;
     if (arg >= p->nbufs || max < 1)
         return 0;
-    struct kernel_dim id = {wg % b->grid.x, wg / b->grid.x % b->grid.y,
-                            wg / (b->grid.x * b->grid.y)};
     const struct kernel_buf *buf = b->bufs[arg];
-    addr_t end = buf->base + buf->size, lo = end, hi = buf->base;
-    for (unsigned i = 0; i < p->nstmt; i++) {
+    struct walk w = {.b = b, .base = buf->base, .end = buf->base + buf->size, .out = out,
+                     .max = max};
+    for (unsigned i = 0; i < p->nstmt && !w.over && !w.whole; i++) {
         const struct kd_stmt *s = &p->s[i];
-        int64_t mn, mx;
         if (s->buf != (int)arg)
             continue;
-        enum span sp = stmt_span(b, i, &id, &mn, &mx);
-        if (sp == SPAN_UNKNOWN)
-            return 0;
-        if (sp == SPAN_NONE)
-            continue;
-        int64_t size = s->op.size;
-        addr_t a = buf->base + (addr_t)(mn > 0 ? mn * size : 0);
-        addr_t z = buf->base + (addr_t)((mx + 1) * size);
-        lo = a < lo ? a : lo;
-        hi = z > hi ? z : hi;
+        memset(w.lo, 0, sizeof w.lo);
+        memset(w.hi, 0, sizeof w.hi);
+        w.lo[KD_BX] = w.hi[KD_BX] = wg % b->grid.x;
+        w.lo[KD_BY] = w.hi[KD_BY] = wg / b->grid.x % b->grid.y;
+        w.lo[KD_BZ] = w.hi[KD_BZ] = wg / (b->grid.x * b->grid.y);
+        w.hi[KD_TX] = b->block.x - 1;
+        w.hi[KD_TY] = b->block.y - 1;
+        w.hi[KD_TZ] = b->block.z - 1;
+        w.unknown[KD_IND] = true;
+        w.budget = KD_RANGE_ITERATIONS;
+        w.a = &b->b[i].a.e;
+        w.size = s->op.size;
+        walk(&w, s->encl, s->depth, INT64_MAX);
     }
-    hi = hi < end ? hi : end;
-    out[0] = lo < hi ? (struct kernel_range){lo, hi} : (struct kernel_range){buf->base, buf->base};
-    return 1;
+    if (w.over || w.whole)
+        return 0;
+    if (!w.n)
+        out[w.n++] = (struct kernel_range){buf->base, buf->base};
+    return w.n;
 }
 
 /* ---- launches -------------------------------------------------------------------------------- */
@@ -634,33 +706,41 @@ static int bind_ix(struct kd_bound *b, const struct kd_ix *x, const struct kd_la
                : 0;
 }
 
-/* Whether loop j's variable is the same in every lane: its first value
- * reads no thread index, no array and only such loop variables. */
-static bool uniform_loop(const struct kd_bound *b, unsigned j)
+static bool uniform_loop(const struct kd_bound *b, unsigned j);
+
+/* Whether x, inside statement i's loops, has the same value in every lane:
+ * no thread index, only loop variables that are, and an array read at such
+ * an index. */
+static bool uniform(const struct kd_bound *b, unsigned i, const struct kd_bix *x, bool inner)
 {
-    const struct kd_stmt *f = &b->p->s[j];
-    const struct kd_affine *from = &b->b[j].a.e;
-    if (from->k[KD_TX] || from->k[KD_TY] || from->k[KD_TZ] || from->k[KD_IND])
+    const struct kd_affine *a = inner ? &x->inner : &x->e;
+    if (a->k[KD_TX] || a->k[KD_TY] || a->k[KD_TZ])
         return false;
-    for (unsigned k = 0; k < f->nloops; k++)
-        if (from->k[b->p->s[f->loops[k]].var] && !uniform_loop(b, f->loops[k]))
+    if (a->k[KD_IND] && (inner || !uniform(b, i, x, true)))
+        return false;
+    const struct kd_stmt *s = &b->p->s[i];
+    for (unsigned k = 0; k < s->nloops; k++)
+        if (a->k[b->p->s[s->loops[k]].var] && !uniform_loop(b, s->loops[k]))
             return false;
     return true;
 }
 
-/* Whether memory statement i's address moves by a fixed step from lane to
- * lane: a 1D block, no array read, and every loop variable it uses the same
- * in every lane. */
-static bool linear(const struct kd_bound *b, unsigned i)
+/* Whether loop j's variable is the same in every lane. */
+static bool uniform_loop(const struct kd_bound *b, unsigned j)
 {
-    const struct kd_stmt *s = &b->p->s[i];
-    const struct kd_affine *a = &b->b[i].a.e;
-    if (b->block.y != 1 || b->block.z != 1 || a->k[KD_IND])
+    return uniform(b, j, &b->b[j].a, false);
+}
+
+/* Whether x moves by a fixed step from lane to lane: a 1D block, and x less
+ * its thread term the same in every lane. */
+static bool linear(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
+{
+    if (b->block.y != 1 || b->block.z != 1)
         return false;
-    for (unsigned j = 0; j < s->nloops; j++)
-        if (a->k[b->p->s[s->loops[j]].var] && !uniform_loop(b, s->loops[j]))
-            return false;
-    return true;
+    struct kd_bix y = *x;
+    y.e.k[KD_TX] = 0;
+    kd_affine_terms(&y.e);
+    return uniform(b, i, &y, false);
 }
 
 static int bind(struct kd_bound *b, struct err *e)
@@ -682,8 +762,14 @@ static int bind(struct kd_bound *b, struct err *e)
             (bind_ix(b, &s->a, &l, &b->b[i].a, e) || bind_ix(b, &s->b, &l, &b->b[i].b, e)))
             return err_prefix(e, "kernel %s, statement %u", p->d->name, i + 1);
     }
-    for (unsigned i = 0; i < p->nstmt; i++)
-        b->b[i].linear = p->s[i].mem && linear(b, i);
+    for (unsigned i = 0; i < p->nstmt; i++) {
+        struct kd_bstmt *bs = &b->b[i];
+        if (p->s[i].mem)
+            bs->linear = linear(b, i, &bs->a);
+        else if (p->s[i].kind == KD_S_IF || p->s[i].kind == KD_S_FOR)
+            bs->linear = linear(b, i, &bs->a) && linear(b, i, &bs->b);
+        bs->dk = bs->a.e.k[KD_TX] - bs->b.e.k[KD_TX];
+    }
     return 0;
 }
 

@@ -75,6 +75,7 @@ struct kd_stmt {
     bool mem;       /* a global or LDS access */
     uint8_t nloops; /* enclosing loops, outermost first in loops[] */
     uint16_t loops[KD_MAX_DEPTH];
+    uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */
     uint16_t match; /* KD_S_IF, KD_S_FOR: its `end`; KD_S_END: its if or for */
     struct kernel_op op;
     struct kd_ix a, b; /* memory: a = the index; if: a < b; for: from a to b */

@@ -249,6 +249,7 @@ int kd_bind(const struct kd_poly *p, const struct kd_launch *l, struct kd_affine
         if (__builtin_add_overflow(*slot, c, slot))
             return err_set(e, "a coefficient overflows 64 bits at this launch");
     }
+    kd_affine_terms(out);
     return 0;
 }
 

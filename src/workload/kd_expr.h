@@ -57,10 +57,13 @@ struct kd_launch {
     int64_t v[KD_NVARS]; /* only KD_GDX .. end are read */
 };
 
-/* An affine function of the varying variables: c + sum k[v] * x[v]. */
+/* An affine function of the varying variables: c + sum k[v] * x[v]; nz
+ * lists the v with k[v] != 0 (nnz of them), for evaluation. */
 struct kd_affine {
     int64_t c;
     int64_t k[KD_NDYN];
+    uint8_t nnz;
+    uint8_t nz[KD_NDYN];
 };
 
 /* Bind p to a launch. Returns 0, or -1 with the reason in e when a monomial
@@ -71,9 +74,18 @@ int kd_bind(const struct kd_poly *p, const struct kd_launch *l, struct kd_affine
 static inline int64_t kd_eval(const struct kd_affine *a, const int64_t x[KD_NDYN])
 {
     int64_t s = a->c;
-    for (unsigned v = 0; v < KD_NDYN; v++)
-        s += a->k[v] * x[v];
+    for (unsigned i = 0; i < a->nnz; i++)
+        s += a->k[a->nz[i]] * x[a->nz[i]];
     return s;
+}
+
+/* Recompute nz after changing k. */
+static inline void kd_affine_terms(struct kd_affine *a)
+{
+    a->nnz = 0;
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        if (a->k[v])
+            a->nz[a->nnz++] = (uint8_t)v;
 }
 
 /* Spec ladm.md Table 3.2: the locality of an access, by its index. */

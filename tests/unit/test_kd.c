@@ -6,6 +6,7 @@
  * a description that is wrong.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "workload/kd.h"
@@ -94,6 +95,33 @@ Test(kd, if_masks_lanes_and_skips_empty_blocks)
     kd_prog_free(p);
 }
 
+/* Conditions whose two sides move by a fixed step per lane give a run of
+ * lanes, from either end, the same as lane by lane in a 2D block. */
+Test(kd, linear_conditions_give_runs_of_lanes)
+{
+    static const struct {
+        const char *cond;
+        uint64_t mask; /* warp 1 of work-group 0: threads 32..63 */
+    } c[] = {
+        {"if 100 - tx < 40\n", ~0ull << 29 & 0xffffffffull},         /* tx > 60 */
+        {"if tx*3 < 2*tx + 40\n", 0xffull},                          /* tx < 40 */
+        {"if n < tx\n", 0xffffffffull},                              /* n = 0: every lane */
+        {"if tx < n\n", 0},
+    };
+    for (unsigned i = 0; i < 4; i++) {
+        char body[128];
+        snprintf(body, sizeof body, "%sload a[tx] 4 -> r1\nend\n", c[i].cond);
+        struct kd_prog *p = compile(body);
+        struct kernel k;
+        launch(p, &k, 1, 64, 1, 0, 0);
+        struct kernel_warp w = warp(&k, 0, 1, 32);
+        struct kernel_op op = next(&k, &w);
+        cr_expect_eq(op.kind == KOP_EXIT ? 0 : op.mask, c[i].mask, "%s: %#llx", c[i].cond,
+                     (unsigned long long)op.mask);
+        kd_prog_free(p);
+    }
+}
+
 /* A loop over m0 from bx to n: one load per iteration, then exit. */
 Test(kd, loops_run_their_bounds)
 {
@@ -133,7 +161,7 @@ Test(kd, two_dimensional_blocks_give_lane_addresses)
     kd_prog_free(p);
 }
 
-/* Ranges: the hull of a work-group's accesses, clipped by `if index < n`. */
+/* Ranges: a work-group's accesses, clipped by `if index < n`, loops enumerated. */
 Test(kd, ranges_are_derived_per_work_group)
 {
     struct kd_prog *p = compile("if gid < n\n"
@@ -150,8 +178,11 @@ Test(kd, ranges_are_derived_per_work_group)
     cr_assert_eq(k.ranges(&k, 2, 0, r, 4), 1);
     cr_expect(r[0].lo == 0x100000 + 128 * 4 && r[0].hi == 0x100000 + 150 * 4,
               "the last work-group stops at n");
-    cr_assert_eq(k.ranges(&k, 2, 1, r, 4), 1);
-    cr_expect(r[0].lo == 0x200000 + 2 * 4 && r[0].hi == 0x200000 + (2 * 10 + 2 + 1) * 4);
+    /* the loop is enumerated: elements 2, 12 and 22 of b */
+    cr_assert_eq(k.ranges(&k, 2, 1, r, 4), 3);
+    for (unsigned i = 0; i < 3; i++)
+        cr_expect(r[i].lo == 0x200000 + (i * 10 + 2) * 4 && r[i].hi == r[i].lo + 4, "range %u", i);
+    cr_expect_eq(k.ranges(&k, 2, 1, r, 2), 0, "more ranges than room: the whole structure");
     kd_prog_free(p);
 }
 
@@ -251,6 +282,26 @@ Test(kd, loops_with_per_lane_bounds_and_array_reads)
     cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
     struct kernel_range r[2];
     cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "an index from an array: the whole structure");
+    kd_prog_free(p);
+}
+
+/* An array read at an index the same in every lane (a table of reduction
+ * offsets, say) keeps the access a base and a stride. */
+Test(kd, uniform_array_reads_keep_base_and_stride)
+{
+    struct kd_prog *p = compile("for m0 = 1 .. 3\n"
+                                "  load a[tx + @row[m0]] 4 -> r1\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 1, 64, 1, 0, 0);
+    struct kernel_warp w = warp(&k, 0, 1, 32);
+    for (unsigned m = 1; m < 3; m++) {
+        struct kernel_op op = next(&k, &w);
+        cr_expect(!op.lanes);
+        cr_expect_eq(op.base, 0x100000 + (32 + row[m]) * 4);
+        cr_expect_eq(op.stride, 4);
+    }
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
     kd_prog_free(p);
 }
 

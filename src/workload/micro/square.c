@@ -19,6 +19,7 @@
  */
 #include <stdlib.h>
 
+#include "workload/kd.h"
 #include "workload/wl.h"
 
 static const struct cfg_key square_keys[] = {
@@ -35,110 +36,59 @@ static const struct cfg_key square_keys[] = {
  * grid-stride iteration: the byte offset and &A_d[i] (2); after the load
  * &C_d[i] (1) and, after the store, i += stride, the compare and the
  * branch (3), which need no loaded value and are counted with it; the
- * multiply (1). */
-enum { SQ_PROLOGUE = 13, SQ_ADDR_A = 2, SQ_LOOP = 4, SQ_MUL = 1 };
+ * multiply (1). The description below carries these counts. */
+
+/* The kernel, one grid-stride iteration per pass of m0 (iters passes
+ * cover every element; a warp whose elements have all been done issues
+ * nothing more). */
+static const char *const square_params[] = {"n", "iters", NULL};
+static const char *const square_bufs[] = {"A_d", "C_d", NULL};
+static const struct kd_desc square_kd = {
+    .name = "square",
+    .params = square_params,
+    .bufs = square_bufs,
+    .body = "alu 13                                  # SQ_PROLOGUE\n"
+            "for m0 = 0 .. iters\n"
+            "  if gid + m0*gdx*bdx < n\n"
+            "    alu 2                               # &A_d[i]\n"
+            "    load A_d[gid + m0*gdx*bdx] 4 -> r1\n"
+            "    alu 4                               # &C_d[i], i += stride, test\n"
+            "    alu 1 < r1                          # the multiply\n"
+            "    store C_d[gid + m0*gdx*bdx] 4 < r1\n"
+            "  end\n"
+            "end\n",
+};
 
 struct square {
-    const struct kernel_buf *a, *c;
+    struct kd_prog *prog;
+    const struct kernel_buf *bufs[2];
     uint64_t n;
     uint32_t blocks, threads;
     unsigned iterations, kernels;
 };
 
+static void square_destroy(void *self)
+{
+    struct square *q = self;
+    kd_prog_free(q->prog);
+    free(q);
+}
+
 static void *square_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
-    (void)e; /* the key table's ranges are the only constraints */
     struct square *q = xcalloc(1, sizeof *q);
+    q->prog = kd_compile(&square_kd, e);
+    if (!q->prog) {
+        square_destroy(q);
+        return NULL;
+    }
     q->n = cfg_uint(sec, "n");
     q->blocks = (uint32_t)cfg_uint(sec, "blocks");
     q->threads = (uint32_t)cfg_uint(sec, "threads");
     q->iterations = (unsigned)cfg_uint(sec, "iterations");
-    q->a = wl_alloc(env, "A_d", q->n * 4);
-    q->c = wl_alloc(env, "C_d", q->n * 4);
+    for (unsigned i = 0; i < 2; i++)
+        q->bufs[i] = wl_alloc(env, square_bufs[i], q->n * 4);
     return q;
-}
-
-static void square_destroy(void *self)
-{
-    free(self);
-}
-
-static uint64_t square_stride(const struct square *q)
-{
-    return (uint64_t)q->blocks * q->threads;
-}
-
-static void square_mem(struct kernel_op *op, uint8_t kind, const struct kernel_buf *b,
-                       uint64_t elem, uint64_t mask)
-{
-    op->kind = kind;
-    op->size = 4;
-    op->stride = 4;
-    op->base = b->base + elem * 4;
-    op->mask = mask;
-    op->src[0] = kind == KOP_STORE ? 1 : 0;
-    op->dst = kind == KOP_LOAD ? 1 : 0;
-}
-
-static void square_alu(struct kernel_op *op, uint32_t n, uint8_t src)
-{
-    op->kind = KOP_ALU;
-    op->n = n;
-    op->src[0] = src;
-}
-
-/* r[0]: grid-stride iteration; pc: 0 prologue, then per iteration 1 address
- * of A_d, 2 load, 3 address of C_d and loop step, 4 multiply, 5 store. */
-static void square_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct square *q = k->ctx;
-    if (w->pc == 0) {
-        square_alu(op, SQ_PROLOGUE, 0);
-        w->pc = 1;
-        return;
-    }
-    uint64_t elem = kernel_gid(w, 0) + w->r[0] * square_stride(q);
-    if (elem >= q->n) {
-        op->kind = KOP_EXIT;
-        return;
-    }
-    uint64_t act = min_u64(w->nlanes, q->n - elem);
-    uint64_t mask = act >= 64 ? ~0ull : (1ull << act) - 1;
-    switch (w->pc) {
-    case 1: square_alu(op, SQ_ADDR_A, 0); break;
-    case 2: square_mem(op, KOP_LOAD, q->a, elem, mask); break;
-    case 3: square_alu(op, SQ_LOOP, 0); break;
-    case 4: square_alu(op, SQ_MUL, 1); break;
-    default:
-        square_mem(op, KOP_STORE, q->c, elem, mask);
-        w->r[0]++;
-        w->pc = 1;
-        return;
-    }
-    w->pc++;
-}
-
-/* The slices [lo, hi) of every grid-stride iteration of work-group wg, merged
- * where they touch (only when there is one work-group); 0 when more than max. */
-static unsigned square_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                              struct kernel_range *out, unsigned max)
-{
-    const struct square *q = k->ctx;
-    if (arg >= k->nargs)
-        return 0;
-    addr_t base = k->args[arg].buf->base;
-    unsigned n = 0;
-    for (uint64_t lo = (uint64_t)wg * q->threads; lo < q->n; lo += square_stride(q)) {
-        uint64_t hi = min_u64(lo + q->threads, q->n);
-        if (n && out[n - 1].hi == base + lo * 4) {
-            out[n - 1].hi = base + hi * 4;
-            continue;
-        }
-        if (n == max)
-            return 0;
-        out[n++] = (struct kernel_range){base + lo * 4, base + hi * 4};
-    }
-    return n;
 }
 
 static bool square_next_kernel(void *self, struct kernel *k)
@@ -146,13 +96,14 @@ static bool square_next_kernel(void *self, struct kernel *k)
     struct square *q = self;
     if (q->kernels == q->iterations)
         return false;
-    wl_kernel_init(k, "square", q->blocks, 1, q->threads, 1, square_next);
-    wl_kernel_arg(k, q->a, KERNEL_R);
-    wl_kernel_arg(k, q->c, KERNEL_RW);
+    uint64_t stride = (uint64_t)q->blocks * q->threads;
+    int64_t params[] = {(int64_t)q->n, (int64_t)div_ceil(q->n, stride)};
+    struct err e;
+    if (kd_launch(q->prog, k, (struct kernel_dim){q->blocks, 1, 1},
+                  (struct kernel_dim){q->threads, 1, 1}, params, q->bufs, NULL, &e))
+        BUG("%s", e.msg);
     for (unsigned i = 0; i < k->nargs; i++)
         k->args[i].same_pattern = q->kernels > 0;
-    k->ranges = square_ranges;
-    k->ctx = q;
     q->kernels++;
     return true;
 }
