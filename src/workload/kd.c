@@ -26,6 +26,7 @@ struct kd_bstmt {
      * does (by dk per lane), so its lanes below 0 are a run */
     bool linear;
     int64_t dk;
+    uint8_t size; /* memory: bytes per lane at this launch */
 };
 
 struct kd_bound {
@@ -178,6 +179,11 @@ static int op_tail(struct line *ln, struct kernel_op *op)
     return 0;
 }
 
+static bool size_ok(int64_t size)
+{
+    return size == 1 || size == 2 || size == 4 || size == 8 || size == 16;
+}
+
 /* BUF[EXPR] SIZE (lds[EXPR] SIZE for the LDS), then the operation's tail. */
 static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
 {
@@ -201,9 +207,15 @@ static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
         return -1;
     ln->at = close + 1;
     char *sz = word(ln), *end;
+    for (unsigned i = 0; sz && ln->d->params && ln->d->params[i]; i++)
+        if (!strcmp(sz, ln->d->params[i])) { /* a parameter: the size at each launch */
+            s->size_param = (uint8_t)(i + 1);
+            return op_tail(ln, &s->op);
+        }
     long size = sz ? strtol(sz, &end, 10) : 0;
-    if (!sz || *end || (size != 1 && size != 2 && size != 4 && size != 8 && size != 16))
-        return line_err(ln, "size '%s': 1, 2, 4, 8 or 16 bytes expected", sz ? sz : "");
+    if (!sz || *end || !size_ok(size))
+        return line_err(ln, "size '%s': 1, 2, 4, 8 or 16 bytes, or a parameter, expected",
+                        sz ? sz : "");
     s->op.size = (uint8_t)size;
     return op_tail(ln, &s->op);
 }
@@ -486,7 +498,7 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
     const struct kd_bstmt *bs = &b->b[i];
     int64_t v[KD_NDYN] = {0};
     addr_t base = s->buf >= 0 ? b->bufs[s->buf]->base : 0;
-    int64_t size = s->op.size;
+    int64_t size = bs->size;
     if (bs->linear) {
         lane_vars(b, w, 0, i, v);
         op->base = base + (addr_t)(eval(&bs->a, v) * size);
@@ -494,7 +506,7 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
         return;
     }
     op->lanes = true;
-    for (uint64_t m = op->mask; m; m &= m - 1) {
+    for (uint64_t m = op->mask ? op->mask : lanes(w->nlanes); m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
         lane_vars(b, w, l, i, v);
         w->lane_addr[l] = base + (addr_t)(eval(&bs->a, v) * size);
@@ -517,7 +529,8 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
         case KD_S_OP:
             *op = s->op;
             if (s->mem) {
-                op->mask = outer;
+                op->size = b->b[i].size;
+                op->mask = s->depth ? outer : 0; /* 0: the warp's lanes, as outside any block */
                 addresses(b, i, w, op);
             }
             w->pc++;
@@ -685,7 +698,7 @@ static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
         w.unknown[KD_IND] = true;
         w.budget = KD_RANGE_ITERATIONS;
         w.a = &b->b[i].a.e;
-        w.size = s->op.size;
+        w.size = b->b[i].size;
         walk(&w, s->encl, s->depth, INT64_MAX);
     }
     if (w.over || w.whole)
@@ -764,6 +777,12 @@ static int bind(struct kd_bound *b, struct err *e)
     }
     for (unsigned i = 0; i < p->nstmt; i++) {
         struct kd_bstmt *bs = &b->b[i];
+        const struct kd_stmt *s = &p->s[i];
+        int64_t size = s->size_param ? b->params[s->size_param - 1] : s->op.size;
+        if (s->mem && !size_ok(size))
+            return err_set(e, "kernel %s, statement %u: size %lld: 1, 2, 4, 8 or 16 bytes "
+                              "expected", p->d->name, i + 1, (long long)size);
+        bs->size = (uint8_t)size;
         if (p->s[i].mem)
             bs->linear = linear(b, i, &bs->a);
         else if (p->s[i].kind == KD_S_IF || p->s[i].kind == KD_S_FOR)

@@ -21,6 +21,7 @@
  *                         not including, the second, step 1
  *   end
  *
+ * SIZE is 1, 2, 4, 8 or 16, or a parameter whose value at each launch is.
  * EXPR is an index expression (kd_expr.h) in elements of SIZE bytes: the
  * lane's address is the buffer's base (0 in the LDS) + EXPR * SIZE. Any
  * expression may read one element of an array, `@ARRAY[EXPR]`, in place of
@@ -73,6 +74,7 @@ struct kd_stmt {
     uint8_t var;    /* KD_S_FOR: its variable, KD_M0 .. KD_M3 */
     int8_t buf;     /* global memory statements: the buffer, else -1 */
     bool mem;       /* a global or LDS access */
+    uint8_t size_param; /* memory: its size is parameter size_param - 1 (0: op.size) */
     uint8_t nloops; /* enclosing loops, outermost first in loops[] */
     uint16_t loops[KD_MAX_DEPTH];
     uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */

@@ -213,7 +213,8 @@ Test(kd, wrong_descriptions_are_refused_with_their_line)
     expect_error("load a[gid] 4 -> r1\nfrob\n", "kernel bad, line 2: unknown statement 'frob'");
     expect_error("load c[gid] 4 -> r1\n", "kernel bad, line 1: unknown buffer 'c'");
     expect_error("load a[gid] 3 -> r1\n",
-                 "kernel bad, line 1: size '3': 1, 2, 4, 8 or 16 bytes expected");
+                 "kernel bad, line 1: size '3': 1, 2, 4, 8 or 16 bytes, or a parameter, "
+                 "expected");
     expect_error("load a[gid] 4 -> r64\n",
                  "kernel bad, line 1: 'r64' is not a register r1..r63");
     expect_error("\n# a comment\nif gid < n\nload a[gid] 4 -> r1\n",
@@ -302,6 +303,24 @@ Test(kd, uniform_array_reads_keep_base_and_stride)
         cr_expect_eq(op.stride, 4);
     }
     cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    kd_prog_free(p);
+}
+
+/* A size given by a parameter: the element of each launch. */
+Test(kd, sizes_from_parameters)
+{
+    struct kd_prog *p = compile("load a[gid] w -> r1\n");
+    struct kernel k;
+    launch(p, &k, 1, 64, 1, 0, 8);
+    struct kernel_warp w = warp(&k, 0, 1, 32);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.size == 8 && op.base == 0x100000 + 32 * 8 && op.stride == 8);
+    int64_t v[] = {0, 3};
+    struct err e = {0};
+    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
+                           both, graph, &e),
+                 -1);
+    cr_expect_str_eq(e.msg, "kernel t, statement 1: size 3: 1, 2, 4, 8 or 16 bytes expected");
     kd_prog_free(p);
 }
 

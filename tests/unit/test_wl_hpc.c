@@ -320,8 +320,8 @@ Test(wl_hpc, babelstream_ops)
     do
         op = wlh_step(&k, &w);
     while (op.kind != KOP_STORE);
-    op_is(op,
-          OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = sums->base + 8, .mask = 1,
+    op_is(op, /* the index, blockIdx.x, is the same in every lane: stride 0 */
+          OP(.kind = KOP_STORE, .size = 8, .stride = 0, .base = sums->base + 8, .mask = 1,
              .src = {5}),
           "sums[1]");
     cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 2);
