@@ -32,6 +32,7 @@
 #define CHIPSIM_COH_H
 
 #include "base/pool.h"
+#include "base/range.h"
 #include "config/cfg.h"
 #include "mem/cache.h"
 #include "mem/scope.h"
@@ -68,18 +69,6 @@ struct coh_machine {
 
 #define COH_MAX_ARGS 16
 
-struct coh_range {
-    addr_t lo, hi; /* [lo, hi) */
-};
-
-/* The ranges of one data structure that one chiplet's work-groups touch,
- * sorted and merged. */
-struct coh_ranges {
-    struct coh_range *v;
-    unsigned n;
-    size_t cap;
-};
-
 /* One data structure a kernel accesses, as the command processor sees it. */
 struct coh_arg {
     addr_t base;
@@ -87,7 +76,7 @@ struct coh_arg {
     bool write;                 /* mode R/W */
     bool same_pattern;          /* annotation flag: same chiplets and ranges as before */
     bool ranged;                /* per-chiplet ranges known */
-    struct coh_ranges *ranges;  /* [nch] when ranged */
+    struct range_set *ranges;   /* [nch] when ranged: what each chiplet's work-groups touch */
 };
 
 struct coh_kernel {

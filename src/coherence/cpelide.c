@@ -31,14 +31,14 @@ struct cpe_row {
     unsigned last;            /* last kernel that used it, for LRU eviction */
     uint8_t *st;              /* [nch] */
     bool *xstale;             /* [nch] */
-    struct coh_ranges *rd, *wr; /* [nch] */
+    struct range_set *rd, *wr; /* [nch] */
 };
 
 /* One argument as the algorithm sees it (after coarsening). */
 struct cpe_arg {
     addr_t lo, hi;
     bool write, same_pattern, ranged;
-    struct coh_ranges *r;     /* [nch] when ranged */
+    struct range_set *r;      /* [nch] when ranged */
 };
 
 enum cpe_fault { F_NONE, F_NO_XSTALE, F_NO_FLUSH, F_NO_INVALIDATE, F_EVICT_INVALIDATE_FIRST };
@@ -53,7 +53,7 @@ struct cpe {
     enum cpe_fault fault;
     struct cpe_row *rows;
     struct cpe_arg args[COH_MAX_ARGS];
-    struct coh_ranges *argr;  /* [COH_MAX_ARGS * nch] ranges of coarsened args */
+    struct range_set *argr;   /* [COH_MAX_ARGS * nch] ranges of coarsened args */
     bool prev_unannotated;
     uint64_t all;
 
@@ -93,61 +93,14 @@ static const struct cfg_key cpe_keys[] = {
     CFG_END,
 };
 
-/* ---- range sets (sorted, merged [lo, hi) intervals) ---------------------- */
-
-static void rs_add(struct coh_ranges *r, addr_t lo, addr_t hi)
-{
-    if (lo >= hi)
-        return;
-    unsigned i = 0;
-    while (i < r->n && r->v[i].hi < lo)
-        i++;
-    unsigned j = i;
-    while (j < r->n && r->v[j].lo <= hi) {
-        lo = min_u64(lo, r->v[j].lo);
-        hi = max_u64(hi, r->v[j].hi);
-        j++;
-    }
-    /* replace v[i..j) by [lo, hi) */
-    if (j == i) {
-        r->v = xgrow(r->v, sizeof *r->v, &r->cap, r->n + 1);
-        memmove(&r->v[i + 1], &r->v[i], (r->n - i) * sizeof *r->v);
-        r->n++;
-    } else if (j > i + 1) {
-        memmove(&r->v[i + 1], &r->v[j], (r->n - j) * sizeof *r->v);
-        r->n -= j - i - 1;
-    }
-    r->v[i] = (struct coh_range){lo, hi};
-}
-
-static void rs_union(struct coh_ranges *d, const struct coh_ranges *s)
-{
-    for (unsigned i = 0; i < s->n; i++)
-        rs_add(d, s->v[i].lo, s->v[i].hi);
-}
-
-static bool rs_overlap(const struct coh_ranges *a, const struct coh_ranges *b)
-{
-    unsigned i = 0, j = 0;
-    while (i < a->n && j < b->n) {
-        if (a->v[i].hi <= b->v[j].lo)
-            i++;
-        else if (b->v[j].hi <= a->v[i].lo)
-            j++;
-        else
-            return true;
-    }
-    return false;
-}
-
 /* The ranges of argument a on chiplet c: declared, or the whole structure. */
-static const struct coh_ranges *arg_ranges(const struct cpe_arg *a, unsigned c,
-                                           struct coh_ranges *whole)
+static const struct range_set *arg_ranges(const struct cpe_arg *a, unsigned c,
+                                          struct range_set *whole)
 {
     if (a->ranged)
         return &a->r[c];
-    whole->n = 0;
-    rs_add(whole, a->lo, a->hi);
+    range_set_clear(whole);
+    range_set_add(whole, a->lo, a->hi);
     return whole;
 }
 
@@ -159,7 +112,8 @@ static void row_clear(struct cpe *p, struct cpe_row *r)
     for (unsigned c = 0; c < p->nch; c++) {
         r->st[c] = NP;
         r->xstale[c] = false;
-        r->rd[c].n = r->wr[c].n = 0;
+        range_set_clear(&r->rd[c]);
+        range_set_clear(&r->wr[c]);
     }
 }
 
@@ -182,8 +136,8 @@ static void row_merge(struct cpe *p, struct cpe_row *a, struct cpe_row *b)
         if (rank[b->st[c]] > rank[a->st[c]])
             a->st[c] = b->st[c];
         a->xstale[c] |= b->xstale[c];
-        rs_union(&a->rd[c], &b->rd[c]);
-        rs_union(&a->wr[c], &b->wr[c]);
+        range_set_union(&a->rd[c], &b->rd[c]);
+        range_set_union(&a->wr[c], &b->wr[c]);
     }
     row_clear(p, b);
 }
@@ -283,10 +237,10 @@ static unsigned take_args(struct cpe *p, const struct coh_kernel *k)
         *x = (struct cpe_arg){line_down(p, ca->base), line_up(p, ca->base + ca->size),
                               ca->write, ca->same_pattern, ca->ranged, &p->argr[a * p->nch]};
         for (unsigned c = 0; c < p->nch; c++) {
-            x->r[c].n = 0;
+            range_set_clear(&x->r[c]);
             for (unsigned i = 0; ca->ranged && i < ca->ranges[c].n; i++)
-                rs_add(&x->r[c], line_down(p, ca->ranges[c].v[i].lo),
-                       line_up(p, ca->ranges[c].v[i].hi));
+                range_set_add(&x->r[c], line_down(p, ca->ranges[c].v[i].lo),
+                              line_up(p, ca->ranges[c].v[i].hi));
         }
     }
     if (n <= p->per_kernel)
@@ -304,7 +258,7 @@ static unsigned take_args(struct cpe *p, const struct coh_kernel *k)
         x->same_pattern = false;
         x->ranged = x->ranged && y->ranged;
         for (unsigned c = 0; c < p->nch; c++)
-            rs_union(&x->r[c], &y->r[c]);
+            range_set_union(&x->r[c], &y->r[c]);
         memmove(y, y + 1, (n - best - 2) * sizeof *y);
         n--;
     }
@@ -316,7 +270,7 @@ static unsigned take_args(struct cpe *p, const struct coh_kernel *k)
 static void release_and_acquire_rules(struct cpe *p, struct cpe_row *e, const struct cpe_arg *a,
                                       uint64_t S)
 {
-    struct coh_ranges whole = {0};
+    struct range_set whole = {0};
     for (unsigned c = 0; c < p->nch; c++)
         if ((S >> c & 1) && (e->st[c] == STL || e->xstale[c])) {
             if (e->st[c] != STL)
@@ -327,12 +281,12 @@ static void release_and_acquire_rules(struct cpe *p, struct cpe_row *e, const st
         if (e->st[j] != DIR)
             continue;
         for (unsigned s = 0; s < p->nch; s++)
-            if ((S >> s & 1) && s != j && rs_overlap(arg_ranges(a, s, &whole), &e->wr[j])) {
+            if ((S >> s & 1) && s != j && range_set_overlap(arg_ranges(a, s, &whole), &e->wr[j])) {
                 p->fl |= 1ull << j;
                 break;
             }
     }
-    free(whole.v);
+    range_set_free(&whole);
 }
 
 /* Whole-cache effects of this launch's operations on every row. */
@@ -345,20 +299,21 @@ static void whole_cache_effects(struct cpe *p)
         for (unsigned c = 0; c < p->nch; c++) {
             if (p->ev >> c & 1) {
                 r->st[c] = NP;
-                r->rd[c].n = r->wr[c].n = 0;
+                range_set_clear(&r->rd[c]);
+                range_set_clear(&r->wr[c]);
                 r->xstale[c] = false;
                 continue;
             }
             if (p->inv >> c & 1) {
                 if (r->st[c] == VAL || r->st[c] == STL)
                     r->st[c] = NP;
-                r->rd[c].n = 0;
+                range_set_clear(&r->rd[c]);
                 r->xstale[c] = false;
             }
             if (p->fl >> c & 1 && r->st[c] == DIR) {
                 r->st[c] = VAL;
-                rs_union(&r->rd[c], &r->wr[c]);
-                r->wr[c].n = 0;
+                range_set_union(&r->rd[c], &r->wr[c]);
+                range_set_clear(&r->wr[c]);
             }
         }
     }
@@ -366,22 +321,22 @@ static void whole_cache_effects(struct cpe *p)
 
 static void kernel_effects(struct cpe *p, struct cpe_row *e, const struct cpe_arg *a, uint64_t S)
 {
-    struct coh_ranges whole = {0}, held = {0};
+    struct range_set whole = {0}, held = {0};
     for (unsigned c = 0; c < p->nch; c++) {
         if (!(S >> c & 1))
             continue;
-        const struct coh_ranges *R = arg_ranges(a, c, &whole);
-        rs_union(&e->rd[c], R);
+        const struct range_set *R = arg_ranges(a, c, &whole);
+        range_set_union(&e->rd[c], R);
         if (a->write) {
             e->st[c] = DIR;
-            rs_union(&e->wr[c], R);
+            range_set_union(&e->wr[c], R);
         } else if (e->st[c] != DIR) {
             e->st[c] = VAL;
         }
     }
     /* the artifact's same-pattern flag: no maintenance beyond the upgrade */
     if (!a->write || a->same_pattern) {
-        free(whole.v);
+        range_set_free(&whole);
         return;
     }
     for (unsigned c = 0; c < p->nch; c++) {
@@ -389,15 +344,15 @@ static void kernel_effects(struct cpe *p, struct cpe_row *e, const struct cpe_ar
             e->st[c] = STL;
         if (p->fault == F_NO_XSTALE)
             continue;
-        held.n = 0;
-        rs_union(&held, &e->rd[c]);
-        rs_union(&held, &e->wr[c]);
+        range_set_clear(&held);
+        range_set_union(&held, &e->rd[c]);
+        range_set_union(&held, &e->wr[c]);
         for (unsigned s = 0; s < p->nch && !e->xstale[c]; s++)
-            if ((S >> s & 1) && s != c && rs_overlap(arg_ranges(a, s, &whole), &held))
+            if ((S >> s & 1) && s != c && range_set_overlap(arg_ranges(a, s, &whole), &held))
                 e->xstale[c] = true;
     }
-    free(whole.v);
-    free(held.v);
+    range_set_free(&whole);
+    range_set_free(&held);
 }
 
 static void drop_empty_rows(struct cpe *p)
@@ -588,8 +543,8 @@ static void cpe_destroy(void *self)
     for (unsigned i = 0; i < p->nrows; i++) {
         struct cpe_row *r = &p->rows[i];
         for (unsigned c = 0; c < p->nch; c++) {
-            free(r->rd[c].v);
-            free(r->wr[c].v);
+            range_set_free(&r->rd[c]);
+            range_set_free(&r->wr[c]);
         }
         free(r->st);
         free(r->xstale);
@@ -597,7 +552,7 @@ static void cpe_destroy(void *self)
         free(r->wr);
     }
     for (size_t i = 0; i < (size_t)COH_MAX_ARGS * p->nch; i++)
-        free(p->argr[i].v);
+        range_set_free(&p->argr[i]);
     free(p->argr);
     free(p->rows);
     coh_d4_sync_free(&p->sync);

@@ -64,45 +64,20 @@ static unsigned chiplets_used(const struct cp *cp) { return wgs_used(&cp->ws); }
 
 /* ---- per-chiplet ranges of each argument (for range-aware schemes) --------- */
 
-static int range_cmp(const void *a, const void *b)
-{
-    const struct coh_range *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-static void ranges_merge(struct coh_ranges *r)
-{
-    if (!r->n)
-        return;
-    qsort(r->v, r->n, sizeof *r->v, range_cmp);
-    unsigned out = 0;
-    for (unsigned i = 1; i < r->n; i++) {
-        if (r->v[i].lo <= r->v[out].hi)
-            r->v[out].hi = max_u64(r->v[out].hi, r->v[i].hi);
-        else
-            r->v[++out] = r->v[i];
-    }
-    r->n = out + 1;
-}
-
 /* Ranges of argument a on chiplet c; false if some work-group's are unknown. */
-static bool chiplet_ranges(struct cp *cp, unsigned a, unsigned c, struct coh_ranges *r)
+static bool chiplet_ranges(struct cp *cp, unsigned a, unsigned c, struct range_set *r)
 {
-    struct kernel_range tmp[64];
-    r->n = 0;
+    struct addr_range tmp[64];
+    range_set_clear(r);
     uint32_t nwg;
     const uint32_t *wg = wgs_chiplet_wgs(&cp->ws, c, &nwg);
     for (uint32_t w = 0; w < nwg; w++) {
         unsigned n = cp->k.ranges(&cp->k, wg[w], a, tmp, 64);
         if (!n)
             return false;
-        r->v = xgrow(r->v, sizeof *r->v, &r->cap, r->n + n);
-        for (unsigned i = 0; i < n; i++)
-            r->v[r->n++] = (struct coh_range){tmp[i].lo, tmp[i].hi};
-        if (r->n > 4096)
-            ranges_merge(r);
+        range_set_push(r, tmp, n);
     }
-    ranges_merge(r);
+    range_set_norm(r);
     return true;
 }
 
@@ -120,7 +95,7 @@ static void describe_kernel(struct cp *cp)
                                .ranges = &cp->ranges[a * cp->nch]};
         ca->ranged = cp->k.ranges != NULL;
         for (unsigned c = 0; c < cp->nch; c++)
-            cp->ranges[a * cp->nch + c].n = 0;
+            range_set_clear(&cp->ranges[a * cp->nch + c]);
         for (unsigned c = 0; ca->ranged && c < k; c++)
             ca->ranged = chiplet_ranges(cp, a, c, &ca->ranges[c]);
     }
@@ -247,7 +222,7 @@ static void launch_next(struct cp *cp)
     describe_launch(cp);
     cp->owed_ps = cp->place ? cp->place(cp->place_obj, &cp->launch) : 0;
     for (unsigned i = 0; i < cp->k.ncopies; i++) {
-        const struct kernel_range *c = &cp->k.copies[i];
+        const struct addr_range *c = &cp->k.copies[i];
         cp->st.memcpys++;
         cp->st.memcpy_bytes += c->hi - c->lo;
         if (cp->copy)
@@ -337,7 +312,7 @@ int cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct 
 void cp_free(struct cp *cp)
 {
     for (size_t i = 0; cp->ranges && i < (size_t)KERNEL_MAX_ARGS * cp->nch; i++)
-        free(cp->ranges[i].v);
+        range_set_free(&cp->ranges[i]);
     free(cp->ranges);
     free(cp->chip);
     free(cp->kernel_ps);

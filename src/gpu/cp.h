@@ -79,7 +79,7 @@ struct cp {
     unsigned kid;            /* its dynamic number */
     struct coh_kernel ck;
     struct coh_arg args[KERNEL_MAX_ARGS];
-    struct coh_ranges *ranges; /* [KERNEL_MAX_ARGS * nch] */
+    struct range_set *ranges; /* [KERNEL_MAX_ARGS * nch] */
     struct cp_chiplet *chip;
     uint32_t wgs_left;       /* not yet finished */
     bool running, finished;

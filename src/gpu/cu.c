@@ -251,7 +251,7 @@ static void check_annotation(struct cu *cu, const struct cu_warp *w, addr_t line
             why = "write to a structure declared read-only";
             break;
         }
-        struct kernel_range rg[64];
+        struct addr_range rg[64];
         unsigned n = k->ranges ? k->ranges(k, w->kw.wg, a, rg, 64) : 0;
         for (unsigned i = 0; i < n; i++)
             if (lo >= rg[i].lo && hi <= rg[i].hi)

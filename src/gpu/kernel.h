@@ -19,6 +19,7 @@
 #define CHIPSIM_KERNEL_H
 
 #include "base/base.h"
+#include "base/range.h"
 #include "mem/scope.h"
 
 #define KERNEL_MAX_ARGS 16
@@ -29,10 +30,6 @@ enum kernel_mode { KERNEL_R, KERNEL_RW };
 
 struct kernel_dim {
     uint32_t x, y, z;
-};
-
-struct kernel_range {
-    addr_t lo, hi; /* [lo, hi) */
 };
 
 /* A data structure: a page-aligned allocation made through the workload API. */
@@ -147,9 +144,10 @@ struct kernel_warp {
 typedef void (*kernel_next_fn)(const struct kernel *k, struct kernel_warp *w,
                                struct kernel_op *op);
 /* The ranges of argument `arg` that work-group `wg` may touch, at most `max`;
- * returns how many (0: unknown, the whole structure). */
+ * returns how many (0: unknown, the whole structure). A struct range_list
+ * (base/range.h) builds them. */
 typedef unsigned (*kernel_ranges_fn)(const struct kernel *k, uint32_t wg, unsigned arg,
-                                     struct kernel_range *out, unsigned max);
+                                     struct addr_range *out, unsigned max);
 
 struct kernel {
     char name[48];
@@ -165,7 +163,7 @@ struct kernel {
     /* Host-to-device copies made before this launch (the command processor
      * places their pages and may warm the L2 with them); the array belongs
      * to the workload and must outlive the launch. */
-    const struct kernel_range *copies;
+    const struct addr_range *copies;
     unsigned ncopies;
     const void *ctx;          /* workload data; must outlive the run */
     uint64_t p[8];            /* small parameters for the generator */

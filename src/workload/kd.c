@@ -576,7 +576,7 @@ static void affine_span(const struct kd_affine *a, const int64_t lo[KD_NDYN],
 }
 
 /* The ranges of one argument in one work-group, gathered statement by
- * statement: sorted, merged where they overlap or touch, at most max. */
+ * statement in a range list (base/range.h). */
 struct walk {
     const struct kd_bound *b;
     const struct kd_affine *a; /* the statement's index */
@@ -585,39 +585,15 @@ struct walk {
     int64_t budget;            /* loop iterations left to enumerate */
     addr_t base, end;
     int64_t size;
-    struct kernel_range *out;
-    unsigned n, max;
-    bool over, whole;
+    struct range_list l;
+    bool whole;
 };
 
 #define KD_RANGE_ITERATIONS 4096 /* loop iterations enumerated per statement */
 
 static void emit(struct walk *w, addr_t lo, addr_t hi)
 {
-    lo = lo > w->base ? lo : w->base;
-    hi = hi < w->end ? hi : w->end;
-    if (lo >= hi)
-        return;
-    unsigned i = 0;
-    while (i < w->n && w->out[i].hi < lo)
-        i++;
-    if (i < w->n && w->out[i].lo <= hi) { /* overlaps or touches out[i]: widen it */
-        w->out[i].lo = lo < w->out[i].lo ? lo : w->out[i].lo;
-        w->out[i].hi = hi > w->out[i].hi ? hi : w->out[i].hi;
-        while (i + 1 < w->n && w->out[i + 1].lo <= w->out[i].hi) { /* and swallow the next */
-            w->out[i].hi = w->out[i + 1].hi > w->out[i].hi ? w->out[i + 1].hi : w->out[i].hi;
-            memmove(&w->out[i + 1], &w->out[i + 2], (w->n - i - 2) * sizeof *w->out);
-            w->n--;
-        }
-        return;
-    }
-    if (w->n == w->max) {
-        w->over = true;
-        return;
-    }
-    memmove(&w->out[i + 1], &w->out[i], (w->n - i) * sizeof *w->out);
-    w->out[i] = (struct kernel_range){lo, hi};
-    w->n++;
+    range_list_add(&w->l, lo > w->base ? lo : w->base, hi < w->end ? hi : w->end);
 }
 
 /* Walk the enclosing blocks encl[0..nb) of a statement, outermost first:
@@ -656,7 +632,7 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
         w->unknown[v] = false;
     } else if (a0 < b1 && a0 == a1 && b0 == b1 && w->budget >= b1 - a0) {
         w->budget -= b1 - a0;
-        for (int64_t m = a0; m < b1 && !w->over; m++) {
+        for (int64_t m = a0; m < b1; m++) {
             w->lo[v] = w->hi[v] = m;
             walk(w, encl + 1, nb - 1, cap);
         }
@@ -670,20 +646,20 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
 }
 
 /* What the work-group's statements on the argument touch, within the
- * buffer: sorted and merged ranges; one empty range at the base if nothing;
- * 0 (the whole structure) if an index reads an array or there are more than
- * max ranges. */
+ * buffer: sorted and merged ranges (their span if more than max); one empty
+ * range at the base if nothing; 0 (the whole structure) if an index reads
+ * an array. */
 static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct kernel_range *out, unsigned max)
+                          struct addr_range *out, unsigned max)
 {
     const struct kd_bound *b = k->ctx;
     const struct kd_prog *p = b->p;
     if (arg >= p->nbufs || max < 1)
         return 0;
     const struct kernel_buf *buf = b->bufs[arg];
-    struct walk w = {.b = b, .base = buf->base, .end = buf->base + buf->size, .out = out,
-                     .max = max};
-    for (unsigned i = 0; i < p->nstmt && !w.over && !w.whole; i++) {
+    struct walk w = {.b = b, .base = buf->base, .end = buf->base + buf->size};
+    range_list_init(&w.l, out, max, 0);
+    for (unsigned i = 0; i < p->nstmt && !w.whole; i++) {
         const struct kd_stmt *s = &p->s[i];
         if (s->buf != (int)arg)
             continue;
@@ -701,11 +677,7 @@ static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
         w.size = b->b[i].size;
         walk(&w, s->encl, s->depth, INT64_MAX);
     }
-    if (w.over || w.whole)
-        return 0;
-    if (!w.n)
-        out[w.n++] = (struct kernel_range){buf->base, buf->base};
-    return w.n;
+    return w.whole ? 0 : range_list_done(&w.l, buf->base);
 }
 
 /* ---- launches -------------------------------------------------------------------------------- */

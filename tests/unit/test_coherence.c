@@ -207,11 +207,11 @@ Test(checker, annotation_mode_catches_undeclared_writes_and_ranges)
 
 /* Work-group 0 declares only the first half of X. */
 static unsigned half_range(const struct kernel *k, uint32_t wg, unsigned arg,
-                           struct kernel_range *out, unsigned max)
+                           struct addr_range *out, unsigned max)
 {
     (void)arg;
     (void)max;
-    out[0] = (struct kernel_range){k->p[0] + (wg ? LINES * 32 : 0), k->p[0] + LINES * 32 * (wg + 1)};
+    out[0] = (struct addr_range){k->p[0] + (wg ? LINES * 32 : 0), k->p[0] + LINES * 32 * (wg + 1)};
     return 1;
 }
 

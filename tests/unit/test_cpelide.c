@@ -44,12 +44,12 @@ static void two_next(const struct kernel *k, struct kernel_warp *w, struct kerne
 }
 
 static unsigned two_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                           struct kernel_range *out, unsigned max)
+                           struct addr_range *out, unsigned max)
 {
     (void)max;
     addr_t b = k->p[arg];
-    out[0] = role_of(k, wg, arg) == NONE ? (struct kernel_range){b, b}
-                                         : (struct kernel_range){b, b + LINES * 64};
+    out[0] = role_of(k, wg, arg) == NONE ? (struct addr_range){b, b}
+                                         : (struct addr_range){b, b + LINES * 64};
     return 1;
 }
 
@@ -92,13 +92,13 @@ static void span_next(const struct kernel *k, struct kernel_warp *w, struct kern
 }
 
 static unsigned span_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                            struct kernel_range *out, unsigned max)
+                            struct addr_range *out, unsigned max)
 {
     (void)arg;
     (void)max;
     addr_t b = k->p[0];
     bool none = (enum role)k->p[1 + 3 * wg] == NONE;
-    out[0] = (struct kernel_range){b + (none ? 0 : k->p[2 + 3 * wg]),
+    out[0] = (struct addr_range){b + (none ? 0 : k->p[2 + 3 * wg]),
                                    b + (none ? 0 : k->p[3 + 3 * wg])};
     return 1;
 }

@@ -424,22 +424,23 @@ static void stream_count(const struct kernel *k, struct kernel_warp *w, uint64_t
     expect_exit(k, w);
 }
 
-/* Work-group wg's ranges, in chunk indices (chunk_b bytes each). */
+/* Work-group wg's ranges: n runs of consecutive chunks (chunk_b bytes each),
+ * run i from chunk run[2i] up to chunk run[2i + 1] (excluded), in address order. */
 static void expect_chunks(const struct kernel *k, uint32_t wg, uint64_t chunk_b,
-                          const uint64_t *idx, unsigned n)
+                          const uint64_t *run, unsigned n)
 {
-    struct kernel_range r[8];
+    struct addr_range r[8];
     addr_t base = k->args[0].buf->base;
     cr_assert_eq(k->ranges(k, wg, 0, r, 8), n, "wg %u", wg);
     for (unsigned i = 0; i < n; i++) {
-        cr_expect_eq(r[i].lo, base + idx[i] * chunk_b, "wg %u range %u", wg, i);
-        cr_expect_eq(r[i].hi, base + (idx[i] + 1) * chunk_b, "wg %u range %u", wg, i);
+        cr_expect_eq(r[i].lo, base + run[2 * i] * chunk_b, "wg %u range %u", wg, i);
+        cr_expect_eq(r[i].hi, base + run[2 * i + 1] * chunk_b, "wg %u range %u", wg, i);
     }
 }
 
 static void expect_range(const struct kernel *k, uint32_t wg, unsigned arg, addr_t lo, addr_t hi)
 {
-    struct kernel_range r[4];
+    struct addr_range r[4];
     cr_assert_not_null(k->ranges);
     cr_expect_eq(k->ranges(k, wg, arg, r, 4), 1, "wg %u arg %u", wg, arg);
     cr_expect_eq(r[0].lo, lo, "wg %u lo %#llx", wg, (unsigned long long)r[0].lo);
@@ -502,10 +503,12 @@ Test(micro, stream_l2_one_kernel_with_warmup)
     stream_count(&k, &w, &n, &meas);
     cr_expect_eq(n, 20);
     cr_expect_eq(meas, 16);
-    expect_chunks(&k, 959, 16384, (const uint64_t[]){959, 720, 721, 722, 723}, 5);
-    expect_chunks(&k, 0, 16384, (const uint64_t[]){0, 1, 2, 3, 4}, 5);
-    struct kernel_range r[4];
-    cr_expect_eq(k.ranges(&k, 0, 0, r, 4), 0, "more than max: unknown");
+    expect_chunks(&k, 959, 16384, (const uint64_t[]){720, 724, 959, 960}, 2);
+    expect_chunks(&k, 0, 16384, (const uint64_t[]){0, 5}, 1);
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 959, 0, r, 1), 1, "more than max: the span of both runs");
+    cr_expect_eq(r[0].lo, base + 720 * 16384ull);
+    cr_expect_eq(r[0].hi, base + 960 * 16384ull);
     mw_no_more(&m);
     mw_close(&m);
     /* by default 32 measured passes: 33 x 4 loads per warp */
@@ -517,12 +520,15 @@ Test(micro, stream_l2_one_kernel_with_warmup)
     cr_expect_eq(meas, 32 * 4);
     /* CU 59 reads the chunks of WGs 59..91, 119..151, 179..211 and 239..31
      * (wrapping in the block): 132 distinct chunks */
-    struct kernel_range big[40];
-    cr_assert_eq(k.ranges(&k, 59, 0, big, 40), 33);
-    for (unsigned i = 0; i < 33; i++)
-        cr_expect_eq(big[i].lo, base + (59 + i) * 16384ull, "range %u", i);
-    cr_assert_eq(k.ranges(&k, 239, 0, big, 40), 33);
-    cr_expect_eq(big[1].lo, base, "WG 239 wraps to the block's first chunk");
+    struct addr_range big[40];
+    cr_assert_eq(k.ranges(&k, 59, 0, big, 40), 1, "33 consecutive chunks: one range");
+    cr_expect_eq(big[0].lo, base + 59 * 16384ull);
+    cr_expect_eq(big[0].hi, base + 92 * 16384ull);
+    cr_assert_eq(k.ranges(&k, 239, 0, big, 40), 2);
+    cr_expect_eq(big[0].lo, base, "WG 239 wraps to the block's first chunk");
+    cr_expect_eq(big[0].hi, base + 32 * 16384ull);
+    cr_expect_eq(big[1].lo, base + 239 * 16384ull);
+    cr_expect_eq(big[1].hi, base + 240 * 16384ull);
     mw_close(&m);
 }
 
@@ -548,8 +554,8 @@ Test(micro, stream_remote_reads_next_chiplets_chunk)
     mw_kernel(&m, &k);
     expect_dims(&k, "stream_remote", 960, 256);
     expect_arg(&k, 0, "stream", 960 * chunk, KERNEL_R, false);
-    expect_chunks(&k, 0, chunk, (const uint64_t[]){240, 241}, 2);
-    expect_chunks(&k, 959, chunk, (const uint64_t[]){239, 0}, 2);
+    expect_chunks(&k, 0, chunk, (const uint64_t[]){240, 242}, 1);
+    expect_chunks(&k, 959, chunk, (const uint64_t[]){0, 1, 239, 240}, 2);
     warp_at(&w, &k, 959, 0, 64);
     stream_expect_load(&k, &w, base + 239 * chunk, 1, STREAM_MEAS, "remote");
     stream_expect_load(&k, &w, base + 239 * chunk + 4096, 2, STREAM_MEAS, "remote");
@@ -584,8 +590,8 @@ Test(micro, stream_warp32_small)
     cr_expect_eq(n, 7);
     /* 6 WGs over 4 chiplets: blocks {0,1} {2,3} {4} {5}; pass 1 moves 1 WG on
      * within the block (from a block of 1, back to the own chunk) */
-    expect_chunks(&k, 2, 16384, (const uint64_t[]){2, 3}, 2);
-    expect_chunks(&k, 5, 16384, (const uint64_t[]){5}, 1);
+    expect_chunks(&k, 2, 16384, (const uint64_t[]){2, 4}, 1);
+    expect_chunks(&k, 5, 16384, (const uint64_t[]){5, 6}, 1);
     mw_close(&m);
 }
 
@@ -599,10 +605,10 @@ Test(micro, stream_uneven_chiplet_blocks)
     struct kernel k;
     mw_kernel(&m, &k);
     /* 10 WGs over 4 chiplets: blocks 0..2, 3..5, 6..7, 8..9; pass p: p WGs on */
-    expect_chunks(&k, 4, 4096, (const uint64_t[]){4, 5, 3}, 3);
-    expect_chunks(&k, 2, 4096, (const uint64_t[]){2, 0, 1}, 3);
-    expect_chunks(&k, 6, 4096, (const uint64_t[]){6, 7}, 2);
-    expect_chunks(&k, 9, 4096, (const uint64_t[]){9, 8}, 2);
+    expect_chunks(&k, 4, 4096, (const uint64_t[]){3, 6}, 1);
+    expect_chunks(&k, 2, 4096, (const uint64_t[]){0, 3}, 1);
+    expect_chunks(&k, 6, 4096, (const uint64_t[]){6, 8}, 1);
+    expect_chunks(&k, 9, 4096, (const uint64_t[]){8, 10}, 1);
     struct kernel_warp w;
     warp_at(&w, &k, 9, 0, 64);
     addr_t base = k.args[0].buf->base;
@@ -796,7 +802,7 @@ Test(micro, square_defaults)
     square_expect_prologue(&k, &w);
     square_expect_iter(&k, &w, 256 + 128, ~0ull);
     expect_exit(&k, &w);
-    struct kernel_range r[2];
+    struct addr_range r[2];
     addr_t c = k.args[1].buf->base;
     cr_assert_eq(k.ranges(&k, 2047, 1, r, 2), 1);
     cr_expect_eq(r[0].lo, c + 2047 * 256 * 4);
@@ -822,14 +828,16 @@ Test(micro, square_strided_ranges)
         square_expect_iter(&k, &w, 256 + 128 + it * 131072, ~0ull);
     expect_exit(&k, &w);
     /* WG 1's ranges: 8 slices of 256 floats, 512 KiB apart */
-    struct kernel_range r[8];
+    struct addr_range r[8];
     addr_t c = k.args[1].buf->base;
     cr_assert_eq(k.ranges(&k, 1, 1, r, 8), 8);
     for (unsigned i = 0; i < 8; i++) {
         cr_expect_eq(r[i].lo, c + (256 + i * 131072ull) * 4);
         cr_expect_eq(r[i].hi, c + (512 + i * 131072ull) * 4);
     }
-    cr_expect_eq(k.ranges(&k, 1, 0, r, 7), 0, "more than max: unknown");
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 7), 1, "more than max: the span of all 8");
+    cr_expect_eq(r[0].lo, k.args[0].buf->base + 256 * 4);
+    cr_expect_eq(r[0].hi, k.args[0].buf->base + (512 + 7 * 131072ull) * 4);
     mw_no_more(&m);
     mw_close(&m);
 }
@@ -852,7 +860,7 @@ Test(micro, square_tail_iterations_and_merged_ranges)
     square_expect_iter(&k, &w, 448, ~0ull);
     square_expect_iter(&k, &w, 960, (1ull << 40) - 1);
     expect_exit(&k, &w);
-    struct kernel_range r[4];
+    struct addr_range r[4];
     addr_t a = k.args[0].buf->base;
     cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 2);
     cr_expect_eq(r[0].lo, a + 256 * 4);

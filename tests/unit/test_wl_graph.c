@@ -439,7 +439,7 @@ Test(wl_graph, bfs_ops_level0)
     expect_op(wlh_step(&k, &w), KOP_LOAD, 1, (1ull << 40) - 1, mask->base + 960, 1, "mask[tid]");
     expect_alu(wlh_step(&k, &w), "test");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
-    struct kernel_range r[64];
+    struct addr_range r[64];
     cr_expect_eq(k.ranges(&k, 1, 0, r, 64), 1);
     cr_expect(r[0].lo == nodes->base + 4096 && r[0].hi == nodes->base + 8000);
     cr_expect_eq(k.ranges(&k, 1, 1, r, 64), 1);
@@ -504,7 +504,7 @@ Test(wl_graph, fw_ops)
         op = wlh_step(&k, &w);
     }
     cr_expect_eq(op.kind, KOP_EXIT);
-    struct kernel_range r[64];
+    struct addr_range r[64];
     unsigned n = k.ranges(&k, 2 + 1 * 7, 0, r, 64);
     cr_expect_eq(n, 17, "row k, then 16 rows (column k merged with the tile row)");
     cr_expect(r[0].lo == d->base + (2 * 100 + 32) * 4 && r[0].hi == d->base + (2 * 100 + 48) * 4);
@@ -575,7 +575,7 @@ Test(wl_graph, color_ops_round1)
     expect_alu(wlh_step(&k, &w), "test");
     expect_op(wlh_step(&k, &w), KOP_LOAD, 4, in, row->base + 256 * 4, 4, "row[tid]");
     expect_op(wlh_step(&k, &w), KOP_LOAD, 4, in >> 1, row->base + 257 * 4, 4, "row[tid+1]");
-    struct kernel_range r[64];
+    struct addr_range r[64];
     cr_expect_eq(k.ranges(&k, 2, 0, r, 64), 1);
     cr_expect(r[0].lo == row->base + 256 * 4 && r[0].hi == row->base + 300 * 4);
     gw_close(&m);

@@ -266,7 +266,7 @@ Test(wl_hpc, babelstream_ops)
     op_is(wlh_step(&k, &w),
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = c->base + off, .src = {1, 2}), "c");
     op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
-    struct kernel_range r[4];
+    struct addr_range r[4];
     cr_assert_eq(k.ranges(&k, 3, 2, r, 4), 1);
     cr_expect_eq(r[0].lo, c->base + 3 * 1024 * 8);
     cr_expect_eq(r[0].hi, c->base + 4 * 1024 * 8);
@@ -617,10 +617,10 @@ Test(wl_hpc, lulesh_nodelist_gather)
           "fx_elem plane 0");
     /* annotations: nodelist and fx_elem by the work-group's elements in 8 planes */
     cr_expect_eq(k.args[0].buf, nl);
-    struct kernel_range r[8];
-    cr_assert_eq(k.ranges(&k, 0, 0, r, 8), 8);
-    cr_expect_eq(r[3].lo, nl->base + 3 * 27 * 4);
-    cr_expect_eq(r[3].hi, nl->base + 4 * 27 * 4);
+    struct addr_range r[8];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 8), 1, "the 8 planes of all 27 elements touch");
+    cr_expect_eq(r[0].lo, nl->base);
+    cr_expect_eq(r[0].hi, nl->base + 8 * 27 * 4);
     cr_expect_eq(k.ranges(&k, 0, 1, r, 8), 0, "x: reached through nodelist");
     gen_close(&g);
 }
@@ -839,7 +839,7 @@ Test(wl_hpc, pennant_main2_ops)
                  (unsigned long long)op.mask);
     /* zone ranges: chunk 1 holds zones [18, 34); planes of the side maps and of zp, zss */
     const struct kernel_buf *zm = find_buf(&g.env, "zm"), *zpss = find_buf(&g.env, "zp, zss");
-    struct kernel_range r[8];
+    struct addr_range r[8];
     cr_expect_str_eq(k.args[4].buf->name, "zm");
     cr_assert_eq(k.ranges(&k, 1, 4, r, 4), 1);
     cr_expect_eq(r[0].lo, zm->base + 18 * 8);
@@ -1017,11 +1017,10 @@ Test(wl_hpc, hacc_tiles)
     wlh_warp_at(&w, &k, 0, 1); /* rows 2, 3: no tile */
     op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO), "prologue only");
     op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
-    struct kernel_range r[2];
-    cr_assert_eq(k.ranges(&k, 0, 5, r, 2), 2);
+    struct addr_range r[2];
+    cr_assert_eq(k.ranges(&k, 0, 5, r, 2), 1, "no particle past the tiles: no second range");
     cr_expect_eq(r[0].lo, v[1]->base + 4 * 4);
     cr_expect_eq(r[0].hi, v[1]->base + 8 * 4);
-    cr_expect_eq(r[1].lo, r[1].hi, "no particle past the tiles");
     cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "positions: no ranges");
     gen_close(&g);
     expect_error(&wl_hacc, "[workload]\nblockx = 48\n",
@@ -1077,10 +1076,9 @@ Test(wl_hpc, hacc_remainders)
     op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 31 + 3), "reduction, loop test");
     wlh_step(&k, &w);
     op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
-    struct kernel_range r[2];
-    cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 2);
-    cr_expect_eq(r[0].lo, r[0].hi, "no tile");
-    cr_expect_eq(r[1].lo, vx->base + 3 * 4);
-    cr_expect_eq(r[1].hi, vx->base + 6 * 4);
+    struct addr_range r[2];
+    cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 1, "no tile: only the remainder's range");
+    cr_expect_eq(r[0].lo, vx->base + 3 * 4);
+    cr_expect_eq(r[0].hi, vx->base + 6 * 4);
     gen_close(&g);
 }

@@ -358,7 +358,7 @@ Test(wl_ml, lstm_elementwise_ops)
     }
     cr_expect_eq(tr.op[5].n, 84);
     cr_expect_eq(tr.op[5].src[0], 1);
-    struct kernel_range rg[64];
+    struct addr_range rg[64];
     cr_expect_eq(k.ranges(&k, 2, 0, rg, 64), 1); /* the 4 gates of row 2: the whole row */
     cr_expect_eq(rg[0].lo, g + (6 * 1024) * 4);
     cr_expect_eq(rg[0].hi, g + (7 * 1024) * 4);
@@ -515,7 +515,7 @@ Test(wl_ml, conv_ops)
     cr_expect_eq(tr.op[12].kind, KOP_BARRIER);
     cr_expect_eq(alu_sum(&tr), 69 + 3 * (CONV_CH_FULL - 16 - 1) + 46 + 16);
     /* ranges: input rows 30..49 of the 3 channels; 8 filters; 8 output planes */
-    struct kernel_range rg[64];
+    struct addr_range rg[64];
     cr_expect_eq(k.ranges(&k, wg, 0, rg, 64), 3);
     cr_expect_eq(rg[2].lo, in + ((1 * 3 + 2) * 128 + 30) * 128 * 4);
     cr_expect_eq(rg[2].hi, in + ((1 * 3 + 2) * 128 + 50) * 128 * 4);
@@ -525,7 +525,9 @@ Test(wl_ml, conv_ops)
     cr_expect_eq(k.ranges(&k, wg, 2, rg, 64), 8);
     cr_expect_eq(rg[7].lo, co + ((1 * 32 + 23) * 128 + 32) * 128 * 4);
     cr_expect_eq(rg[7].hi, co + ((1 * 32 + 23) * 128 + 48) * 128 * 4);
-    cr_expect_eq(k.ranges(&k, wg, 0, rg, 2), 0); /* more than max: unknown */
+    cr_expect_eq(k.ranges(&k, wg, 0, rg, 2), 1, "more than max: the span of all three");
+    cr_expect_eq(rg[0].lo, in + ((1 * 3 + 0) * 128 + 30) * 128 * 4);
+    cr_expect_eq(rg[0].hi, in + ((1 * 3 + 2) * 128 + 50) * 128 * 4);
     /* WG (0, 0, 4): image 1 at the border: input[0] comes first */
     cr_expect_eq(k.ranges(&k, 4 * 64, 0, rg, 64), 4);
     cr_expect_eq(rg[0].lo, in);
@@ -585,7 +587,7 @@ Test(wl_ml, pool_and_fc_ops)
     for (unsigned j = 0; j < 33; j++)
         rows += pool_row[j], in += pool_in[j];
     cr_expect_eq(alu_sum(&tr), 46 + rows + in + 165 + 3 + 15 * (4 + 3));
-    struct kernel_range rg[4];
+    struct addr_range rg[4];
     cr_expect_eq(k.ranges(&k, 1 + 5 * 2, 0, rg, 4), 1); /* input rows 0..127 */
     cr_expect_eq(rg[0].lo, co + 5 * 128 * 128 * 4);
     cr_expect_eq(rg[0].hi, co + 6 * 128 * 128 * 4);
@@ -616,7 +618,7 @@ Test(wl_ml, pool_and_fc_ops)
     cr_expect_eq(tr.n, e + 1 + 1 + 1);
     cr_expect_eq(tr.op[e].n, 29 + 3); /* split-K epilogue and the one atomic's address */
     EXPECT_LANES(&tr, e + 1, KOP_ATOMIC, l % 16 < 10 ? fo + ((l / 16) * 10 + l % 16) * 4 : NA);
-    struct kernel_range fr[64];
+    struct addr_range fr[64];
     cr_expect_eq(k.ranges(&k, 63, 0, fr, 64), 4);
     cr_expect_eq(fr[3].lo, po + (3 * 127008 + 126000) * 4);
     cr_expect_eq(fr[3].hi, po + (4 * 127008) * 4);

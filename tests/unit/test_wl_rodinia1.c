@@ -187,9 +187,9 @@ static void expect_lane(const struct kernel_warp *w, unsigned l, addr_t want, co
 }
 
 static void expect_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          const struct kernel_range *want, unsigned n)
+                          const struct addr_range *want, unsigned n)
 {
-    struct kernel_range got[64];
+    struct addr_range got[64];
     unsigned m = k->ranges(k, wg, arg, got, 64);
     cr_assert_eq(m, n, "%s wg %u arg %u: %u ranges, want %u", k->name, wg, arg, m, n);
     for (unsigned i = 0; i < n; i++)
@@ -316,9 +316,9 @@ Test(rodinia1, backprop_forward_ops)
     wlh_warp_at(&w, &k, 3, 0);
     cr_expect_eq(ops_to_exit(&k, &w), 12 + 4 * 6 + 5);
     /* ranges of work-group 3 */
-    expect_ranges(&k, 3, 0, (struct kernel_range[]){{in + 49 * 4, in + 65 * 4}}, 1);
-    expect_ranges(&k, 3, 1, (struct kernel_range[]){{wt + 834 * 4, wt + 1105 * 4}}, 1);
-    expect_ranges(&k, 3, 2, (struct kernel_range[]){{ps + 48 * 4, ps + 64 * 4}}, 1);
+    expect_ranges(&k, 3, 0, (struct addr_range[]){{in + 49 * 4, in + 65 * 4}}, 1);
+    expect_ranges(&k, 3, 1, (struct addr_range[]){{wt + 834 * 4, wt + 1105 * 4}}, 1);
+    expect_ranges(&k, 3, 2, (struct addr_range[]){{ps + 48 * 4, ps + 64 * 4}}, 1);
     gw_close(&g);
 }
 
@@ -377,9 +377,9 @@ Test(rodinia1, backprop_adjust_ops)
     wlh_warp_at(&w, &k, 1, 0); /* by 1: no bias row */
     cr_expect_eq(ops_to_exit(&k, &w), 16);
     /* work-group 0 also owns the bias row w[1..16]: [1, 17) and [18, 289) merge */
-    expect_ranges(&k, 0, 2, (struct kernel_range[]){{wt + 4, wt + 289 * 4}}, 1);
-    expect_ranges(&k, 1, 3, (struct kernel_range[]){{pv + 290 * 4, pv + 561 * 4}}, 1);
-    expect_ranges(&k, 5, 0, (struct kernel_range[]){{dl + 4, dl + 17 * 4}}, 1);
+    expect_ranges(&k, 0, 2, (struct addr_range[]){{wt + 4, wt + 289 * 4}}, 1);
+    expect_ranges(&k, 1, 3, (struct addr_range[]){{pv + 290 * 4, pv + 561 * 4}}, 1);
+    expect_ranges(&k, 5, 0, (struct addr_range[]){{dl + 4, dl + 17 * 4}}, 1);
     struct kernel end;
     cr_expect_not(g.ops->next_kernel(g.self, &end));
     gw_close(&g);
@@ -436,9 +436,9 @@ Test(rodinia1, gaussian_fan1_ops)
     wlh_warp_at(&w, &k, 0, 1); /* threads 64..127: all return */
     expect_alu(wlh_step(&k, &w), 12, 0, 0, "bounds test");
     cr_expect_eq(ops_to_exit(&k, &w), 0);
-    expect_ranges(&k, 0, 0, (struct kernel_range[]){{m + 123 * 4, m + (30 * 29 + 3 + 1) * 4}}, 1);
+    expect_ranges(&k, 0, 0, (struct addr_range[]){{m + 123 * 4, m + (30 * 29 + 3 + 1) * 4}}, 1);
     expect_ranges(&k, 0, 1,
-                  (struct kernel_range[]){{a + 93 * 4, a + 94 * 4},
+                  (struct addr_range[]){{a + 93 * 4, a + 94 * 4},
                                           {a + 123 * 4, a + (30 * 29 + 3 + 1) * 4}},
                   2);
     gw_close(&g);
@@ -487,23 +487,23 @@ Test(rodinia1, gaussian_fan2_ops)
     expect_mem(wlh_step(&k, &w), KOP_STORE, 0x3, 0, "b[x+1+t]");
     cr_expect_eq(ops_to_exit(&k, &w), 0);
     expect_ranges(&k, 6, 0,
-                  (struct kernel_range[]){{m + 843 * 4, m + 844 * 4}, {m + 873 * 4, m + 874 * 4}},
+                  (struct addr_range[]){{m + 843 * 4, m + 844 * 4}, {m + 873 * 4, m + 874 * 4}},
                   2);
     expect_ranges(&k, 6, 1,
-                  (struct kernel_range[]){{a + 93 * 4, a + 97 * 4},
+                  (struct addr_range[]){{a + 93 * 4, a + 97 * 4},
                                           {a + 843 * 4, a + 847 * 4},
                                           {a + 873 * 4, a + 877 * 4}},
                   3);
-    expect_ranges(&k, 6, 2, (struct kernel_range[]){{b + 3 * 4, b + 4 * 4}, {b + 28 * 4, b + 30 * 4}},
+    expect_ranges(&k, 6, 2, (struct addr_range[]){{b + 3 * 4, b + 4 * 4}, {b + 28 * 4, b + 30 * 4}},
                   2);
     /* work-group (1, 1): no thread with y == 0 touches b */
-    expect_ranges(&k, 9, 2, (struct kernel_range[]){{b, b}}, 1);
+    expect_ranges(&k, 9, 2, (struct addr_range[]){{b, b}}, 1);
     /* work-group (7, 7): x = 28.. >= 26, every thread returns */
     wlh_warp_at(&w, &k, 63, 0);
     /* the x test only (PTX counts, gaussian.c) */
     expect_alu(wlh_step(&k, &w), 13, 0, 0, "bounds tests");
     cr_expect_eq(ops_to_exit(&k, &w), 0);
-    expect_ranges(&k, 63, 1, (struct kernel_range[]){{a, a}}, 1);
+    expect_ranges(&k, 63, 1, (struct addr_range[]){{a, a}}, 1);
     gw_close(&g);
 }
 
@@ -528,12 +528,12 @@ Test(rodinia1, hotspot_table2_kernels_and_footprint)
 }
 
 /* Rows r0..r1-1, columns c0..c1-1 of an n-column float matrix at base. */
-static unsigned rows_of(struct kernel_range *v, addr_t base, uint64_t n, uint64_t r0, uint64_t r1,
+static unsigned rows_of(struct addr_range *v, addr_t base, uint64_t n, uint64_t r0, uint64_t r1,
                         uint64_t c0, uint64_t c1)
 {
     unsigned k = 0;
     for (uint64_t r = r0; r < r1; r++)
-        v[k++] = (struct kernel_range){base + (r * n + c0) * 4, base + (r * n + c1) * 4};
+        v[k++] = (struct addr_range){base + (r * n + c0) * 4, base + (r * n + c1) * 4};
     return k;
 }
 
@@ -556,7 +556,7 @@ Test(rodinia1, hotspot_kernels)
     /* the last kernel runs one step on 14 x 14 small blocks: work-group (5, 0)
      * starts at column 14 x 5 - 2 = 68, outside the grid */
     addr_t pw = k[2].args[0].buf->base;
-    expect_ranges(&k[2], 5, 0, (struct kernel_range[]){{pw, pw}}, 1);
+    expect_ranges(&k[2], 5, 0, (struct addr_range[]){{pw, pw}}, 1);
     struct kernel_warp w;
     wlh_warp_at(&w, &k[2], 5, 0);
     cr_expect_eq(ops_to_exit(&k[2], &w), 5); /* prologue, barrier, clamps, step test, barrier */
@@ -619,7 +619,7 @@ Test(rodinia1, hotspot_ops)
     wlh_warp_at(&w, &k, 35, 3);
     cr_expect_eq(ops_to_exit(&k, &w), 8);
     /* ranges of work-group (0, 0): the tile's 14 x 14 cells in the grid; the 12 x 12 it writes */
-    struct kernel_range v[16];
+    struct addr_range v[16];
     expect_ranges(&k, 0, 0, v, rows_of(v, pw, 64, 0, 14, 0, 14));
     expect_ranges(&k, 0, 1, v, rows_of(v, t0, 64, 0, 14, 0, 14));
     expect_ranges(&k, 0, 2, v, rows_of(v, t1, 64, 0, 12, 0, 12));
@@ -708,15 +708,15 @@ Test(rodinia1, hotspot3d_ops)
     wlh_warp_at(&w, &k, 15, 3);
     cr_expect_eq(ops_to_exit(&k, &w), 2 + 3 * 12 + 10);
     /* ranges of work-group (0, 2): whole rows, so they merge per layer */
-    struct kernel_range v[4];
+    struct addr_range v[4];
     for (uint64_t z = 0; z < 4; z++)
-        v[z] = (struct kernel_range){p + (z * xy + 8 * 64) * 4, p + (z * xy + 12 * 64) * 4};
+        v[z] = (struct addr_range){p + (z * xy + 8 * 64) * 4, p + (z * xy + 12 * 64) * 4};
     expect_ranges(&k, 2, 0, v, 4);
     for (uint64_t z = 0; z < 4; z++)
-        v[z] = (struct kernel_range){ti + (z * xy + 7 * 64) * 4, ti + (z * xy + 13 * 64) * 4};
+        v[z] = (struct addr_range){ti + (z * xy + 7 * 64) * 4, ti + (z * xy + 13 * 64) * 4};
     expect_ranges(&k, 2, 1, v, 4);
     for (uint64_t z = 0; z < 4; z++)
-        v[z] = (struct kernel_range){ti + z * xy * 4, ti + (z * xy + 5 * 64) * 4};
+        v[z] = (struct addr_range){ti + z * xy * 4, ti + (z * xy + 5 * 64) * 4};
     expect_ranges(&k, 0, 1, v, 4);
     gw_close(&g);
 }
@@ -730,19 +730,19 @@ Test(rodinia1, hotspot3d_ranges_rows_and_coarse)
     addr_t ti = k.args[1].buf->base, to = k.args[2].buf->base;
     const uint64_t xy = 128 * 128;
     /* work-group (1, 2): i0 = 64, j0 = 8: rows 7 and 12 columns 64..127, rows 8..11 63..127 */
-    struct kernel_range v[12];
+    struct addr_range v[12];
     unsigned n = 0;
     for (uint64_t z = 0; z < 2; z++)
         for (uint64_t j = 7; j < 13; j++) {
             uint64_t lo = j == 7 || j == 12 ? 64 : 63;
-            v[n++] = (struct kernel_range){ti + (z * xy + j * 128 + lo) * 4,
+            v[n++] = (struct addr_range){ti + (z * xy + j * 128 + lo) * 4,
                                            ti + (z * xy + j * 128 + 128) * 4};
         }
     expect_ranges(&k, 5, 1, v, 12);
     n = 0;
     for (uint64_t z = 0; z < 2; z++)
         for (uint64_t j = 8; j < 12; j++)
-            v[n++] = (struct kernel_range){to + (z * xy + j * 128 + 64) * 4,
+            v[n++] = (struct addr_range){to + (z * xy + j * 128 + 64) * 4,
                                            to + (z * xy + j * 128 + 128) * 4};
     expect_ranges(&k, 5, 2, v, 8);
     gw_close(&g);
@@ -750,9 +750,9 @@ Test(rodinia1, hotspot3d_ranges_rows_and_coarse)
     gw_open(&g, &wl_hotspot3d, "[workload]\ngrid = 128\nlayers = 20\n");
     gw_kernel(&g, 0, &k);
     ti = k.args[1].buf->base;
-    struct kernel_range c[20];
+    struct addr_range c[20];
     for (uint64_t z = 0; z < 20; z++)
-        c[z] = (struct kernel_range){ti + (z * xy + 7 * 128) * 4, ti + (z * xy + 12 * 128 + 65) * 4};
+        c[z] = (struct addr_range){ti + (z * xy + 7 * 128) * 4, ti + (z * xy + 12 * 128 + 65) * 4};
     expect_ranges(&k, 4, 1, c, 20);
     gw_close(&g);
 }
@@ -866,7 +866,7 @@ Test(rodinia1, lud_diagonal_ops)
     skip(&k, &w, 14);
     expect_mem(wlh_step(&k, &w), KOP_STORE, 0xffff, 1, "m[(offset + 1) dim + offset + tx]");
     expect_lane(&w, 3, m + (17 * 64 + 16 + 3) * 4, "row offset + 1");
-    struct kernel_range v[16];
+    struct addr_range v[16];
     expect_ranges(&k, 0, 0, v, rows_of(v, m, 64, 16, 32, 16, 32));
     gw_close(&g);
 }
@@ -945,7 +945,7 @@ Test(rodinia1, lud_perimeter_ops)
     cr_expect_eq(ops_to_exit(&k, &w), 1 + 96 + 1 + 405 + 440 + 1 + 62);
     /* ranges: rows 16..31 of the diagonal block and of block column 48, then
      * rows 48..63 of block column 16 */
-    struct kernel_range v[48];
+    struct addr_range v[48];
     unsigned n = 0;
     for (uint64_t r = 16; r < 32; r++) {
         n += rows_of(v + n, m, 64, r, r + 1, 16, 32);
@@ -993,7 +993,7 @@ Test(rodinia1, lud_internal_ops)
     cr_expect_eq(ops_to_exit(&k, &w), 0);
     /* ranges: the block above (rows 0..15, columns 32..47), then rows 48..63
      * of the block left of it and of its own block */
-    struct kernel_range v[48];
+    struct addr_range v[48];
     unsigned n = rows_of(v, m, 64, 0, 16, 32, 48);
     for (uint64_t r = 48; r < 64; r++) {
         n += rows_of(v + n, m, 64, r, r + 1, 0, 16);
@@ -1025,16 +1025,24 @@ Test(rodinia1, small_sizes_run_with_32_lane_warps)
     }
 }
 
-/* A range list longer than the caller's maximum is reported as unknown. */
-Test(rodinia1, too_many_ranges_is_unknown)
+/* A range list longer than the caller's maximum (rows, then one range per
+ * layer) becomes the one range from its first byte to its last. */
+Test(rodinia1, too_many_ranges_give_the_span)
 {
     struct wlh g;
     gw_open(&g, &wl_hotspot3d, "[workload]\ngrid = 128\nlayers = 100\n");
     struct kernel k;
     gw_kernel(&g, 0, &k);
-    struct kernel_range v[64];
-    cr_expect_eq(k.ranges(&k, 4, 1, v, 64), 0, "tIn: 100 layers of 6 rows, then 100 layers");
-    cr_expect_eq(k.ranges(&k, 4, 0, v, 64), 0, "p: 100 layers of 4 rows, then 100 layers");
+    struct addr_range v[64];
+    addr_t p = k.args[0].buf->base, in = k.args[1].buf->base;
+    uint64_t layer = 128 * 128 * 4;
+    /* work-group 4: columns 0..63 of rows 8..11 */
+    cr_assert_eq(k.ranges(&k, 4, 1, v, 64), 1, "tIn: 100 layers of 6 rows, then 100 layers");
+    cr_expect_eq(v[0].lo, in + 7 * 128 * 4, "halo row 7 of layer 0");
+    cr_expect_eq(v[0].hi, in + 99 * layer + (12 * 128 + 65) * 4, "to column 64 of row 12, layer 99");
+    cr_assert_eq(k.ranges(&k, 4, 0, v, 64), 1, "p: 100 layers of 4 rows, then 100 layers");
+    cr_expect_eq(v[0].lo, p + 8 * 128 * 4);
+    cr_expect_eq(v[0].hi, p + 99 * layer + (11 * 128 + 64) * 4);
     cr_expect_eq(k.ranges(&k, 4, 7, v, 64), 0, "no such argument");
     gw_close(&g);
 }

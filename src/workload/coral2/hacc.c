@@ -478,23 +478,23 @@ static void rows_range(const struct hgeo *g, unsigned loop, uint64_t wy, uint64_
 /* Argument order: xx, yy, zz, mass (the leaf's and the listed particles':
  * no ranges), vx, vy, vz (the particles of the work-group's rows). */
 static unsigned hacc_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                            struct kernel_range *out, unsigned max)
+                            struct addr_range *out, unsigned max)
 {
-    if (arg < 4 || arg >= k->nargs || max < 2)
+    if (arg < 4 || arg >= k->nargs)
         return 0;
     struct hgeo g;
     hgeo_of(k->ctx, (uint32_t)k->p[0], &g);
     addr_t base = k->args[arg].buf->base + g.l->first * 4ull;
-    if (g.sy < g.l->count / H_TILE) { /* rows loop: the whole leaf */
-        out[0] = (struct kernel_range){base, base + g.l->count * 4ull};
-        return 1;
-    }
+    struct range_list l;
+    range_list_init(&l, out, max, 0);
+    bool whole = g.sy < g.l->count / H_TILE; /* rows loop: the whole leaf */
     for (unsigned i = 0; i < 2; i++) {
-        uint64_t lo, hi;
-        rows_range(&g, i ? H_K : H_I, wg / g.gx, &lo, &hi);
-        out[i] = (struct kernel_range){base + lo * 4, base + hi * 4};
+        uint64_t lo = 0, hi = g.l->count;
+        if (!whole)
+            rows_range(&g, i ? H_K : H_I, wg / g.gx, &lo, &hi);
+        range_list_add(&l, base + lo * 4, base + hi * 4);
     }
-    return 2;
+    return range_list_done(&l, base);
 }
 
 static bool hacc_next_kernel(void *self, struct kernel *k)

@@ -257,7 +257,7 @@ void mk_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op
     op->kind = KOP_EXIT;
 }
 
-unsigned mk_ranges(const struct kernel *k, uint32_t wg, unsigned arg, struct kernel_range *out,
+unsigned mk_ranges(const struct kernel *k, uint32_t wg, unsigned arg, struct addr_range *out,
                    unsigned max)
 {
     const struct mk_kernel *mk = k->ctx;
@@ -271,18 +271,14 @@ unsigned mk_ranges(const struct kernel *k, uint32_t wg, unsigned arg, struct ker
         first = a->rfirst[wg];
         last = a->rfirst[wg + 1];
     }
-    if (first >= last || !max)
-        return 0;
     addr_t base = b->b->base;
     uint64_t lo = (uint64_t)first * b->scale, hi = (uint64_t)last * b->scale;
-    if (a->nplanes == 1 || b->plane * a->nplanes <= b->scale) {
-        out[0] = (struct kernel_range){base + lo * b->esize, base + hi * b->esize};
-        return 1;
-    }
-    if (a->nplanes > max)
-        return 0;
-    for (unsigned p = 0; p < a->nplanes; p++)
-        out[p] = (struct kernel_range){base + (lo + p * b->plane) * b->esize,
-                                       base + (hi + p * b->plane) * b->esize};
-    return a->nplanes;
+    /* planes that lie inside each item's own stretch: the items' span covers them */
+    unsigned planes = b->plane * a->nplanes <= b->scale ? 1 : a->nplanes;
+    struct range_list l;
+    range_list_init(&l, out, max, 0);
+    for (unsigned p = 0; p < planes; p++)
+        range_list_add(&l, base + (lo + p * b->plane) * b->esize,
+                       base + (hi + p * b->plane) * b->esize);
+    return range_list_done(&l, base);
 }

@@ -132,7 +132,7 @@ uint32_t mk_nwg(const struct mk_kernel *mk);
 void mk_wg_items(const struct mk_kernel *mk, uint32_t wg, uint32_t *first, uint32_t *last);
 
 void mk_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op);
-unsigned mk_ranges(const struct kernel *k, uint32_t wg, unsigned arg, struct kernel_range *out,
+unsigned mk_ranges(const struct kernel *k, uint32_t wg, unsigned arg, struct addr_range *out,
                    unsigned max);
 
 #endif

@@ -252,33 +252,18 @@ static void g_next(const struct kernel *k, struct kernel_warp *w, struct kernel_
     }
 }
 
-bool mlk_range_add(struct kernel_range *out, unsigned *n, unsigned max, addr_t lo, addr_t hi)
-{
-    if (lo >= hi)
-        return true;
-    if (*n && out[*n - 1].hi == lo) {
-        out[*n - 1].hi = hi;
-        return true;
-    }
-    if (*n == max)
-        return false;
-    out[(*n)++] = (struct kernel_range){lo, hi};
-    return true;
-}
-
-/* Rows [r0, r1) x columns [c0, c1) of a row-major view; 0 if more than max. */
+/* Rows [r0, r1) x columns [c0, c1) of a row-major view. */
 static unsigned g_block(addr_t base, uint64_t ld, uint64_t r0, uint64_t r1, uint64_t c0,
-                        uint64_t c1, struct kernel_range *out, unsigned max)
+                        uint64_t c1, struct addr_range *out, unsigned max)
 {
-    unsigned n = 0;
-    for (uint64_t r = r0; r < r1; r++)
-        if (!mlk_range_add(out, &n, max, base + (r * ld + c0) * 4, base + (r * ld + c1) * 4))
-            return 0;
-    return n;
+    struct range_list l;
+    range_list_init(&l, out, max, 0);
+    range_list_rows(&l, base, ld, 4, r0, r1, c0, c1);
+    return range_list_done(&l, base);
 }
 
 static unsigned g_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                         struct kernel_range *out, unsigned max)
+                         struct addr_range *out, unsigned max)
 {
     const struct mlk_gemm *g = k->ctx;
     uint32_t bx = wg % k->grid.x, by = wg / k->grid.x % k->grid.y, bz = wg / (k->grid.x * k->grid.y);
@@ -404,7 +389,7 @@ static bool ew_seen(const struct mlk_ew *e, unsigned i)
 }
 
 static unsigned ew_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct kernel_range *out, unsigned max)
+                          struct addr_range *out, unsigned max)
 {
     const struct mlk_ew *e = k->ctx;
     uint64_t total = (uint64_t)e->rows * e->cols, e0 = (uint64_t)wg * e->block;
@@ -412,7 +397,8 @@ static unsigned ew_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
         return 0;
     uint64_t e1 = min_u64(total, e0 + e->block);
     uint64_t r0 = e0 / e->cols, r1 = (e1 - 1) / e->cols;
-    unsigned n = 0;
+    struct range_list l;
+    range_list_init(&l, out, max, 0);
     for (unsigned i = 0; i < e->ns; i++) {
         const struct mlk_ew_stream *s = &e->s[i];
         if (s->buf != e->arg[arg] || ew_seen(e, i))
@@ -420,12 +406,10 @@ static unsigned ew_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
         addr_t base = s->buf->base + s->off;
         for (uint64_t r = r0; r <= r1; r++) {
             uint64_t c0 = r == r0 ? e0 % e->cols : 0, c1 = r == r1 ? (e1 - 1) % e->cols + 1 : e->cols;
-            if (!mlk_range_add(out, &n, max, base + (r * s->ld + c0) * 4,
-                               base + (r * s->ld + c1) * 4))
-                return 0;
+            range_list_add(&l, base + (r * s->ld + c0) * 4, base + (r * s->ld + c1) * 4);
         }
     }
-    return n;
+    return range_list_done(&l, e->arg[arg]->base);
 }
 
 void mlk_ew_kernel(struct kernel *k, const char *name, struct mlk_ew *e)

@@ -75,10 +75,6 @@ void mlk_ew_add(struct mlk_ew *e, const struct kernel_buf *b, uint64_t off, uint
 /* Describe the kernel (fills e's argument list); e must outlive the run. */
 void mlk_ew_kernel(struct kernel *k, const char *name, struct mlk_ew *e);
 
-/* Append [lo, hi) to out[*n] (merging with the last range when adjacent);
- * false if that would exceed max. */
-bool mlk_range_add(struct kernel_range *out, unsigned *n, unsigned max, addr_t lo, addr_t hi);
-
 /* Active-lane mask of the first n lanes. */
 static inline uint64_t mlk_lanes(uint64_t n)
 {

@@ -411,39 +411,38 @@ static void conv_next(const struct kernel *k, struct kernel_warp *w, struct kern
 }
 
 static unsigned conv_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                            struct kernel_range *out, unsigned max)
+                            struct addr_range *out, unsigned max)
 {
     const struct cnn *m = k->ctx;
     uint32_t gx = k->grid.x, gy = k->grid.y;
     struct cnn_wg g = conv_wg(m, wg % gx, wg / gx % gy, wg / (gx * gy));
-    unsigned n = 0;
+    struct range_list l;
+    range_list_init(&l, out, max, 0);
     if (arg == 0) { /* whole input rows of the halo tile, every channel */
         int64_t y0 = (int64_t)g.oy0 * m->st - m->pad, x0 = (int64_t)g.ox0 * m->st - m->pad;
         uint64_t r0 = y0 < 0 ? 0 : (uint64_t)y0;
         uint64_t r1 = min_u64(m->h, (uint64_t)(y0 + m->tin_h)); /* tin_h > pad */
         bool pad = y0 < 0 || x0 < 0 || y0 + m->tin_h > m->h || x0 + m->tin_w > m->w;
         if (pad && (g.n || r0)) /* padding lanes read the input's first element */
-            mlk_range_add(out, &n, max, m->in->base, m->in->base + 4);
+            range_list_add(&l, m->in->base, m->in->base + 4);
         for (uint64_t c = 0; c < m->c; c++) {
             uint64_t p = ((uint64_t)g.n * m->c + c) * m->h;
-            if (!mlk_range_add(out, &n, max, m->in->base + fl((p + r0) * m->w),
-                               m->in->base + fl((p + r1) * m->w)))
-                return 0;
+            range_list_add(&l, m->in->base + fl((p + r0) * m->w), m->in->base + fl((p + r1) * m->w));
         }
     } else if (arg == 1) { /* the 8 filters */
         uint64_t per = (uint64_t)m->c * m->r * m->r;
-        mlk_range_add(out, &n, max, m->cw->base + fl(g.k0 * per),
-                      m->cw->base + fl((g.k0 + CNN_KPT) * per));
+        range_list_add(&l, m->cw->base + fl(g.k0 * per), m->cw->base + fl((g.k0 + CNN_KPT) * per));
     } else if (arg == 2) { /* whole output rows of the tile, 8 planes */
         uint64_t r1 = min_u64(m->oh, g.oy0 + CNN_T);
         for (uint64_t kk = 0; kk < CNN_KPT; kk++) {
             uint64_t p = ((uint64_t)g.n * m->k + g.k0 + kk) * m->oh;
-            if (!mlk_range_add(out, &n, max, m->co->base + fl((p + g.oy0) * m->ow),
-                               m->co->base + fl((p + r1) * m->ow)))
-                return 0;
+            range_list_add(&l, m->co->base + fl((p + g.oy0) * m->ow),
+                           m->co->base + fl((p + r1) * m->ow));
         }
+    } else {
+        return 0;
     }
-    return n;
+    return range_list_done(&l, k->args[arg].buf->base);
 }
 
 static void conv_kernel(struct cnn *m, struct kernel *k)
@@ -572,22 +571,25 @@ static void pool_next(const struct kernel *k, struct kernel_warp *w, struct kern
 }
 
 static unsigned pool_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                            struct kernel_range *out, unsigned max)
+                            struct addr_range *out, unsigned max)
 {
     const struct cnn *m = k->ctx;
     uint32_t gx = k->grid.x, gy = k->grid.y, by = wg / gx % gy, plane = wg / (gx * gy);
     uint64_t oy0 = (uint64_t)by * m->pg1 * m->pnv, oy1 = oy0 + (uint64_t)m->pg1 * m->pnv;
-    unsigned n = 0;
+    struct range_list l;
+    range_list_init(&l, out, max, 0);
     if (arg == 0) { /* the input rows of the work-group's windows (whole rows) */
         uint64_t p = (uint64_t)plane * m->oh, r1 = min_u64(m->oh, (oy1 - 1) * m->ps + m->pk);
-        mlk_range_add(out, &n, max, m->co->base + fl((p + oy0 * m->ps) * m->ow),
-                      m->co->base + fl((p + r1) * m->ow));
+        range_list_add(&l, m->co->base + fl((p + oy0 * m->ps) * m->ow),
+                       m->co->base + fl((p + r1) * m->ow));
     } else if (arg == 1) {
         uint64_t p = (uint64_t)plane * m->ph;
-        mlk_range_add(out, &n, max, m->po->base + fl((p + oy0) * m->pw),
-                      m->po->base + fl((p + min_u64(m->ph, oy1)) * m->pw));
+        range_list_add(&l, m->po->base + fl((p + oy0) * m->pw),
+                       m->po->base + fl((p + min_u64(m->ph, oy1)) * m->pw));
+    } else {
+        return 0;
     }
-    return n;
+    return range_list_done(&l, k->args[arg].buf->base);
 }
 
 static void pool_kernel(struct cnn *m, struct kernel *k)

@@ -250,23 +250,23 @@ static void stream_next(const struct kernel *k, struct kernel_warp *w, struct ke
     w->r[0]++;
 }
 
-/* One range per distinct chunk the work-group reads; 0 when more than max. */
+/* The distinct chunks the work-group reads. */
 static unsigned stream_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                              struct kernel_range *out, unsigned max)
+                              struct addr_range *out, unsigned max)
 {
     const struct stream *s = k->ctx;
     if (arg != 0)
         return 0;
-    unsigned n = 0;
+    struct range_list l;
+    range_list_init(&l, out, max, 0);
+    addr_t first = stream_chunk(k, wg, 0);
     for (uint64_t pass = 0; pass < k->p[1] + k->p[2]; pass++) {
         addr_t lo = stream_chunk(k, wg, pass);
-        if (n && lo == out[0].lo) /* wrapped around the chiplet block */
+        if (pass && lo == first) /* wrapped around the chiplet block */
             break;
-        if (n == max)
-            return 0;
-        out[n++] = (struct kernel_range){lo, lo + s->chunk_b};
+        range_list_add(&l, lo, lo + s->chunk_b);
     }
-    return n;
+    return range_list_done(&l, s->buf->base);
 }
 
 static void stream_kernel(const struct stream *s, struct kernel *k, const char *name,

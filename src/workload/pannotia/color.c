@@ -335,7 +335,7 @@ static void color2_next(const struct kernel *k, struct kernel_warp *w, struct ke
 
 /* color1 args: row, col, node_value, col_array, stop, max_d. */
 static unsigned color1_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                              struct kernel_range *out, unsigned max)
+                              struct addr_range *out, unsigned max)
 {
     const struct color *c = k->ctx;
     uint64_t first = (uint64_t)wg * c->block;
@@ -354,7 +354,7 @@ static unsigned color1_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
 
 /* color2 args: node_value, col_array, max_d: the work-group's vertices. */
 static unsigned color2_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                              struct kernel_range *out, unsigned max)
+                              struct addr_range *out, unsigned max)
 {
     const struct color *c = k->ctx;
     if (max < 1 || arg >= k->nargs)

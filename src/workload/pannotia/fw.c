@@ -194,51 +194,34 @@ static void fw_next(const struct kernel *k, struct kernel_warp *w, struct kernel
     w->pc++;
 }
 
-#define FW_LINE_MAX 128 /* the longest cache line: one access never spans more */
-
-/* Sort the c ranges and merge those less than a line apart: the checker
- * sees a line request as the span of its bytes, and when n is not a
- * multiple of 16 one line can hold the end of one tile row and the start
- * of the next. */
-static unsigned merge_ranges(struct kernel_range *r, unsigned c)
-{
-    for (unsigned i = 1; i < c; i++)
-        for (unsigned j = i; j > 0 && r[j].lo < r[j - 1].lo; j--) {
-            struct kernel_range t = r[j];
-            r[j] = r[j - 1];
-            r[j - 1] = t;
-        }
-    unsigned out = 0;
-    for (unsigned i = 1; i < c; i++) {
-        if (r[i].lo < r[out].hi + FW_LINE_MAX)
-            r[out].hi = max_u64(r[out].hi, r[i].hi);
-        else
-            r[++out] = r[i];
-    }
-    return c ? out + 1 : 0;
-}
+/* The longest cache line: one access never spans more. Ranges less than a
+ * line apart are joined, since the checker sees a line request as the span
+ * of its bytes, and when n is not a multiple of 16 one line can hold the end
+ * of one tile row and the start of the next. */
+#define FW_LINE_MAX 128
 
 /* dist: the tile's rows, column k of those rows and row k of its columns;
  * next: the tile's rows. */
 static unsigned fw_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct kernel_range *out, unsigned max)
+                          struct addr_range *out, unsigned max)
 {
     const struct fw *f = k->ctx;
     uint64_t n = f->n, bx = wg % f->tiles, by = wg / f->tiles, piv = k->p[0];
     uint64_t j0 = bx * FW_TILE, j1 = min_u64(j0 + FW_TILE, n);
     uint64_t i0 = by * FW_TILE, i1 = min_u64(i0 + FW_TILE, n);
     addr_t base = k->args[arg].buf->base;
-    unsigned c = 0;
-    if (arg > 1 || max < 2 * (i1 - i0) + 1)
+    if (arg > 1)
         return 0;
+    struct range_list l;
+    range_list_init(&l, out, max, FW_LINE_MAX);
     for (uint64_t i = i0; i < i1; i++) {
-        out[c++] = (struct kernel_range){base + (i * n + j0) * 4, base + (i * n + j1) * 4};
+        range_list_add(&l, base + (i * n + j0) * 4, base + (i * n + j1) * 4);
         if (arg == 0 && (piv < j0 || piv >= j1))
-            out[c++] = (struct kernel_range){base + (i * n + piv) * 4, base + (i * n + piv + 1) * 4};
+            range_list_add(&l, base + (i * n + piv) * 4, base + (i * n + piv + 1) * 4);
     }
     if (arg == 0 && (piv < i0 || piv >= i1))
-        out[c++] = (struct kernel_range){base + (piv * n + j0) * 4, base + (piv * n + j1) * 4};
-    return merge_ranges(out, c);
+        range_list_add(&l, base + (piv * n + j0) * 4, base + (piv * n + j1) * 4);
+    return range_list_done(&l, base);
 }
 
 static bool fw_next_kernel(void *self, struct kernel *k)

@@ -155,12 +155,12 @@ static inline void graph_op_lanes(struct kernel_op *op, uint8_t kind, unsigned e
 /* Elements [first, min(first + count, n)) of b with elements of es bytes as
  * range *out; 0 (unknown) if empty. */
 static inline unsigned graph_slice(const struct kernel_buf *b, uint64_t first, uint64_t count,
-                                   uint64_t n, unsigned es, struct kernel_range *out)
+                                   uint64_t n, unsigned es, struct addr_range *out)
 {
     uint64_t hi = min_u64(first + count, n);
     if (first >= hi)
         return 0;
-    *out = (struct kernel_range){b->base + first * es, b->base + hi * es};
+    *out = (struct addr_range){b->base + first * es, b->base + hi * es};
     return 1;
 }
 

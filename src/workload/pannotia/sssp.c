@@ -283,7 +283,7 @@ static void spmv_next(const struct kernel *k, struct kernel_warp *w, struct kern
 
 /* The work-group's vertices in argument arg (elements of 4 bytes). */
 static unsigned vec_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                           struct kernel_range *out, unsigned max)
+                           struct addr_range *out, unsigned max)
 {
     const struct sssp *s = k->ctx;
     if (max < 1 || arg >= k->nargs)
@@ -295,7 +295,7 @@ static unsigned vec_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
 
 /* spmv args: row, col, data, d1 (x), d2 (y). */
 static unsigned spmv_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                            struct kernel_range *out, unsigned max)
+                            struct addr_range *out, unsigned max)
 {
     const struct sssp *s = k->ctx;
     uint64_t first = (uint64_t)wg * s->block;

@@ -300,33 +300,39 @@ static void bp_adjust_next(const struct kernel *k, struct kernel_warp *w, struct
     }
 }
 
+/* Floats [e0, e1) of buf. */
+static void bp_elems(struct range_list *r, const struct kernel_buf *buf, uint64_t e0, uint64_t e1)
+{
+    range_list_add(r, buf->base + e0 * 4, buf->base + e1 * 4);
+}
+
 /* Forward: input_cuda (R), input_hidden_cuda (RW), hidden_partial_sum (RW).
  * Adjust: hidden_delta_cuda (R), input_cuda (R), input_hidden_cuda (RW),
  * input_prev_weights_cuda (RW). A work-group's weight rows are contiguous
  * but for the unused column 0 of each row, so they merge into one range;
  * work-group 0 of the adjust kernel also owns the bias row w[1..16]. */
 static unsigned bp_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct kernel_range *out, unsigned max)
+                          struct addr_range *out, unsigned max)
 {
     if (arg >= k->nargs)
         return 0;
     const struct kernel_buf *buf = k->args[arg].buf;
     const struct backprop *b = k->ctx;
-    struct dn_ranges r;
-    dn_ranges_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, DN_GAP_B);
     if (buf == b->input) {
-        dn_rows(&r, buf->base, 0, 0, 1, (uint64_t)BP_BLOCK * wg + 1, BP_BLOCK * (wg + 1ull) + 1);
+        bp_elems(&r, buf, (uint64_t)BP_BLOCK * wg + 1, BP_BLOCK * (wg + 1ull) + 1);
     } else if (buf == b->partial) {
-        dn_rows(&r, buf->base, 0, 0, 1, (uint64_t)BP_HID * wg, BP_HID * (wg + 1ull));
+        bp_elems(&r, buf, (uint64_t)BP_HID * wg, BP_HID * (wg + 1ull));
     } else if (buf == b->delta) {
-        dn_rows(&r, buf->base, 0, 0, 1, 1, BP_COLS);
+        bp_elems(&r, buf, 1, BP_COLS);
     } else {
         if (wg == 0 && k->p[0] == 1)
-            dn_rows(&r, buf->base, 0, 0, 1, 1, BP_COLS);
+            bp_elems(&r, buf, 1, BP_COLS);
         for (uint32_t ty = 0; ty < BP_BLOCK; ty++)
-            dn_rows(&r, buf->base, 0, 0, 1, bp_index(wg, ty, 0), bp_index(wg, ty, BP_BLOCK));
+            bp_elems(&r, buf, bp_index(wg, ty, 0), bp_index(wg, ty, BP_BLOCK));
     }
-    return dn_ranges_done(&r, buf->base);
+    return range_list_done(&r, buf->base);
 }
 
 static bool backprop_next_kernel(void *self, struct kernel *k)

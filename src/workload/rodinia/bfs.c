@@ -302,7 +302,7 @@ static void bfs_k2_next(const struct kernel *k, struct kernel_warp *w, struct ke
 
 /* Kernel args: nodes, edges, mask, updating, visited, cost. */
 static unsigned bfs_k1_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                              struct kernel_range *out, unsigned max)
+                              struct addr_range *out, unsigned max)
 {
     const struct bfs *b = k->ctx;
     uint64_t first = (uint64_t)wg * b->block;
@@ -318,7 +318,7 @@ static unsigned bfs_k1_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
 
 /* Kernel2 args: mask, updating, visited (the work-group's nodes), over. */
 static unsigned bfs_k2_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                              struct kernel_range *out, unsigned max)
+                              struct addr_range *out, unsigned max)
 {
     const struct bfs *b = k->ctx;
     if (max < 1 || arg >= k->nargs)

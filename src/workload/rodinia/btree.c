@@ -566,14 +566,14 @@ static void bt_next(const struct kernel *k, struct kernel_warp *w, struct kernel
 /* Per-query arrays: the work-group's own element; knodes and records: unknown
  * (data-dependent search paths). */
 static unsigned bt_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct kernel_range *out, unsigned max)
+                          struct addr_range *out, unsigned max)
 {
     const struct bt_cmd *c = k->ctx;
     const struct kernel_buf *buf = k->args[arg].buf;
     if (buf == c->b->knodes || buf == c->b->records || !max)
         return 0;
     uint64_t elem = buf->size / c->count;
-    out[0] = (struct kernel_range){buf->base + wg * elem, buf->base + (wg + 1) * elem};
+    out[0] = (struct addr_range){buf->base + wg * elem, buf->base + (wg + 1) * elem};
     return 1;
 }
 

@@ -160,18 +160,18 @@ static void dw_copy_next(const struct kernel *k, struct kernel_warp *w, struct k
 }
 
 static unsigned dw_copy_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                               struct kernel_range *out, unsigned max)
+                               struct addr_range *out, unsigned max)
 {
     const struct dwt2d *d = k->ctx;
     int64_t gx = (int64_t)wg * DW_THREADS;
     addr_t base = k->args[arg].buf->base;
-    struct rod2_rg r;
-    rod2_rg_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, 0);
     if (k->args[arg].buf == d->src)
-        rod2_rg_add(&r, base + (addr_t)(gx * d->ncomp), base + (addr_t)(gx + DW_THREADS) * d->ncomp);
+        range_list_add(&r, base + (addr_t)(gx * d->ncomp), base + (addr_t)(gx + DW_THREADS) * d->ncomp);
     else
-        rod2_rg_elems(&r, base, 4, gx, gx + DW_THREADS - 1, d->pixels);
-    return rod2_rg_done(&r, base);
+        rod2_elems(&r, base, 4, gx, gx + DW_THREADS - 1, d->pixels);
+    return range_list_done(&r, base);
 }
 
 /* ---- fdwt53Kernel ------------------------------------------------------------- */
@@ -493,13 +493,13 @@ static void dw_fdwt_next(const struct kernel *k, struct kernel_warp *w, struct k
  * mirrored); out: in each of the four bands, the span of the block's rows
  * and columns. */
 static unsigned dw_fdwt_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                               struct kernel_range *out, unsigned max)
+                               struct addr_range *out, unsigned max)
 {
     struct dw_geo g = dw_geo(k);
     int64_t bx = wg % k->grid.x, by = wg / k->grid.x, first = by * DW_WSY * g.steps;
     addr_t base = k->args[arg].buf->base;
-    struct rod2_rg r;
-    rod2_rg_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, 0);
     if (arg == 0) {
         int64_t ylo = by > 0 ? first - 2 : 0, yhi = first + DW_WSY * g.steps;
         int64_t rmin = ylo, rmax = yhi >= g.sy ? g.sy - 1 : yhi;
@@ -509,9 +509,9 @@ static unsigned dw_fdwt_ranges(const struct kernel *k, uint32_t wg, unsigned arg
         int64_t cmin = max_i64(clo, 0), cmax = chi >= g.sx ? g.sx - 1 : chi;
         if (chi >= g.sx)
             cmin = min_i64(cmin, max_i64(0, 2 * (g.sx - 1) - chi));
-        rod2_rg_add(&r, base + (addr_t)(rmin * g.sx + cmin) * 4,
+        range_list_add(&r, base + (addr_t)(rmin * g.sx + cmin) * 4,
                     base + (addr_t)(rmax * g.sx + cmax + 1) * 4);
-        return rod2_rg_done(&r, base);
+        return range_list_done(&r, base);
     }
     int64_t lw = (g.sx + 1) / 2, hw = g.sx / 2, lh = (g.sy + 1) / 2;
     int64_t x0 = bx * g.win, x1 = min_u64((uint64_t)(x0 + g.win), (uint64_t)g.sx) - 1;
@@ -524,10 +524,10 @@ static unsigned dw_fdwt_ranges(const struct kernel *k, uint32_t wg, unsigned arg
                 continue;
             int64_t band = (xhi ? lw * lh : 0) + (yhi ? lw * lh + hw * lh : 0);
             int64_t bw = xhi ? hw : lw;
-            rod2_rg_add(&r, base + (addr_t)(band + (ya / 2) * bw + xa / 2) * 4,
+            range_list_add(&r, base + (addr_t)(band + (ya / 2) * bw + xa / 2) * 4,
                         base + (addr_t)(band + (yb / 2) * bw + xb / 2 + 1) * 4);
         }
-    return rod2_rg_done(&r, base);
+    return range_list_done(&r, base);
 }
 
 static bool dwt2d_next_kernel(void *self, struct kernel *k)

@@ -239,20 +239,21 @@ static void fan2_next(const struct kernel *k, struct kernel_warp *w, struct kern
 /* Fan1 work-group wg: a[t][t] and the column t elements of its rows (one
  * span from the first to the last: one element per row), m's likewise. */
 static void fan1_ranges(const struct gaussian *g, uint32_t wg, const struct kernel_buf *buf,
-                        uint32_t t, struct dn_ranges *r)
+                        uint32_t t, struct range_list *r)
 {
     uint64_t lim = g->size - 1u - t, i0 = (uint64_t)wg * g->block;
     uint64_t i1 = min_u64(i0 + g->block, lim), s = g->size;
     if (i0 >= lim)
         return;
     if (buf == g->a)
-        dn_range(r, buf->base + (s * t + t) * 4, buf->base + (s * t + t + 1) * 4);
-    dn_range(r, buf->base + (s * (i0 + t + 1) + t) * 4, buf->base + (s * (i1 + t) + t + 1) * 4);
+        range_list_add(r, buf->base + (s * t + t) * 4, buf->base + (s * t + t + 1) * 4);
+    range_list_add(r, buf->base + (s * (i0 + t + 1) + t) * 4,
+                   buf->base + (s * (i1 + t) + t + 1) * 4);
 }
 
 /* Fan2 work-group (gx, gy): the rows and columns of its active threads. */
 static void fan2_ranges(const struct gaussian *g, uint32_t wg, const struct kernel_buf *buf,
-                        uint32_t t, struct dn_ranges *r)
+                        uint32_t t, struct range_list *r)
 {
     uint64_t s = g->size, gx = wg % g->grid2, gy = wg / g->grid2;
     uint64_t x0 = gx * g->bxy, x1 = min_u64(x0 + g->bxy, s - 1 - t);
@@ -260,30 +261,30 @@ static void fan2_ranges(const struct gaussian *g, uint32_t wg, const struct kern
     if (x0 >= x1 || y0 >= y1)
         return;
     if (buf == g->m) {
-        dn_rows(r, buf->base, s, x0 + 1 + t, x1 + 1 + t, t, t + 1);
+        range_list_rows(r, buf->base, s, 4, x0 + 1 + t, x1 + 1 + t, t, t + 1);
     } else if (buf == g->a) {
-        dn_rows(r, buf->base, s, t, t + 1, y0 + t, y1 + t);
-        dn_rows(r, buf->base, s, x0 + 1 + t, x1 + 1 + t, y0 + t, y1 + t);
+        range_list_rows(r, buf->base, s, 4, t, t + 1, y0 + t, y1 + t);
+        range_list_rows(r, buf->base, s, 4, x0 + 1 + t, x1 + 1 + t, y0 + t, y1 + t);
     } else if (y0 == 0) {
-        dn_range(r, buf->base + t * 4, buf->base + (t + 1) * 4);
-        dn_range(r, buf->base + (x0 + 1 + t) * 4, buf->base + (x1 + 1 + t) * 4);
+        range_list_add(r, buf->base + t * 4, buf->base + (t + 1) * 4);
+        range_list_add(r, buf->base + (x0 + 1 + t) * 4, buf->base + (x1 + 1 + t) * 4);
     }
 }
 
 static unsigned gaussian_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                                struct kernel_range *out, unsigned max)
+                                struct addr_range *out, unsigned max)
 {
     if (arg >= k->nargs)
         return 0;
     const struct gaussian *g = k->ctx;
     const struct kernel_buf *buf = k->args[arg].buf;
-    struct dn_ranges r;
-    dn_ranges_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, DN_GAP_B);
     if (k->next == fan1_next)
         fan1_ranges(g, wg, buf, (uint32_t)k->p[0], &r);
     else
         fan2_ranges(g, wg, buf, (uint32_t)k->p[0], &r);
-    return dn_ranges_done(&r, buf->base);
+    return range_list_done(&r, buf->base);
 }
 
 /* Kernel 2t is Fan1 of row t, 2t+1 its Fan2. */

@@ -233,7 +233,7 @@ static void hotspot_next(const struct kernel *k, struct kernel_warp *w, struct k
 /* power and temp_src: the tile's cells inside the grid; temp_dst: the
  * cells of the threads that compute in the last step. */
 static unsigned hotspot_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                               struct kernel_range *out, unsigned max)
+                               struct addr_range *out, unsigned max)
 {
     if (arg >= k->nargs)
         return 0;
@@ -249,12 +249,12 @@ static unsigned hotspot_ranges(const struct kernel *k, uint32_t wg, unsigned arg
     } else {
         y0 = t.vy0, y1 = t.vy1, x0 = t.vx0, x1 = t.vx1;
     }
-    struct dn_ranges r;
-    dn_ranges_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, DN_GAP_B);
     if (y0 <= y1 && x0 <= x1)
-        dn_rows(&r, b->base, (uint64_t)h->n, (uint64_t)(t.y + y0), (uint64_t)(t.y + y1 + 1),
-                (uint64_t)(t.x + x0), (uint64_t)(t.x + x1 + 1));
-    return dn_ranges_done(&r, b->base);
+        range_list_rows(&r, b->base, (uint64_t)h->n, 4, (uint64_t)(t.y + y0),
+                        (uint64_t)(t.y + y1 + 1), (uint64_t)(t.x + x0), (uint64_t)(t.x + x1 + 1));
+    return range_list_done(&r, b->base);
 }
 
 static unsigned hs_iteration(const struct hotspot *h, unsigned kernel)

@@ -144,25 +144,26 @@ static void hotspot3d_next(const struct kernel *k, struct kernel_warp *w, struct
 
 /* Per layer: p and tOut the work-group's 4 x 64 cells; tIn also the halo
  * row above and below and the cells left and right of each row (inside the
- * grid). If the rows do not fit in max, one range per layer. */
+ * grid). If the rows do not fit in max, one range per layer (and if those do
+ * not fit either, the list's overflow rule: the span of them all). */
 static void h3_layer(const struct hotspot3d *h, const struct kernel_buf *b, bool halo, uint64_t z,
-                     uint64_t i0, uint64_t j0, struct dn_ranges *r, bool coarse)
+                     uint64_t i0, uint64_t j0, struct range_list *r, bool coarse)
 {
     uint64_t nx = h->nx, base = b->base + z * nx * nx * 4;
     uint64_t jlo = halo && j0 > 0 ? j0 - 1 : j0, jhi = min_u64(j0 + H3_BY + halo, nx);
     uint64_t ilo = halo && i0 > 0 ? i0 - 1 : i0, ihi = min_u64(i0 + H3_BX + halo, nx);
     if (coarse) {
-        dn_range(r, base + (jlo * nx + ilo) * 4, base + ((jhi - 1) * nx + ihi) * 4);
+        range_list_add(r, base + (jlo * nx + ilo) * 4, base + ((jhi - 1) * nx + ihi) * 4);
         return;
     }
     for (uint64_t j = jlo; j < jhi; j++) {
         bool mid = j >= j0 && j < j0 + H3_BY;
-        dn_rows(r, base, nx, j, j + 1, mid ? ilo : i0, mid ? ihi : i0 + H3_BX);
+        range_list_rows(r, base, nx, 4, j, j + 1, mid ? ilo : i0, mid ? ihi : i0 + H3_BX);
     }
 }
 
 static unsigned hotspot3d_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                                 struct kernel_range *out, unsigned max)
+                                 struct addr_range *out, unsigned max)
 {
     if (arg >= k->nargs)
         return 0;
@@ -171,15 +172,15 @@ static unsigned hotspot3d_ranges(const struct kernel *k, uint32_t wg, unsigned a
     uint32_t gx = (uint32_t)(h->nx / H3_BX);
     uint64_t i0 = (uint64_t)(wg % gx) * H3_BX, j0 = (uint64_t)(wg / gx) * H3_BY;
     bool halo = arg == 1; /* tIn */
-    struct dn_ranges r;
+    struct range_list r;
     for (int coarse = 0; coarse < 2; coarse++) {
-        dn_ranges_init(&r, out, max);
+        range_list_init(&r, out, max, DN_GAP_B);
         for (uint64_t z = 0; z < h->nz; z++)
             h3_layer(h, b, halo, z, i0, j0, &r, coarse);
         if (!r.over)
             break;
     }
-    return dn_ranges_done(&r, b->base);
+    return range_list_done(&r, b->base);
 }
 
 static bool hotspot3d_next_kernel(void *self, struct kernel *k)

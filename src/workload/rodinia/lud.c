@@ -402,42 +402,43 @@ static void internal_next(const struct kernel *k, struct kernel_warp *w, struct 
 /* ---- ranges and the kernel sequence ------------------------------------------ */
 
 /* The 16 x 16 block at block row br, block column bc of the matrix. */
-static void lud_block(const struct lud *u, struct dn_ranges *r, uint32_t row, uint32_t col)
+static void lud_block(const struct lud *u, struct range_list *r, uint32_t row, uint32_t col)
 {
-    dn_rows(r, u->m->base, u->size, row, row + LUD_BS, col, col + LUD_BS);
+    range_list_rows(r, u->m->base, u->size, 4, row, row + LUD_BS, col, col + LUD_BS);
 }
 
 /* Every kernel reads and writes only d_m: the diagonal block; the diagonal
  * block, the block right of it and the block below it (perimeter); the
  * block above, the block left of and the work-group's own block (internal).
- * Blocks are listed row by row in address order, so pieces merge. */
+ * The rows of blocks side by side join into one range. */
 static unsigned lud_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                           struct kernel_range *out, unsigned max)
+                           struct addr_range *out, unsigned max)
 {
     const struct lud *u = k->ctx;
     uint32_t off = (uint32_t)k->p[0], n = (u->size - off) / LUD_BS - 1;
     if (arg >= k->nargs)
         return 0;
-    struct dn_ranges r;
-    dn_ranges_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, DN_GAP_B);
     if (k->next == diag_next) {
         lud_block(u, &r, off, off);
     } else if (k->next == peri_next) {
         uint32_t blk = off + (wg + 1) * LUD_BS;
         for (uint32_t i = 0; i < LUD_BS; i++) {
-            dn_rows(&r, u->m->base, u->size, off + i, off + i + 1, off, off + LUD_BS);
-            dn_rows(&r, u->m->base, u->size, off + i, off + i + 1, blk, blk + LUD_BS);
+            range_list_rows(&r, u->m->base, u->size, 4, off + i, off + i + 1, off, off + LUD_BS);
+            range_list_rows(&r, u->m->base, u->size, 4, off + i, off + i + 1, blk, blk + LUD_BS);
         }
         lud_block(u, &r, blk, off);
     } else {
         uint32_t grow = off + (wg / n + 1) * LUD_BS, gcol = off + (wg % n + 1) * LUD_BS;
         lud_block(u, &r, off, gcol);
         for (uint32_t i = 0; i < LUD_BS; i++) {
-            dn_rows(&r, u->m->base, u->size, grow + i, grow + i + 1, off, off + LUD_BS);
-            dn_rows(&r, u->m->base, u->size, grow + i, grow + i + 1, gcol, gcol + LUD_BS);
+            range_list_rows(&r, u->m->base, u->size, 4, grow + i, grow + i + 1, off, off + LUD_BS);
+            range_list_rows(&r, u->m->base, u->size, 4, grow + i, grow + i + 1, gcol,
+                            gcol + LUD_BS);
         }
     }
-    return dn_ranges_done(&r, u->m->base);
+    return range_list_done(&r, u->m->base);
 }
 
 /* Kernel 3s + 0/1/2: diagonal, perimeter, internal of step s (offset 16 s);

@@ -224,20 +224,20 @@ static void nw_next(const struct kernel *k, struct kernel_warp *w, struct kernel
  * west column and the written tile); reference: the tile rows row + 1 ..
  * row + 16, columns col + 1 .. col + 16. */
 static unsigned nw_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct kernel_range *out, unsigned max)
+                          struct addr_range *out, unsigned max)
 {
     const struct nw *q = k->ctx;
     int64_t row, col;
     nw_block(q, k, wg, &row, &col);
     addr_t base = k->args[arg].buf->base;
     bool mat = k->args[arg].buf == q->mat;
-    struct rod2_rg r;
-    rod2_rg_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, 0);
     for (int64_t y = mat ? row : row + 1; y <= row + NW_B; y++) {
         int64_t first = y * q->cols + col + (mat ? 0 : 1);
-        rod2_rg_elems(&r, base, 4, first, y * q->cols + col + NW_B, q->cols * q->cols);
+        rod2_elems(&r, base, 4, first, y * q->cols + col + NW_B, q->cols * q->cols);
     }
-    return rod2_rg_done(&r, base);
+    return range_list_done(&r, base);
 }
 
 static bool nw_next_kernel(void *self, struct kernel *k)

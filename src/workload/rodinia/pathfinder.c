@@ -222,13 +222,13 @@ static void pf_next(const struct kernel *k, struct kernel_warp *w, struct kernel
 /* wall: row startStep + i, columns [blkX + i + 1, blkX + 254 - i] for each i;
  * source row: [blkX, blkX + 255]; destination: the lanes computed last. */
 static unsigned pf_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct kernel_range *out, unsigned max)
+                          struct addr_range *out, unsigned max)
 {
     const struct pathfinder *p = k->ctx;
     int64_t blkx = pf_blkx(k, wg), it = (int64_t)k->p[0];
     addr_t base = k->args[arg].buf->base;
-    struct rod2_rg r;
-    rod2_rg_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, 0);
     if (arg == 0) {
         for (int64_t i = 0; i < it; i++) {
             int64_t lo = blkx + i + 1, hi = blkx + PF_BLOCK - i - 2;
@@ -236,14 +236,14 @@ static unsigned pf_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
             hi = hi > p->cols - 1 ? p->cols - 1 : hi;
             int64_t row = p->cols * ((int64_t)k->p[1] + i);
             if (lo <= hi)
-                rod2_rg_add(&r, base + (addr_t)(row + lo) * 4, base + (addr_t)(row + hi + 1) * 4);
+                range_list_add(&r, base + (addr_t)(row + lo) * 4, base + (addr_t)(row + hi + 1) * 4);
         }
     } else if (arg == 1) {
-        rod2_rg_elems(&r, base, 4, blkx, blkx + PF_BLOCK - 1, p->cols);
+        rod2_elems(&r, base, 4, blkx, blkx + PF_BLOCK - 1, p->cols);
     } else {
-        rod2_rg_elems(&r, base, 4, blkx + it, blkx + PF_BLOCK - 1 - it, p->cols);
+        rod2_elems(&r, base, 4, blkx + it, blkx + PF_BLOCK - 1 - it, p->cols);
     }
-    return rod2_rg_done(&r, base);
+    return range_list_done(&r, base);
 }
 
 static bool pathfinder_next_kernel(void *self, struct kernel *k)

@@ -1,13 +1,11 @@
 /*
  * rod2.h -- small helpers shared by the Rodinia low-reuse models (btree,
  * dwt2d, nw, pathfinder, srad-v2): lane masks from thread-index intervals,
- * op builders, and an accumulator for per-work-group byte ranges.
+ * op builders, and clipped element spans for per-work-group ranges (a
+ * struct range_list, base/range.h).
  *
  * The op builders fill one kernel_op; the generators stay readable state
- * machines that call them. A range accumulator merges touching ranges and,
- * when more ranges would be needed than the caller allows, degrades to the
- * single span that covers them all (a conservative superset, still a valid
- * annotation) instead of "unknown".
+ * machines that call them.
  */
 #ifndef CHIPSIM_ROD2_H
 #define CHIPSIM_ROD2_H
@@ -64,62 +62,17 @@ static inline void rod2_alu(struct kernel_op *op, uint32_t n, uint8_t src0, uint
     op->src[1] = src1;
 }
 
-/* Per-work-group ranges of one argument. */
-struct rod2_rg {
-    struct kernel_range *v;
-    unsigned n, max;
-    bool over;
-    addr_t lo, hi; /* span of everything added */
-};
-
-static inline void rod2_rg_init(struct rod2_rg *r, struct kernel_range *out, unsigned max)
-{
-    *r = (struct rod2_rg){.v = out, .max = max, .lo = ~(addr_t)0};
-}
-
-static inline void rod2_rg_add(struct rod2_rg *r, addr_t lo, addr_t hi)
-{
-    if (lo >= hi)
-        return;
-    r->lo = lo < r->lo ? lo : r->lo;
-    r->hi = hi > r->hi ? hi : r->hi;
-    struct kernel_range *last = r->n ? &r->v[r->n - 1] : NULL;
-    if (last && lo <= last->hi && hi >= last->lo) {
-        last->lo = lo < last->lo ? lo : last->lo;
-        last->hi = hi > last->hi ? hi : last->hi;
-    } else if (r->n < r->max) {
-        r->v[r->n++] = (struct kernel_range){lo, hi};
-    } else {
-        r->over = true;
-    }
-}
-
-/* The count to return from a ranges callback; a work-group that touches
- * nothing declares one empty range at `base`. */
-static inline unsigned rod2_rg_done(struct rod2_rg *r, addr_t base)
-{
-    if (!r->max)
-        return 0;
-    if (r->over) {
-        r->v[0] = (struct kernel_range){r->lo, r->hi};
-        return 1;
-    }
-    if (!r->n)
-        r->v[r->n++] = (struct kernel_range){base, base};
-    return r->n;
-}
-
 /* Element range [first, last] of an array of `elem` bytes at base, clipped to
  * [0, count). */
-static inline void rod2_rg_elems(struct rod2_rg *r, addr_t base, uint32_t elem, int64_t first,
-                                 int64_t last, int64_t count)
+static inline void rod2_elems(struct range_list *r, addr_t base, uint32_t elem, int64_t first,
+                              int64_t last, int64_t count)
 {
     if (first < 0)
         first = 0;
     if (last >= count)
         last = count - 1;
     if (first <= last)
-        rod2_rg_add(r, base + (addr_t)first * elem, base + (addr_t)(last + 1) * elem);
+        range_list_add(r, base + (addr_t)first * elem, base + (addr_t)(last + 1) * elem);
 }
 
 #endif

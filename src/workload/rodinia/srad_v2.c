@@ -535,14 +535,14 @@ static void sr2_next(const struct kernel *k, struct kernel_warp *w, struct kerne
 /* ---- ranges ------------------------------------------------------------------ */
 
 /* Rows [r0, r1] of the work-group's tile, columns [16bx + c0, 16bx + 15 + c1]. */
-static void sr_rows(const struct srad *q, struct rod2_rg *r, addr_t base, uint32_t bx, int64_t r0,
-                    int64_t r1, int c0, int c1)
+static void sr_rows(const struct srad *q, struct range_list *r, addr_t base, uint32_t bx,
+                    int64_t r0, int64_t r1, int c0, int c1)
 {
     for (int64_t row = r0; row <= r1; row++) {
         if (row < 0 || row >= q->rows)
             continue;
         int64_t first = row * q->cols + SR_B * (int64_t)bx + c0;
-        rod2_rg_elems(r, base, 4, first, first + SR_B - 1 - c0 + c1, q->rows * q->cols);
+        rod2_elems(r, base, 4, first, first + SR_B - 1 - c0 + c1, q->rows * q->cols);
     }
 }
 
@@ -552,15 +552,15 @@ static void sr_rows(const struct srad *q, struct rod2_rg *r, addr_t base, uint32
  * srad_cuda_2: J (R/W), N/S/W/E_C (R): the tile; C (R): the tile with one
  * element east of every row and the row below. */
 static unsigned sr_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct kernel_range *out, unsigned max)
+                          struct addr_range *out, unsigned max)
 {
     const struct srad *q = k->ctx;
     uint32_t bx = wg % k->grid.x, by = wg / k->grid.x;
     int64_t top = (int64_t)by * SR_B, bot = top + SR_B - 1;
     addr_t base = k->args[arg].buf->base;
     const struct kernel_buf *b = k->args[arg].buf;
-    struct rod2_rg r;
-    rod2_rg_init(&r, out, max);
+    struct range_list r;
+    range_list_init(&r, out, max, 0);
     bool first = k->p[0] == 1;
     if (first && b == q->j) {
         sr_rows(q, &r, base, bx, top - 1, top - 1, 0, 0);
@@ -572,7 +572,7 @@ static unsigned sr_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
     } else {
         sr_rows(q, &r, base, bx, top, bot, 0, 0);
     }
-    return rod2_rg_done(&r, base);
+    return range_list_done(&r, base);
 }
 
 static bool srad_next_kernel(void *self, struct kernel *k)

@@ -112,7 +112,7 @@ static const struct stat_desc tw_desc[] = {
 /* One kernel of the list. */
 struct tkern {
     struct trace_kfile kf;
-    struct kernel_range *copies;  /* MemcpyHtoD since the previous kernel */
+    struct addr_range *copies;  /* MemcpyHtoD since the previous kernel */
     unsigned ncopies;
     uint16_t lat[TC_N], ii[TC_N];
     uint64_t threads;             /* of the whole grid */
@@ -184,7 +184,7 @@ static int kern_fits(const struct twl *t, const struct tkern *tk, const struct w
     return 0;
 }
 
-static int add_kernel(struct twl *t, const struct trace_cmd *c, struct kernel_range *copies,
+static int add_kernel(struct twl *t, const struct trace_cmd *c, struct addr_range *copies,
                       unsigned ncopies, const struct wl_env *env, const struct cfg_sec *sec,
                       struct err *e)
 {
@@ -207,14 +207,14 @@ static int read_list(struct twl *t, const struct wl_env *env, const struct cfg_s
                      struct err *e)
 {
     uint64_t limit = cfg_uint(sec, "kernels");
-    struct kernel_range *copies = NULL;
+    struct addr_range *copies = NULL;
     unsigned ncopies = 0;
     size_t cap = 0;
     for (size_t i = 0; i < t->list.n && (!limit || t->nk < limit); i++) {
         const struct trace_cmd *c = &t->list.cmd[i];
         if (c->kind == TCMD_MEMCPY) {
             copies = xgrow(copies, sizeof *copies, &cap, ncopies + 1);
-            copies[ncopies++] = (struct kernel_range){c->addr, c->addr + c->bytes};
+            copies[ncopies++] = (struct addr_range){c->addr, c->addr + c->bytes};
             continue;
         }
         if (access(c->path, R_OK)) {
