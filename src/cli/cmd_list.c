@@ -23,7 +23,7 @@ int cli_list(int argc, char **argv)
             printf("%-12s %s\n", (*o)->name, (*o)->desc);
     } else if (!strcmp(what, "workloads")) {
         for (const struct wl_ops *const *w = wl_registry; *w; w++)
-            printf("%-16s %s\n", (*w)->name, (*w)->desc);
+            printf("%-16s %-13s %s\n", (*w)->name, (*w)->suite, (*w)->desc);
     } else {
         if (argc > 2)
             fprintf(stderr, "chipsim list: one list at a time\n");

@@ -50,6 +50,7 @@ uint64_t wl_footprint(const struct wl_env *env);
 
 struct wl_ops {
     const char *name;
+    const char *suite;                /* the benchmark suite it comes from ("Rodinia", "micro") */
     const char *desc;                 /* one line, for `chipsim list workloads` */
     const struct cfg_key *keys;       /* parameters (section [workload]) */
     const char *const *small;         /* "key=value" overrides for a quick run (tests) */

@@ -12,6 +12,7 @@
 
 #include "base/base.h"
 #include "cli_util.h"
+#include "workload/wl.h"
 
 static void expect_bad(const char *ini, const char *override, const char *want_in_stderr)
 {
@@ -113,6 +114,22 @@ Test(cli, list_params_has_every_section)
                           "workload(chase).target", "[sim]"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect(strstr(r.out, want[i]) != NULL, "missing %s", want[i]);
+    cli_result_free(&r);
+}
+
+/* Every workload is listed with its suite and its one-line summary. */
+Test(cli, list_workloads_gives_suites)
+{
+    const char *argv[] = {"list", "workloads", NULL};
+    struct cli_result r = cli_exec(argv);
+    cr_expect_eq(r.status, 0);
+    for (const struct wl_ops *const *w = wl_registry; *w; w++) {
+        cr_expect((*w)->suite && *(*w)->suite, "%s has no suite", (*w)->name);
+        char line[256];
+        snprintf(line, sizeof line, "%-16s %-13s %s\n", (*w)->name, (*w)->suite, (*w)->desc);
+        cr_expect(strstr(r.out, line) != NULL, "missing: %s", line);
+    }
+    cr_expect(strstr(r.out, "hotspot3d        Rodinia       ") != NULL);
     cli_result_free(&r);
 }
 

@@ -522,6 +522,7 @@ static const char *const hacc_small[] = {"np=256", "steps=1", "leaf=64", "rmax=0
 
 const struct wl_ops wl_hacc = {
     .name = "hacc",
+    .suite = "CORAL-2",
     .desc = "HACC (CORAL-2) ForceTreeTest: RCB tree, one short-range force kernel per leaf",
     .keys = hacc_keys,
     .small = hacc_small,

@@ -540,6 +540,7 @@ static const char *const lulesh_small[] = {"size=4", "iterations=2", "block=64",
 
 const struct wl_ops wl_lulesh = {
     .name = "lulesh",
+    .suite = "CORAL-2",
     .desc = "LULESH 1.0 (CORAL-2): Sedov blast on a hex mesh, 28 kernels per time step",
     .keys = lulesh_keys,
     .small = lulesh_small,

@@ -685,6 +685,7 @@ static const char *const pennant_small[] = {"nzx=8", "nzy=6", "cstop=3", NULL};
 
 const struct wl_ops wl_pennant = {
     .name = "pennant",
+    .suite = "CORAL-2",
     .desc = "PENNANT (CORAL-2): Noh problem on a pie mesh, 5 kernels per cycle",
     .keys = pennant_keys,
     .small = pennant_small,

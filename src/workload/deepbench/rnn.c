@@ -236,6 +236,7 @@ static const char *const rnn_large_small[] = {"batch=16", "steps=3", "hidden=64"
 
 const struct wl_ops wl_rnn_gru_small = {
     .name = "rnn-gru-small",
+    .suite = "DeepBench",
     .desc = "DeepBench RNN inference, GRU cell, BS 4, TS 2, hidden 256 (GEMMs + gate kernels)",
     .keys = rnn_small_keys,
     .small = rnn_small_small,
@@ -246,6 +247,7 @@ const struct wl_ops wl_rnn_gru_small = {
 
 const struct wl_ops wl_rnn_gru_large = {
     .name = "rnn-gru-large",
+    .suite = "DeepBench",
     .desc = "DeepBench RNN inference, GRU cell, BS 16, TS 4, hidden 512 (GEMMs + gate kernels)",
     .keys = rnn_large_keys,
     .small = rnn_large_small,
@@ -256,6 +258,7 @@ const struct wl_ops wl_rnn_gru_large = {
 
 const struct wl_ops wl_rnn_lstm_small = {
     .name = "rnn-lstm-small",
+    .suite = "DeepBench",
     .desc = "DeepBench RNN inference, LSTM cell, BS 4, TS 2, hidden 256 (GEMMs + gate kernels)",
     .keys = rnn_small_keys,
     .small = rnn_small_small,
@@ -266,6 +269,7 @@ const struct wl_ops wl_rnn_lstm_small = {
 
 const struct wl_ops wl_rnn_lstm_large = {
     .name = "rnn-lstm-large",
+    .suite = "DeepBench",
     .desc = "DeepBench RNN inference, LSTM cell, BS 16, TS 4, hidden 512 (GEMMs + gate kernels)",
     .keys = rnn_large_keys,
     .small = rnn_large_small,

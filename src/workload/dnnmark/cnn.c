@@ -634,6 +634,7 @@ static const char *const cnn_small[] = {"batch=2", "height=32", "width=32", "con
 
 const struct wl_ops wl_cnn = {
     .name = "cnn",
+    .suite = "DNNMark",
     .desc = "DNNMark composed model: direct conv (LDS) + max pool + FC GEMM, 128x128x3, BS 4",
     .keys = cnn_keys,
     .small = cnn_small,

@@ -242,6 +242,7 @@ static const char *const bs_small[] = {"n=16384", "iterations=2", "dot_blocks=8"
 
 const struct wl_ops wl_babelstream = {
     .name = "babelstream",
+    .suite = "BabelStream",
     .desc = "BabelStream (HIP): copy, mul, add, triad, dot over three arrays, iterated",
     .keys = bs_keys,
     .small = bs_small,

@@ -250,6 +250,7 @@ static const char *const chase_small[] = {"target=l2", "footprint_kib=64", "pass
 
 const struct wl_ops wl_chase = {
     .name = "chase",
+    .suite = "micro",
     .desc = "pointer chase: load-to-use latency of L1, local/remote L2, L3 or DRAM",
     .keys = chase_keys,
     .small = chase_small,

@@ -266,6 +266,7 @@ static const char *const flag_small[] = {"place=same_chiplet", "data_b=1024", "m
 
 const struct wl_ops wl_flag = {
     .name = "flag",
+    .suite = "micro",
     .desc = "producer/consumer: data then st.release of a flag; a consumer elsewhere spins "
             "with ld.acquire",
     .keys = flag_keys,

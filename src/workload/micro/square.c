@@ -112,6 +112,7 @@ static const char *const square_small[] = {"n=8192", "blocks=16", "iterations=2"
 
 const struct wl_ops wl_square = {
     .name = "square",
+    .suite = "HIP-Examples",
     .desc = "HIP-Examples square: C_d[i] = A_d[i] * A_d[i], grid-stride loop",
     .keys = square_keys,
     .small = square_small,

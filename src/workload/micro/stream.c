@@ -303,6 +303,7 @@ static const char *const stream_small[] = {"target=l2", "footprint_kib=256", "pa
 
 const struct wl_ops wl_stream = {
     .name = "stream",
+    .suite = "micro",
     .desc = "streaming reads: achieved bandwidth of local L2s, remote L2s or DRAM",
     .keys = stream_keys,
     .small = stream_small,

@@ -97,6 +97,7 @@ static const char *const vecadd_small[] = {"n=8192", "iterations=2", NULL};
 
 const struct wl_ops wl_vecadd = {
     .name = "vecadd",
+    .suite = "micro",
     .desc = "c[i] = a[i] + b[i] over float arrays, one thread per element",
     .keys = vecadd_keys,
     .small = vecadd_small,

@@ -396,6 +396,7 @@ static const char *const color_small[] = {"nodes=1024", NULL};
 
 const struct wl_ops wl_color = {
     .name = "color",
+    .suite = "Pannotia",
     .desc = "Pannotia Color-max: max-value graph colouring, color1 + color2 per round (CSR)",
     .keys = color_keys,
     .small = color_small,

@@ -245,6 +245,7 @@ static const char *const fw_small[] = {"nodes=64", "arcs=1024", NULL};
 
 const struct wl_ops wl_fw = {
     .name = "fw",
+    .suite = "Pannotia",
     .desc = "Pannotia Floyd-Warshall: one 2D kernel per pivot over the n x n distance matrix",
     .keys = fw_keys,
     .small = fw_small,

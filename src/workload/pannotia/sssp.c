@@ -361,6 +361,7 @@ static const char *const sssp_small[] = {"nodes=256", NULL};
 
 const struct wl_ops wl_sssp = {
     .name = "sssp",
+    .suite = "Pannotia",
     .desc = "Pannotia SSSP (CSR): Bellman-Ford as (min,+) SpMV, assign + spmv + diff per round",
     .keys = sssp_keys,
     .small = sssp_small,

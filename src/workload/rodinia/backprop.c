@@ -364,6 +364,7 @@ static const char *const backprop_small[] = {"layer_size=1024", NULL};
 
 const struct wl_ops wl_backprop = {
     .name = "backprop",
+    .suite = "Rodinia",
     .desc = "Rodinia backprop: one training pass, layer-forward and weight-adjust kernels",
     .keys = backprop_keys,
     .small = backprop_small,

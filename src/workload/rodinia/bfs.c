@@ -363,6 +363,7 @@ static const char *const bfs_small[] = {"nodes=2048", NULL};
 
 const struct wl_ops wl_bfs = {
     .name = "bfs",
+    .suite = "Rodinia",
     .desc = "Rodinia BFS: level-synchronous search, Kernel + Kernel2 per level over node masks",
     .keys = bfs_keys,
     .small = bfs_small,

@@ -603,6 +603,7 @@ static const char *const btree_small[] = {"keys=20000", "order=64", "k_count=48"
 
 const struct wl_ops wl_btree = {
     .name = "btree",
+    .suite = "Rodinia",
     .desc = "Rodinia b+tree: findRangeK and findK batched searches over a B+ tree built in the "
             "model",
     .keys = btree_keys,

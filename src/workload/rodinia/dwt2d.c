@@ -577,6 +577,7 @@ static const char *const dwt2d_small[] = {"width=64", "height=64", "levels=2", N
 
 const struct wl_ops wl_dwt2d = {
     .name = "dwt2d",
+    .suite = "Rodinia",
     .desc = "Rodinia dwt2d: forward 5/3 2D wavelet transform, LDS-tiled column/row lifting, RGB",
     .keys = dwt2d_keys,
     .small = dwt2d_small,

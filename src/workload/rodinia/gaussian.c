@@ -314,6 +314,7 @@ static const char *const gaussian_small[] = {"size=30", NULL};
 
 const struct wl_ops wl_gaussian = {
     .name = "gaussian",
+    .suite = "Rodinia",
     .desc = "Rodinia gaussian: forward elimination, Fan1 and Fan2 kernels per row",
     .keys = gaussian_keys,
     .small = gaussian_small,

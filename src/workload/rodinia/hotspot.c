@@ -289,6 +289,7 @@ static const char *const hotspot_small[] = {"grid=64", "iterations=5", NULL};
 
 const struct wl_ops wl_hotspot = {
     .name = "hotspot",
+    .suite = "Rodinia",
     .desc = "Rodinia hotspot: 2D thermal stencil, pyramid of time steps on LDS tiles",
     .keys = hotspot_keys,
     .small = hotspot_small,

@@ -205,6 +205,7 @@ static const char *const hotspot3d_small[] = {"grid=64", "layers=4", "iterations
 
 const struct wl_ops wl_hotspot3d = {
     .name = "hotspot3d",
+    .suite = "Rodinia",
     .desc = "Rodinia hotspot3D: 3D thermal stencil, one kernel per time step, ping-pong buffers",
     .keys = hotspot3d_keys,
     .small = hotspot3d_small,

@@ -471,6 +471,7 @@ static const char *const lud_small[] = {"size=64", NULL};
 
 const struct wl_ops wl_lud = {
     .name = "lud",
+    .suite = "Rodinia",
     .desc = "Rodinia lud: blocked LU decomposition in place, diagonal/perimeter/internal kernels",
     .keys = lud_keys,
     .small = lud_small,

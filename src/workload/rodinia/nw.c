@@ -264,6 +264,7 @@ static const char *const nw_small[] = {"n=64", NULL};
 
 const struct wl_ops wl_nw = {
     .name = "nw",
+    .suite = "Rodinia",
     .desc = "Rodinia nw: Needleman-Wunsch, anti-diagonal wavefront of 16x16 LDS tiles",
     .keys = nw_keys,
     .small = nw_small,

@@ -271,6 +271,7 @@ static const char *const pathfinder_small[] = {"cols=4096", "rows=21", "pyramid_
 
 const struct wl_ops wl_pathfinder = {
     .name = "pathfinder",
+    .suite = "Rodinia",
     .desc = "Rodinia pathfinder: row-by-row dynamic programming, pyramid of rows per kernel, LDS",
     .keys = pathfinder_keys,
     .small = pathfinder_small,

@@ -605,6 +605,7 @@ static const char *const srad_small[] = {"rows=64", "cols=64", "r2=15", "c2=15",
 
 const struct wl_ops wl_srad_v2 = {
     .name = "srad-v2",
+    .suite = "Rodinia",
     .desc = "Rodinia srad_v2: speckle-reducing diffusion stencil, two LDS-tiled kernels per "
             "iteration",
     .keys = srad_keys,

@@ -628,6 +628,7 @@ static size_t tw_kernels(void *self)
 
 const struct wl_ops wl_trace = {
     .name = "trace",
+    .suite = "Accel-Sim",
     .desc = "an Accel-Sim (NVBit) SASS trace: -p workload.path=DIR/kernelslist.g (or --trace)",
     .keys = trace_keys,
     .small = tw_small,
