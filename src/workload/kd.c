@@ -263,6 +263,22 @@ static int alu_stmt(struct line *ln, struct kd_stmt *s)
         return line_err(ln, "alu '%s': an instruction count 1..1000000 expected", n ? n : "");
     s->op.kind = KOP_ALU;
     s->op.n = (uint32_t)v;
+    while (isspace((unsigned char)*ln->at))
+        ln->at++;
+    if (*ln->at == '+') { /* + M [A < B]: M more where some active lane has A < B */
+        ln->at++;
+        char *m = word(ln);
+        long x = m ? strtol(m, &end, 10) : 0;
+        char *open = strchr(ln->at, '['), *close = open ? strchr(open, ']') : NULL;
+        char *lt = close ? memchr(open, '<', (size_t)(close - open)) : NULL;
+        if (!m || *end || x < 1 || x > 1000000 || !lt)
+            return line_err(ln, "alu N + '%s': M [A < B] expected", m ? m : "");
+        s->extra = (uint32_t)x;
+        *lt = *close = '\0';
+        if (ix(ln, open + 1, &s->a) || ix(ln, lt + 1, &s->b))
+            return -1;
+        ln->at = close + 1;
+    }
     return op_tail(ln, &s->op);
 }
 
@@ -528,6 +544,8 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
         switch (s->kind) {
         case KD_S_OP:
             *op = s->op;
+            if (s->extra && cond_mask(b, w, i, outer))
+                op->n += s->extra;
             if (s->mem) {
                 op->size = b->b[i].size;
                 op->mask = s->depth ? outer : 0; /* 0: the warp's lanes, as outside any block */
@@ -757,7 +775,7 @@ static int bind(struct kd_bound *b, struct err *e)
         bs->size = (uint8_t)size;
         if (p->s[i].mem)
             bs->linear = linear(b, i, &bs->a);
-        else if (p->s[i].kind == KD_S_IF || p->s[i].kind == KD_S_FOR)
+        else if (p->s[i].kind != KD_S_END)
             bs->linear = linear(b, i, &bs->a) && linear(b, i, &bs->b);
         bs->dk = bs->a.e.k[KD_TX] - bs->b.e.k[KD_TX];
     }

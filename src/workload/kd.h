@@ -8,7 +8,10 @@
  * arrays (host data the model computed, bound at each launch: graph rows and
  * columns, a frontier) and its body, one statement per line:
  *
- *   alu N [lat L] [-> rD] [< rA [rB ...]]      N ALU instructions
+ *   alu N [+ M [A < B]] [lat L] [-> rD] [< rA [rB ...]]
+ *                         N ALU instructions (M more when some active lane
+ *                         has A < B: code a branch's test shares with the
+ *                         block it guards)
  *   load BUF[EXPR] SIZE -> rD [< rA ...] [SCOPE SEM]
  *   store BUF[EXPR] SIZE [< rA ...] [SCOPE SEM]
  *   atomic BUF[EXPR] SIZE [-> rD] [< rA ...] [SCOPE SEM]
@@ -79,6 +82,7 @@ struct kd_stmt {
     uint16_t loops[KD_MAX_DEPTH];
     uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */
     uint16_t match; /* KD_S_IF, KD_S_FOR: its `end`; KD_S_END: its if or for */
+    uint32_t extra; /* alu N + extra [a < b] */
     struct kernel_op op;
     struct kd_ix a, b; /* memory: a = the index; if: a < b; for: from a to b */
 };

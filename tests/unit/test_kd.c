@@ -122,6 +122,26 @@ Test(kd, linear_conditions_give_runs_of_lanes)
     }
 }
 
+/* alu N + M [A < B]: a bounds test that shares its block with the body's
+ * first instructions, run as one op, longer in warps where a lane passes. */
+Test(kd, alu_counts_that_depend_on_a_condition)
+{
+    struct kd_prog *p = compile("alu 12 + 13 [gid < n] -> r1 < r2\n"
+                                "if gid < n\n"
+                                "  load a[gid] 4 -> r3\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 2, 64, 1, 70, 0);
+    struct kernel_warp w = warp(&k, 1, 0, 32); /* threads 64..95: 64..69 pass */
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_ALU && op.n == 25 && op.dst == 1 && op.src[0] == 2, "n %u", op.n);
+    cr_expect_eq(next(&k, &w).mask, 0x3full);
+    w = warp(&k, 1, 1, 32); /* threads 96..127: none */
+    cr_expect_eq(next(&k, &w).n, 12);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    kd_prog_free(p);
+}
+
 /* A loop over m0 from bx to n: one load per iteration, then exit. */
 Test(kd, loops_run_their_bounds)
 {
@@ -226,6 +246,7 @@ Test(kd, wrong_descriptions_are_refused_with_their_line)
     expect_error("for m4 = 0 .. n\nend\n",
                  "kernel bad, line 1: 'm4': for mK = FROM .. TO expected (K 0..3)");
     expect_error("fence cta\n", "kernel bad, line 1: fence: scope gpu or sys expected");
+    expect_error("alu 3 + 2 gid < n\n", "kernel bad, line 1: alu N + '2': M [A < B] expected");
     expect_error("load a[@nope[gid]] 4 -> r1\n", "kernel bad, line 1: unknown array 'nope'");
     expect_error("load a[@row[@col[gid]]] 4 -> r1\n",
                  "kernel bad, line 1: '@row[@col[gid]]': one array read per expression");
