@@ -614,6 +614,47 @@ static void emit(struct walk *w, addr_t lo, addr_t hi)
     range_list_add(&w->l, lo > w->base ? lo : w->base, hi < w->end ? hi : w->end);
 }
 
+/* floor(a / b) for b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* A condition a < b in which one variable v still spans values (a thread
+ * index, a loop variable spanned) and every other is fixed narrows v to the
+ * values that pass: v, with [*lo, *hi]; -2 if none passes; -1 if the
+ * condition is not of that form. */
+static int64_t narrow(const struct walk *w, const struct kd_affine *a, const struct kd_affine *b,
+                      int64_t *lo, int64_t *hi)
+{
+    int64_t v = -1, rest = a->c - b->c, k = 0;
+    for (unsigned u = 0; u < KD_NDYN; u++) {
+        int64_t d = a->k[u] - b->k[u];
+        if (!d)
+            continue;
+        if (w->lo[u] == w->hi[u] && !w->unknown[u]) {
+            rest += d * w->lo[u];
+        } else if (v < 0 && !w->unknown[u]) {
+            v = u;
+            k = d;
+        } else {
+            return -1;
+        }
+    }
+    if (v < 0)
+        return rest < 0 ? -1 : -2; /* fixed: all pass (nothing to narrow) or none */
+    *lo = w->lo[v];
+    *hi = w->hi[v];
+    if (k > 0) { /* k v + rest < 0: v <= floor((-rest - 1) / k) */
+        int64_t top = floor_div(-rest - 1, k);
+        *hi = top < *hi ? top : *hi;
+    } else { /* -k v > rest: v >= ceil((rest + 1) / -k) */
+        int64_t bot = -floor_div(-(rest + 1), -k);
+        *lo = bot > *lo ? bot : *lo;
+    }
+    return *lo <= *hi ? v : -2;
+}
+
 /* Walk the enclosing blocks encl[0..nb) of a statement, outermost first:
  * a loop with the same bounds for the whole work-group is enumerated (while
  * the budget lasts), any other spans its bounds; an `if I < B` with B the
@@ -639,6 +680,18 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
     if (s->kind == KD_S_IF) {
         bool clip = !x->arr && !y->arr && b0 == b1 && x->e.c == w->a->c &&
                     !memcmp(x->e.k, w->a->k, sizeof x->e.k);
+        int64_t v = -1, lo = 0, hi = 0;
+        if (!x->arr && !y->arr && (v = narrow(w, &x->e, &y->e, &lo, &hi)) == -2)
+            return; /* no lane of the work-group passes */
+        if (v >= 0) {
+            int64_t olo = w->lo[v], ohi = w->hi[v];
+            w->lo[v] = lo;
+            w->hi[v] = hi;
+            walk(w, encl + 1, nb - 1, clip && b0 - 1 < cap ? b0 - 1 : cap);
+            w->lo[v] = olo;
+            w->hi[v] = ohi;
+            return;
+        }
         walk(w, encl + 1, nb - 1, clip && b0 - 1 < cap ? b0 - 1 : cap);
         return;
     }

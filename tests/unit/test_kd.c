@@ -207,6 +207,39 @@ Test(kd, ranges_are_derived_per_work_group)
     kd_prog_free(p);
 }
 
+/* A condition on one varying index narrows it: the ranges hold only what
+ * the lanes that pass touch, from either side, in 1D and 2D blocks. */
+Test(kd, conditions_narrow_the_ranges)
+{
+    struct addr_range r[4];
+    struct kernel k;
+    struct kd_prog *p = compile("if tx < n\n"
+                                "  load a[bx*64 + tx*2] 4 -> r1\n"
+                                "end\n"
+                                "if 40 - tx < 10\n"
+                                "  load b[tx] 4 -> r2\n"
+                                "end\n");
+    launch(p, &k, 1, 64, 1, 10, 0);
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 && r[0].hi == 0x100000 + 19 * 4, "tx < 10: elements 0..18");
+    cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 1);
+    cr_expect(r[0].lo == 0x200000 + 31 * 4 && r[0].hi == 0x200000 + 64 * 4, "tx > 30");
+    launch(p, &k, 1, 64, 1, 0, 0);
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 1);
+    cr_expect(r[0].lo == r[0].hi, "no lane passes: the empty range");
+    kd_prog_free(p);
+    p = compile("if bx*4 + tx < n\n"
+                "  if by*4 + ty < w\n"
+                "    load a[(by*4 + ty)*100 + bx*4 + tx] 4 -> r1\n"
+                "  end\n"
+                "end\n");
+    launch(p, &k, 1, 4, 4, 2, 3);
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 && r[0].hi == 0x100000 + (2 * 100 + 2) * 4,
+              "columns 0..1 of rows 0..2: %#llx", (unsigned long long)r[0].hi);
+    kd_prog_free(p);
+}
+
 Test(kd, identical_launches_share_a_binding)
 {
     struct kd_prog *p = compile("load a[gid] 4 -> r1\n");
