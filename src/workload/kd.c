@@ -665,6 +665,20 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
     if (!nb) {
         for (unsigned v = 0; v < KD_NDYN; v++)
             w->whole |= w->unknown[v] && w->a->k[v];
+        /* the rows (and planes) of a block one by one, while the budget lasts */
+        for (unsigned v = KD_TZ; v >= KD_TY && !w->whole; v--) {
+            int64_t lo = w->lo[v], hi = w->hi[v];
+            if (!w->a->k[v] || lo == hi || w->budget < hi - lo + 1)
+                continue;
+            w->budget -= hi - lo + 1;
+            for (int64_t t = lo; t <= hi; t++) {
+                w->lo[v] = w->hi[v] = t;
+                walk(w, encl, 0, cap);
+            }
+            w->lo[v] = lo;
+            w->hi[v] = hi;
+            return;
+        }
         int64_t mn, mx;
         affine_span(w->a, w->lo, w->hi, &mn, &mx);
         mx = mx < cap ? mx : cap;
@@ -729,7 +743,7 @@ static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
         return 0;
     const struct kernel_buf *buf = b->bufs[arg];
     struct walk w = {.b = b, .base = buf->base, .end = buf->base + buf->size};
-    range_list_init(&w.l, out, max, 0);
+    range_list_init(&w.l, out, max, p->d->range_join);
     for (unsigned i = 0; i < p->nstmt && !w.whole; i++) {
         const struct kd_stmt *s = &p->s[i];
         if (s->buf != (int)arg)

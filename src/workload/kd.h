@@ -52,6 +52,8 @@ struct kd_desc {
     const char *const *bufs;   /* NULL-terminated, at most KD_MAX_BUFS */
     const char *const *arrays; /* NULL-terminated, at most KD_MAX_ARRAYS (may be NULL) */
     const char *body;
+    addr_t range_join;          /* derived ranges less than this many bytes apart merge
+                                   (base/range.h; 0: only those that touch) */
 };
 
 /* Host data bound to an array of a description. */

@@ -208,7 +208,8 @@ Test(kd, ranges_are_derived_per_work_group)
 }
 
 /* A condition on one varying index narrows it: the ranges hold only what
- * the lanes that pass touch, from either side, in 1D and 2D blocks. */
+ * the lanes that pass touch, from either side, in 1D and 2D blocks; a 2D
+ * block's rows are pieces of their own unless the description joins them. */
 Test(kd, conditions_narrow_the_ranges)
 {
     struct addr_range r[4];
@@ -234,9 +235,19 @@ Test(kd, conditions_narrow_the_ranges)
                 "  end\n"
                 "end\n");
     launch(p, &k, 1, 4, 4, 2, 3);
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 3, "columns 0..1 of rows 0..2, row by row");
+    for (unsigned i = 0; i < 3; i++)
+        cr_expect(r[i].lo == 0x100000 + i * 100 * 4 && r[i].hi == r[i].lo + 2 * 4, "row %u", i);
+    kd_prog_free(p);
+    static struct kd_desc joined; /* rows less than 400 B apart merge */
+    joined = (struct kd_desc){.name = "j", .params = params, .bufs = bufs,
+                              .body = "load a[ty*100 + tx] 4 -> r1\n", .range_join = 400};
+    struct err e = {0};
+    p = kd_compile(&joined, &e);
+    cr_assert(p, "%s", e.msg);
+    launch(p, &k, 1, 4, 4, 0, 0);
     cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 1);
-    cr_expect(r[0].lo == 0x100000 && r[0].hi == 0x100000 + (2 * 100 + 2) * 4,
-              "columns 0..1 of rows 0..2: %#llx", (unsigned long long)r[0].hi);
+    cr_expect(r[0].lo == 0x100000 && r[0].hi == 0x100000 + (3 * 100 + 4) * 4);
     kd_prog_free(p);
 }
 
