@@ -655,6 +655,32 @@ static int64_t narrow(const struct walk *w, const struct kd_affine *a, const str
     return *lo <= *hi ? v : -2;
 }
 
+/* At the statement: thread indices span the block, its rows (and planes)
+ * one by one while the budget lasts. */
+static void walk_leaf(struct walk *w, int64_t cap)
+{
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        w->whole |= w->unknown[v] && w->a->k[v];
+    for (unsigned v = KD_TZ; v >= KD_TY && !w->whole; v--) {
+        int64_t lo = w->lo[v], hi = w->hi[v];
+        if (!w->a->k[v] || lo == hi || w->budget < hi - lo + 1)
+            continue;
+        w->budget -= hi - lo + 1;
+        for (int64_t t = lo; t <= hi; t++) {
+            w->lo[v] = w->hi[v] = t;
+            walk_leaf(w, cap);
+        }
+        w->lo[v] = lo;
+        w->hi[v] = hi;
+        return;
+    }
+    int64_t mn, mx;
+    affine_span(w->a, w->lo, w->hi, &mn, &mx);
+    mx = mx < cap ? mx : cap;
+    if (!w->whole && mn <= mx)
+        emit(w, w->base + (addr_t)(mn * w->size), w->base + (addr_t)((mx + 1) * w->size));
+}
+
 /* Walk the enclosing blocks encl[0..nb) of a statement, outermost first:
  * a loop with the same bounds for the whole work-group is enumerated (while
  * the budget lasts), any other spans its bounds; an `if I < B` with B the
@@ -663,27 +689,7 @@ static int64_t narrow(const struct walk *w, const struct kd_affine *a, const str
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
 {
     if (!nb) {
-        for (unsigned v = 0; v < KD_NDYN; v++)
-            w->whole |= w->unknown[v] && w->a->k[v];
-        /* the rows (and planes) of a block one by one, while the budget lasts */
-        for (unsigned v = KD_TZ; v >= KD_TY && !w->whole; v--) {
-            int64_t lo = w->lo[v], hi = w->hi[v];
-            if (!w->a->k[v] || lo == hi || w->budget < hi - lo + 1)
-                continue;
-            w->budget -= hi - lo + 1;
-            for (int64_t t = lo; t <= hi; t++) {
-                w->lo[v] = w->hi[v] = t;
-                walk(w, encl, 0, cap);
-            }
-            w->lo[v] = lo;
-            w->hi[v] = hi;
-            return;
-        }
-        int64_t mn, mx;
-        affine_span(w->a, w->lo, w->hi, &mn, &mx);
-        mx = mx < cap ? mx : cap;
-        if (!w->whole && mn <= mx)
-            emit(w, w->base + (addr_t)(mn * w->size), w->base + (addr_t)((mx + 1) * w->size));
+        walk_leaf(w, cap);
         return;
     }
     const struct kd_stmt *s = &w->b->p->s[encl[0]];
@@ -697,16 +703,16 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
         int64_t v = -1, lo = 0, hi = 0;
         if (!x->arr && !y->arr && (v = narrow(w, &x->e, &y->e, &lo, &hi)) == -2)
             return; /* no lane of the work-group passes */
+        int64_t olo = v >= 0 ? w->lo[v] : 0, ohi = v >= 0 ? w->hi[v] : 0;
         if (v >= 0) {
-            int64_t olo = w->lo[v], ohi = w->hi[v];
             w->lo[v] = lo;
             w->hi[v] = hi;
-            walk(w, encl + 1, nb - 1, clip && b0 - 1 < cap ? b0 - 1 : cap);
-            w->lo[v] = olo;
-            w->hi[v] = ohi;
-            return;
         }
         walk(w, encl + 1, nb - 1, clip && b0 - 1 < cap ? b0 - 1 : cap);
+        if (v >= 0) {
+            w->lo[v] = olo;
+            w->hi[v] = ohi;
+        }
         return;
     }
     unsigned v = s->var;
