@@ -67,6 +67,8 @@ static inline bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 static inline unsigned ilog2(uint64_t x) { return 63u - (unsigned)__builtin_clzll(x | 1); }
 static inline unsigned popcount64(uint64_t x) { return (unsigned)__builtin_popcountll(x); }
 static inline uint64_t div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+/* The lowest n bits set (all 64 for n >= 64): the first n lanes, chiplets, slots. */
+static inline uint64_t low_bits(uint64_t n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
 static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 

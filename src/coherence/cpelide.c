@@ -513,7 +513,7 @@ static void *cpe_create(const struct coh_machine *m, const struct cfg_sec *sec, 
     p->m = m;
     p->nch = m->nch;
     p->line = m->l2[0].p.line_b;
-    p->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
+    p->all = low_bits(m->nch);
     coh_d4_from_cfg(sec, &p->d4);
     p->nrows = rows;
     p->per_kernel = (unsigned)cfg_uint(sec, "rows_per_kernel");

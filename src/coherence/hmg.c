@@ -310,7 +310,7 @@ static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, 
                       .write_back = cfg_bool(sec, "hmg_write_back"),
                       .no_inval = cfg_enum(sec, "fault") == 1, .home_alloc = home_alloc,
                       .dir_ps = cfg_uint(sec, "dir_lookup_cycles") * m->gpu_period_ps};
-    h->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
+    h->all = low_bits(m->nch);
     h->dir = xcalloc(m->nch, sizeof *h->dir);
     for (unsigned c = 0; c < m->nch; c++)
         h->dir[c].e = xcalloc(entries, sizeof *h->dir[c].e);

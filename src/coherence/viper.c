@@ -56,7 +56,7 @@ static void *viper_create(const struct coh_machine *m, const struct cfg_sec *sec
     struct viper *v = xcalloc(1, sizeof *v);
     v->m = m;
     coh_d4_from_cfg(sec, &v->d4);
-    v->all = m->nch >= 64 ? ~0ull : (1ull << m->nch) - 1;
+    v->all = low_bits(m->nch);
     coh_seq_init(&v->l1q, v->m);
     coh_seq_init(&v->l2q, v->m);
     v->fault = (enum viper_fault)cfg_enum(sec, "fault");

@@ -86,7 +86,7 @@ static void describe_kernel(struct cp *cp)
     unsigned k = chiplets_used(cp);
     cp->ck = (struct coh_kernel){.id = cp->kid, .ready_ps = cp->ready_ps, .name = cp->k.name,
                                  .nargs = cp->k.nargs, .args = cp->args};
-    cp->ck.chiplets = k >= 64 ? ~0ull : (1ull << k) - 1;
+    cp->ck.chiplets = low_bits(k);
     for (unsigned a = 0; a < cp->k.nargs; a++) {
         const struct kernel_arg *ka = &cp->k.args[a];
         struct coh_arg *ca = &cp->args[a];

@@ -172,7 +172,7 @@ static inline uint64_t active_mask(const struct cu_warp *w)
 {
     if (w->op.mask)
         return w->op.mask;
-    return w->kw.nlanes >= 64 ? ~0ull : (1ull << w->kw.nlanes) - 1;
+    return low_bits(w->kw.nlanes);
 }
 
 static inline addr_t lane_addr(const struct cu_warp *w, unsigned l)
@@ -195,7 +195,7 @@ static void coalesce(const struct cu *cu, const struct cu_warp *w, struct line_s
         coalesce_lanes(cu, w, ls, m);
         return;
     }
-    uint64_t gm = g >= 64 ? ~0ull : (1ull << g) - 1;
+    uint64_t gm = low_bits(g);
     for (unsigned l = 0; l < w->kw.warp_size; l += g) {
         ls->first = ls->n;
         if (m & gm << l)
@@ -919,7 +919,7 @@ void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct
     *cu = (struct cu){.id = id, .p = *p, .env = *env, .l1 = l1, .lds = lds, .lds_size = lds_size};
     cu->line_b = l1->p.line_b;
     cu->nslots = p->simds * p->warps_per_simd;
-    cu->free_slots = cu->nslots >= 64 ? ~0ull : (1ull << cu->nslots) - 1;
+    cu->free_slots = low_bits(cu->nslots);
     cu->warps = xcalloc(cu->nslots, sizeof *cu->warps);
     for (unsigned i = 0; i < cu->nslots; i++)
         cu->warps[i].simd = (uint8_t)(i % p->simds);

@@ -231,7 +231,7 @@ static inline uint32_t victim_way(struct cache *c, size_t set)
     uint32_t ways = c->p.ways;
     for (uint32_t k = 0; k < c->bits_row; k++) {
         uint32_t left = ways - 64 * k;
-        uint64_t inv = ~valid[k] & (left >= 64 ? ~0ull : (1ull << left) - 1);
+        uint64_t inv = ~valid[k] & low_bits(left);
         if (inv)
             return 64 * k + (uint32_t)__builtin_ctzll(inv);
     }

@@ -77,7 +77,6 @@ void lds_free(struct lds *l)
     *l = (struct lds){0};
 }
 
-static uint64_t low_bits(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
 
 /* Lane index of the first active lane at or beyond the LDS size, or -1. */
 static int first_out_of_range(const struct lds *l, const uint32_t *addr, uint64_t mask)

@@ -427,11 +427,9 @@ void kd_prog_free(struct kd_prog *p)
 
 /* ---- the interpreter ------------------------------------------------------------------- */
 
-static inline uint64_t lanes(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
-
 static inline uint64_t mask_at(const struct kernel_warp *w, unsigned depth)
 {
-    return depth ? w->r[3 + depth] : lanes(w->nlanes);
+    return depth ? w->r[3 + depth] : low_bits(w->nlanes);
 }
 
 /* The value of x at x (an array read first, if it has one). */
@@ -475,11 +473,11 @@ static uint64_t run_below(int64_t d0, int64_t dk)
     if (!dk)
         return d0 < 0 ? ~0ull : 0;
     if (dk > 0) /* l < -d0 / dk */
-        return d0 >= 0 ? 0 : lanes((unsigned)min_u64((uint64_t)((-d0 + dk - 1) / dk), 64));
+        return d0 >= 0 ? 0 : low_bits((unsigned)min_u64((uint64_t)((-d0 + dk - 1) / dk), 64));
     if (d0 < 0) /* dk < 0: l > d0 / -dk */
         return ~0ull;
     uint64_t first = (uint64_t)(d0 / -dk) + 1;
-    return first >= 64 ? 0 : ~lanes((unsigned)first);
+    return first >= 64 ? 0 : ~low_bits((unsigned)first);
 }
 
 /* Lanes of mask where statement i's a < b (an if), or where its loop
@@ -522,7 +520,7 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
         return;
     }
     op->lanes = true;
-    for (uint64_t m = op->mask ? op->mask : lanes(w->nlanes); m; m &= m - 1) {
+    for (uint64_t m = op->mask ? op->mask : low_bits(w->nlanes); m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
         lane_vars(b, w, l, i, v);
         w->lane_addr[l] = base + (addr_t)(eval(&bs->a, v) * size);

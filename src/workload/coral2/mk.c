@@ -73,11 +73,6 @@ void mk_launch(struct mk_ctx *c, const struct mk_kernel *mk, struct kernel *k)
     }
 }
 
-static uint64_t lane_mask(uint64_t n)
-{
-    return n >= 64 ? ~0ull : (1ull << n) - 1;
-}
-
 static int64_t map_val(const struct mk_map *m, uint64_t i, unsigned kk)
 {
     return m->v[i * m->stride + kk * m->plane];
@@ -128,7 +123,7 @@ static bool mem_step(const struct mk_kernel *mk, struct kernel_warp *w, const st
         mask = 1; /* LDS: slot 0 */
         op->base = base + (lds ? 0 : (uint64_t)w->wg * b->scale * b->esize);
     } else if (s->ix == MK_ITEM && !(s->flags & MK_IF)) {
-        mask = lane_mask(act);
+        mask = low_bits(act);
         op->base = base + (i0 - rel) * b->scale * b->esize;
         op->stride = (int64_t)(b->scale * b->esize);
     } else {
@@ -202,7 +197,7 @@ static bool reduce_step(const struct mk_kernel *mk, struct kernel_warp *w, const
     op->size = (uint8_t)b->esize;
     op->stride = b->esize;
     op->base = b->lds_off + (tid0 + (sub == 1 ? off : 0)) * b->esize;
-    op->mask = lane_mask(act);
+    op->mask = low_bits(act);
     op->dst = sub == 1 ? 14 : sub == 2 ? 15 : 0;
     if (sub == 4) {
         op->src[0] = 14;

@@ -327,7 +327,7 @@ static void ew_mem(const struct mlk_ew *e, const struct mlk_ew_stream *s, struct
     uint64_t r0 = e0 / e->cols, r1 = (e0 + nact - 1) / e->cols;
     addr_t base = s->buf->base + s->off;
     op->size = 4;
-    op->mask = mlk_lanes(nact);
+    op->mask = low_bits(nact);
     if (r0 == r1) { /* one row: consecutive addresses */
         op->base = base + (r0 * s->ld + e0 % e->cols) * 4;
         op->stride = 4;

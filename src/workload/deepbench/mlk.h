@@ -75,10 +75,4 @@ void mlk_ew_add(struct mlk_ew *e, const struct kernel_buf *b, uint64_t off, uint
 /* Describe the kernel (fills e's argument list); e must outlive the run. */
 void mlk_ew_kernel(struct kernel *k, const char *name, struct mlk_ew *e);
 
-/* Active-lane mask of the first n lanes. */
-static inline uint64_t mlk_lanes(uint64_t n)
-{
-    return n >= 64 ? ~0ull : (1ull << n) - 1;
-}
-
 #endif

@@ -155,11 +155,6 @@ static void chase_next(const struct kernel *k, struct kernel_warp *w, struct ker
     chase_load(c, w, op, w->r[0] / c->lines >= k->p[0]);
 }
 
-static uint64_t chase_lane_mask(unsigned n)
-{
-    return n >= 64 ? ~0ull : (1ull << n) - 1;
-}
-
 /* l2_remote WG0: read every line once, warp_size lines per load (r[0] = op index). */
 static void chase_touch(const struct chase *c, struct kernel_warp *w, struct kernel_op *op)
 {
@@ -174,7 +169,7 @@ static void chase_touch(const struct chase *c, struct kernel_warp *w, struct ker
     op->kind = KOP_LOAD;
     op->size = 8;
     op->lanes = true;
-    op->mask = chase_lane_mask(n);
+    op->mask = low_bits(n);
     op->dst = (uint8_t)(1 + w->r[0] % 8);
     w->r[0]++;
 }

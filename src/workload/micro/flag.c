@@ -140,7 +140,7 @@ static void data_op(const struct flag *f, uint64_t p, uint64_t k, unsigned kind,
     op->size = FLAG_LANE_B;
     op->stride = FLAG_LANE_B;
     op->base = f->data->base + p * f->stride_b + k * row_b;
-    op->mask = lanes >= 64 ? ~0ull : (1ull << lanes) - 1;
+    op->mask = low_bits(lanes);
 }
 
 /* Pair p's flag word: one lane, 4 bytes. */

@@ -112,16 +112,11 @@ int graph_load_road(struct graph_coo *g, const struct cfg_sec *sec, uint64_t see
 
 /* ---- helpers for the graph kernels (one thread per vertex) ----------------- */
 
-static inline uint64_t graph_mask_n(uint64_t n)
-{
-    return n >= 64 ? ~0ull : (1ull << n) - 1;
-}
-
 /* Lanes of warp w whose 1D global thread id is below n. */
 static inline uint64_t graph_lanes_below(const struct kernel_warp *w, uint64_t n)
 {
     uint64_t gid0 = kernel_gid(w, 0);
-    return gid0 >= n ? 0 : graph_mask_n(min_u64(w->nlanes, n - gid0));
+    return gid0 >= n ? 0 : low_bits(min_u64(w->nlanes, n - gid0));
 }
 
 static inline void graph_op_alu(struct kernel_op *op, uint32_t n, uint8_t src0, uint8_t src1)

@@ -544,7 +544,7 @@ static void bt_next(const struct kernel *k, struct kernel_warp *w, struct kernel
         }
         uint32_t level = (uint32_t)w->r[0];
         int th = bt_thread(c, w->wg, s->cond, level);
-        uint64_t mask = rod2_all(w);
+        uint64_t mask = low_bits(w->nlanes);
         if (s->cond != C_ALL) {
             int64_t lane = (int64_t)th - (int64_t)kernel_tid(w, 0);
             if (th < 0 || lane < 0 || lane >= (int64_t)w->nlanes)

@@ -16,12 +16,6 @@
 
 #define DN_GAP_B 64 /* join distance of range pieces: the line size of every config */
 
-/* The first n lanes. */
-static inline uint64_t dn_first(unsigned n)
-{
-    return n >= 64 ? ~0ull : (1ull << n) - 1;
-}
-
 /* Thread coordinates of lane l in the work-group (CUDA linearisation:
  * tid = x + y * blockDim.x). */
 static inline uint32_t dn_tx(const struct kernel_warp *w, unsigned l)

@@ -141,7 +141,7 @@ static void dw_copy_next(const struct kernel *k, struct kernel_warp *w, struct k
             op->kind = KOP_BARRIER;
         } else if (pc < 4 + nc) { /* sData[offset + c], offset = x * components */
             unsigned c = pc - 4;
-            rod2_mem(op, KOP_LDS_LOAD, (addr_t)(t0 * nc + c), nc, 1, rod2_all(w));
+            rod2_mem(op, KOP_LDS_LOAD, (addr_t)(t0 * nc + c), nc, 1, low_bits(w->nlanes));
             op->dst = (uint8_t)(2 + c);
         } else if (pc == 4 + nc) {
             rod2_alu(op, 3 + (stmask ? 3 + 2 * nc : 0), 2, (uint8_t)(1 + nc));
@@ -351,7 +351,7 @@ static int dw_horizontal(const struct dw_geo *g, struct kernel_warp *w, struct k
     int64_t it = s / DW_H_OPS, o = s % DW_H_OPS, t0 = kernel_tid(w, 0);
     if (it > steps || (it == steps && !fin))
         return -1;
-    uint64_t mask = it < steps ? rod2_all(w) : rod2_tid_mask(w, 0, fin - 1);
+    uint64_t mask = it < steps ? low_bits(w->nlanes) : rod2_tid_mask(w, 0, fin - 1);
     if (!mask)
         return 0;
     int64_t line = 2 * g->vs; /* firstLine = 2 */
@@ -406,7 +406,7 @@ static void dw_write(const struct kernel *k, const struct dw_geo *g, struct kern
 static void dw_fdwt_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     struct dw_geo g = dw_geo(k);
-    uint64_t all = rod2_all(w), bm = dw_bmask(w);
+    uint64_t all = low_bits(w->nlanes), bm = dw_bmask(w);
     for (;;) {
         unsigned pc = w->pc, s = (unsigned)w->r[1];
         int64_t win = (int64_t)w->r[0];

@@ -61,7 +61,7 @@ static void gaussian_destroy(void *self)
 static uint64_t fan1_mask(const struct gaussian *g, const struct kernel_warp *w, uint32_t t)
 {
     uint64_t i0 = kernel_gid(w, 0), lim = g->size - 1 - t;
-    return i0 >= lim ? 0 : dn_first((unsigned)min_u64(w->nlanes, lim - i0));
+    return i0 >= lim ? 0 : low_bits((unsigned)min_u64(w->nlanes, lim - i0));
 }
 
 /* One lane per row: base at thread 0's row, stride one row. */

@@ -84,7 +84,7 @@ static void h3_mem(struct kernel_warp *w, struct kernel_op *op, uint8_t kind,
         uint64_t j = (uint64_t)w->wg_id.y * H3_BY + dn_ty(w, l);
         w->lane_addr[l] = b->base + h3_index(h, what, i, j, w->r[0]) * 4;
     }
-    dn_lanes(op, kind, dn_first(w->nlanes), reg);
+    dn_lanes(op, kind, low_bits(w->nlanes), reg);
 }
 
 /*

@@ -339,7 +339,7 @@ static void internal_mem(struct kernel_warp *w, struct kernel_op *op, uint8_t ki
     for (unsigned l = 0; l < w->nlanes; l++)
         w->lane_addr[l] =
             u->m->base + ((uint64_t)(row0 + dn_ty(w, l)) * u->size + col0 + dn_tx(w, l)) * 4;
-    dn_lanes(op, kind, dn_first(w->nlanes), reg);
+    dn_lanes(op, kind, low_bits(w->nlanes), reg);
 }
 
 /* LDS cell [row][col] of peri_row (tile 0) or peri_col (tile 1): row = ty
@@ -353,7 +353,7 @@ static void internal_lds(struct kernel_warp *w, struct kernel_op *op, uint8_t ki
         uint32_t r = shape == IL_J_TX ? j : dn_ty(w, l), c = shape == IL_TY_J ? j : dn_tx(w, l);
         w->lane_addr[l] = tile * LUD_T + (r * LUD_BS + c) * 4;
     }
-    dn_lanes(op, kind, dn_first(w->nlanes), reg);
+    dn_lanes(op, kind, low_bits(w->nlanes), reg);
 }
 
 /*

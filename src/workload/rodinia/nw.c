@@ -160,7 +160,7 @@ static void nw_next(const struct kernel *k, struct kernel_warp *w, struct kernel
     nw_block(q, k, w->wg, &row, &col);
     addr_t mat = q->mat->base, ref = q->ref->base;
     int64_t blk = c * row + col; /* cols * BLOCK_SIZE * b_index_y + BLOCK_SIZE * b_index_x */
-    uint64_t all = rod2_all(w), lane0 = t0 == 0 ? 1 : 0;
+    uint64_t all = low_bits(w->nlanes), lane0 = t0 == 0 ? 1 : 0;
     unsigned pc = w->pc++;
     if (pc == NW_IDX) {
         /* every once-per-thread instruction of the PTX: _1 114 (parameters,

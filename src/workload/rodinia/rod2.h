@@ -12,12 +12,6 @@
 
 #include "workload/wl.h"
 
-/* Lanes [0, nlanes) of the warp. */
-static inline uint64_t rod2_all(const struct kernel_warp *w)
-{
-    return w->nlanes >= 64 ? ~0ull : (1ull << w->nlanes) - 1;
-}
-
 /* Lanes whose work-group thread index (warp * warp_size + lane) is in [lo, hi]. */
 static inline uint64_t rod2_tid_mask(const struct kernel_warp *w, int64_t lo, int64_t hi)
 {

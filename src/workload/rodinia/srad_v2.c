@@ -292,7 +292,7 @@ enum {
 static void sr1_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct srad *q = k->ctx;
-    uint64_t all = rod2_all(w);
+    uint64_t all = low_bits(w->nlanes);
     bool top = w->wg_id.y == 0, bottom = w->wg_id.y == k->grid.y - 1;
     bool left = w->wg_id.x == 0, right = w->wg_id.x == k->grid.x - 1;
     for (;;) {
@@ -419,7 +419,7 @@ enum {
 static void sr2_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct srad *q = k->ctx;
-    uint64_t all = rod2_all(w);
+    uint64_t all = low_bits(w->nlanes);
     bool bottom = w->wg_id.y == k->grid.y - 1, right = w->wg_id.x == k->grid.x - 1;
     for (;;) {
         switch (w->pc++) {
