@@ -42,6 +42,7 @@ struct kd_bound {
 
 struct line {
     const struct kd_desc *d;
+    unsigned nparams;
     unsigned no;     /* line number in the body, from 1 */
     char text[512];  /* the line, comment removed */
     char *at;        /* parse position */
@@ -71,22 +72,27 @@ static char *word(struct line *ln)
 
 static int poly(struct line *ln, const char *text, struct kd_poly *out)
 {
-    const char *const *pp = ln->d->params;
-    unsigned n = 0;
-    while (pp && pp[n])
-        n++;
     struct err e = {0};
-    if (kd_parse(text, pp, n, out, &e))
+    if (kd_parse(text, ln->d->params, ln->nparams, out, &e))
         return line_err(ln, "%s", e.msg);
     return 0;
+}
+
+/* The index of name[0..len) in names (NULL-terminated, may be NULL), or -1. */
+static int find_name(const char *const *names, const char *name, size_t len)
+{
+    for (unsigned i = 0; names && names[i]; i++)
+        if (strlen(names[i]) == len && !strncmp(names[i], name, len))
+            return (int)i;
+    return -1;
 }
 
 static int name_index(struct line *ln, const char *const *names, const char *what,
                       const char *name, size_t len)
 {
-    for (unsigned i = 0; names && names[i]; i++)
-        if (strlen(names[i]) == len && !strncmp(names[i], name, len))
-            return (int)i;
+    int i = find_name(names, name, len);
+    if (i >= 0)
+        return i;
     char msg[96];
     snprintf(msg, sizeof msg, "unknown %s '%.*s'", what, (int)(len < 63 ? len : 63), name);
     return line_err(ln, "%s", msg);
@@ -117,12 +123,29 @@ static int ix(struct line *ln, const char *text, struct kd_ix *out)
     return poly(ln, outer, &out->e) ? -1 : poly(ln, inner, &out->inner);
 }
 
+/* Whether word w is a decimal number in [lo, hi] (into *v). */
+static bool number(const char *w, long lo, long hi, long *v)
+{
+    char *end;
+    if (!w || !*w)
+        return false;
+    *v = strtol(w, &end, 10);
+    return !*end && *v >= lo && *v <= hi;
+}
+
+/* The expressions of `A SEP B` (text, SEP at sep, seplen characters) into s->a
+ * and s->b. */
+static int two_ix(struct line *ln, char *text, char *sep, size_t seplen, struct kd_stmt *s)
+{
+    *sep = '\0';
+    return ix(ln, text, &s->a) ? -1 : ix(ln, sep + seplen, &s->b);
+}
+
 /* "rN" (1..63) into *r. */
 static int reg(struct line *ln, const char *w, uint8_t *r)
 {
-    char *end;
-    long v = w && w[0] == 'r' ? strtol(w + 1, &end, 10) : 0;
-    if (!w || w[0] != 'r' || *end || v < 1 || v > 63)
+    long v;
+    if (!w || w[0] != 'r' || !number(w + 1, 1, 63, &v))
         return line_err(ln, "'%s' is not a register r1..r63", w ? w : "(end of line)");
     *r = (uint8_t)v;
     return 0;
@@ -159,9 +182,9 @@ static int op_tail(struct line *ln, struct kernel_op *op)
         } else if (!strcmp(w, "<")) {
             srcs = true;
         } else if (!strcmp(w, "lat")) {
-            char *v = word(ln), *end;
-            long l = v ? strtol(v, &end, 10) : -1;
-            if (!v || *end || l < 0 || l > 65535)
+            char *v = word(ln);
+            long l;
+            if (!number(v, 0, 65535, &l))
                 return line_err(ln, "lat '%s': not a latency in cycles", v ? v : "");
             op->lat = (uint16_t)l;
         } else if (srcs && w[0] == 'r' && isdigit((unsigned char)w[1])) {
@@ -206,17 +229,16 @@ static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
     if (ix(ln, open + 1, &s->a))
         return -1;
     ln->at = close + 1;
-    char *sz = word(ln), *end;
-    for (unsigned i = 0; sz && ln->d->params && ln->d->params[i]; i++)
-        if (!strcmp(sz, ln->d->params[i])) { /* a parameter: the size at each launch */
-            s->size_param = (uint8_t)(i + 1);
-            return op_tail(ln, &s->op);
-        }
-    long size = sz ? strtol(sz, &end, 10) : 0;
-    if (!sz || *end || !size_ok(size))
+    char *sz = word(ln);
+    int param = sz ? find_name(ln->d->params, sz, strlen(sz)) : -1;
+    long size = 0;
+    if (param >= 0) /* a parameter: the size at each launch */
+        s->size_param = (uint8_t)(param + 1);
+    else if (number(sz, 1, 16, &size) && size_ok(size))
+        s->op.size = (uint8_t)size;
+    else
         return line_err(ln, "size '%s': 1, 2, 4, 8 or 16 bytes, or a parameter, expected",
                         sz ? sz : "");
-    s->op.size = (uint8_t)size;
     return op_tail(ln, &s->op);
 }
 
@@ -230,8 +252,7 @@ static int for_stmt(struct line *ln, struct kd_stmt *s)
     char *dots = strstr(ln->at, "..");
     if (!dots)
         return line_err(ln, "'%s': FROM .. TO expected", ln->at);
-    *dots = '\0';
-    return ix(ln, ln->at, &s->a) ? -1 : ix(ln, dots + 2, &s->b);
+    return two_ix(ln, ln->at, dots, 2, s);
 }
 
 static int if_stmt(struct line *ln, struct kd_stmt *s)
@@ -239,8 +260,7 @@ static int if_stmt(struct line *ln, struct kd_stmt *s)
     char *lt = strchr(ln->at, '<');
     if (!lt)
         return line_err(ln, "'%s': if A < B expected", ln->at);
-    *lt = '\0';
-    return ix(ln, ln->at, &s->a) ? -1 : ix(ln, lt + 1, &s->b);
+    return two_ix(ln, ln->at, lt, 1, s);
 }
 
 static int fence_stmt(struct line *ln, struct kd_stmt *s)
@@ -257,9 +277,9 @@ static int fence_stmt(struct line *ln, struct kd_stmt *s)
 
 static int alu_stmt(struct line *ln, struct kd_stmt *s)
 {
-    char *n = word(ln), *end;
-    long v = n ? strtol(n, &end, 10) : 0;
-    if (!n || *end || v < 1 || v > 1000000)
+    char *n = word(ln);
+    long v, x;
+    if (!number(n, 1, 1000000, &v))
         return line_err(ln, "alu '%s': an instruction count 1..1000000 expected", n ? n : "");
     s->op.kind = KOP_ALU;
     s->op.n = (uint32_t)v;
@@ -268,14 +288,13 @@ static int alu_stmt(struct line *ln, struct kd_stmt *s)
     if (*ln->at == '+') { /* + M [A < B]: M more where some active lane has A < B */
         ln->at++;
         char *m = word(ln);
-        long x = m ? strtol(m, &end, 10) : 0;
         char *open = strchr(ln->at, '['), *close = open ? strchr(open, ']') : NULL;
         char *lt = close ? memchr(open, '<', (size_t)(close - open)) : NULL;
-        if (!m || *end || x < 1 || x > 1000000 || !lt)
+        if (!number(m, 1, 1000000, &x) || !lt)
             return line_err(ln, "alu N + '%s': M [A < B] expected", m ? m : "");
         s->extra = (uint32_t)x;
-        *lt = *close = '\0';
-        if (ix(ln, open + 1, &s->a) || ix(ln, lt + 1, &s->b))
+        *close = '\0';
+        if (two_ix(ln, open + 1, lt, 1, s))
             return -1;
         ln->at = close + 1;
     }
@@ -320,12 +339,12 @@ static int statement(struct line *ln, struct kd_stmt *s)
 }
 
 /* Link ifs and loops to their ends; set depths, enclosing loops and sites. */
-static int structure(struct kd_prog *p, struct line *ln, const unsigned *line_of)
+static int structure(struct kd_prog *p, struct line *ln)
 {
     unsigned stack[KD_MAX_DEPTH], depth = 0;
     for (unsigned i = 0; i < p->nstmt; i++) {
         struct kd_stmt *s = &p->s[i];
-        ln->no = line_of[i];
+        ln->no = s->line;
         if (s->kind == KD_S_END) {
             if (!depth)
                 return line_err(ln, "%s", "'end' without an if or a for");
@@ -333,11 +352,11 @@ static int structure(struct kd_prog *p, struct line *ln, const unsigned *line_of
             p->s[s->match].match = (uint16_t)i;
         }
         s->depth = (uint8_t)depth;
-        for (unsigned d = 0; d < depth; d++)
+        for (unsigned d = 0; d < depth; d++) {
             s->encl[d] = (uint16_t)stack[d];
-        for (unsigned d = 0; d < depth; d++)
             if (p->s[stack[d]].kind == KD_S_FOR)
                 s->loops[s->nloops++] = (uint16_t)stack[d];
+        }
         if (s->kind == KD_S_IF || s->kind == KD_S_FOR) {
             if (depth == KD_MAX_DEPTH)
                 return line_err(ln, "more than %s ifs and loops nested", "4");
@@ -352,7 +371,7 @@ static int structure(struct kd_prog *p, struct line *ln, const unsigned *line_of
             p->writes[s->buf] |= s->op.kind != KOP_LOAD;
     }
     if (depth) {
-        ln->no = line_of[stack[depth - 1]];
+        ln->no = p->s[stack[depth - 1]].line;
         return line_err(ln, "%s", "no 'end' for this block");
     }
     return 0;
@@ -375,9 +394,7 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
         return NULL;
     }
     size_t cap = 0;
-    unsigned *line_of = NULL;
-    size_t lcap = 0;
-    struct line ln = {.d = d, .e = e};
+    struct line ln = {.d = d, .nparams = p->nparams, .e = e};
     for (const char *at = d->body; at && *at;) {
         const char *nl = strchr(at, '\n');
         size_t len = nl ? (size_t)(nl - at) : strlen(at);
@@ -393,19 +410,14 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
         if (!*ln.at)
             continue;
         p->s = xgrow(p->s, sizeof *p->s, &cap, p->nstmt + 1);
-        line_of = xgrow(line_of, sizeof *line_of, &lcap, p->nstmt + 1);
-        struct kd_stmt *s = &p->s[p->nstmt];
-        *s = (struct kd_stmt){0};
-        line_of[p->nstmt++] = ln.no;
+        struct kd_stmt *s = &p->s[p->nstmt++];
+        *s = (struct kd_stmt){.line = ln.no};
         if (statement(&ln, s)) {
-            free(line_of);
             kd_prog_free(p);
             return NULL;
         }
     }
-    int rc = structure(p, &ln, line_of);
-    free(line_of);
-    if (rc) {
+    if (structure(p, &ln)) {
         kd_prog_free(p);
         return NULL;
     }
@@ -467,17 +479,33 @@ static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, uns
     }
 }
 
+/* floor(a / b) for b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* The integers v of [*lo, *hi] with c + k v < 0: *lo and *hi narrowed
+ * (*lo > *hi: none). */
+static void below_zero(int64_t c, int64_t k, int64_t *lo, int64_t *hi)
+{
+    if (k > 0) { /* v <= floor((-c - 1) / k) */
+        int64_t top = floor_div(-c - 1, k);
+        *hi = top < *hi ? top : *hi;
+    } else if (k < 0) { /* -k v > c: v >= ceil((c + 1) / -k) */
+        int64_t bot = -floor_div(-(c + 1), -k);
+        *lo = bot > *lo ? bot : *lo;
+    } else if (c >= 0) {
+        *hi = *lo - 1;
+    }
+}
+
 /* Lanes l of 0..63 with d0 + dk * l < 0. */
 static uint64_t run_below(int64_t d0, int64_t dk)
 {
-    if (!dk)
-        return d0 < 0 ? ~0ull : 0;
-    if (dk > 0) /* l < -d0 / dk */
-        return d0 >= 0 ? 0 : low_bits((unsigned)min_u64((uint64_t)((-d0 + dk - 1) / dk), 64));
-    if (d0 < 0) /* dk < 0: l > d0 / -dk */
-        return ~0ull;
-    uint64_t first = (uint64_t)(d0 / -dk) + 1;
-    return first >= 64 ? 0 : ~low_bits((unsigned)first);
+    int64_t lo = 0, hi = 63;
+    below_zero(d0, dk, &lo, &hi);
+    return lo > hi ? 0 : low_bits((uint64_t)hi + 1) & ~low_bits((uint64_t)lo);
 }
 
 /* Lanes of mask where statement i's a < b (an if), or where its loop
@@ -612,12 +640,6 @@ static void emit(struct walk *w, addr_t lo, addr_t hi)
     range_list_add(&w->l, lo > w->base ? lo : w->base, hi < w->end ? hi : w->end);
 }
 
-/* floor(a / b) for b > 0. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
 /* A condition a < b in which one variable v still spans values (a thread
  * index, a loop variable spanned) and every other is fixed narrows v to the
  * values that pass: v, with [*lo, *hi]; -2 if none passes; -1 if the
@@ -643,13 +665,7 @@ static int64_t narrow(const struct walk *w, const struct kd_affine *a, const str
         return rest < 0 ? -1 : -2; /* fixed: all pass (nothing to narrow) or none */
     *lo = w->lo[v];
     *hi = w->hi[v];
-    if (k > 0) { /* k v + rest < 0: v <= floor((-rest - 1) / k) */
-        int64_t top = floor_div(-rest - 1, k);
-        *hi = top < *hi ? top : *hi;
-    } else { /* -k v > rest: v >= ceil((rest + 1) / -k) */
-        int64_t bot = -floor_div(-(rest + 1), -k);
-        *lo = bot > *lo ? bot : *lo;
-    }
+    below_zero(rest, k, lo, hi);
     return *lo <= *hi ? v : -2;
 }
 

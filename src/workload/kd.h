@@ -74,6 +74,7 @@ struct kd_ix {
 /* One statement. Memory and ALU statements carry the kernel_op they issue,
  * less its addresses and mask. */
 struct kd_stmt {
+    uint16_t line;  /* its line in the body, from 1 */
     uint8_t kind;   /* enum kd_stmt_kind */
     uint8_t depth;  /* enclosing ifs and loops */
     uint8_t var;    /* KD_S_FOR: its variable, KD_M0 .. KD_M3 */
