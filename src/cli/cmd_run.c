@@ -257,6 +257,10 @@ int cli_run(int argc, char **argv)
     r.wall_s = now_s() - r.t0;
     if (r.progress && r.last_progress > r.t0)
         fprintf(stderr, "\n");
+    if (r.env.failed) {
+        fprintf(stderr, "chipsim: workload %s: %s; no results written\n", r.wl->name, r.env.err.msg);
+        goto out;
+    }
     if (ss != SIM_DONE || !r.g.cp.finished) {
         fprintf(stderr, "chipsim: simulation failed (deadlock); no results written\n");
         status = EXIT_SIMFAIL;

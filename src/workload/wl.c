@@ -59,6 +59,13 @@ uint64_t wl_footprint(const struct wl_env *env)
     return sum;
 }
 
+bool wl_fail(struct wl_env *env, const struct err *e)
+{
+    env->failed = true;
+    env->err = *e;
+    return false;
+}
+
 const struct wl_ops *wl_find(const char *name)
 {
     for (const struct wl_ops *const *w = wl_registry; *w; w++)

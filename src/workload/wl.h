@@ -37,6 +37,10 @@ struct wl_env {
     unsigned ngpus;         /* GPUs in the system, nchiplets / ngpus chiplets each */
     bool versions;          /* requests carry data versions (the coherence checker is on):
                                what KOP_F_SPIN and KOP_F_FRESH loads look at */
+    /* Set by wl_fail(): the workload cannot go on (a launch its parameters
+     * make impossible); the run stops with this error and exit status 2. */
+    bool failed;
+    struct err err;
 };
 
 void wl_env_init(struct wl_env *env, uint64_t page_b, unsigned warp_size, unsigned nchiplets,
@@ -47,6 +51,9 @@ const struct kernel_buf *wl_alloc(struct wl_env *env, const char *name, uint64_t
 /* The structure that contains addr, or NULL. */
 const struct kernel_buf *wl_find_buf(const struct wl_env *env, addr_t addr);
 uint64_t wl_footprint(const struct wl_env *env);
+/* For next_kernel: record why the workload cannot go on (e, prefixed with the
+ * workload's name by the caller) and return false, which ends the kernels. */
+bool wl_fail(struct wl_env *env, const struct err *e);
 
 struct wl_ops {
     const char *name;
@@ -55,7 +62,8 @@ struct wl_ops {
     const struct cfg_key *keys;       /* parameters (section [workload]) */
     const char *const *small;         /* "key=value" overrides for a quick run (tests) */
     void *(*create)(struct wl_env *env, const struct cfg_sec *sec, struct err *e);
-    /* Fill *k with the next kernel; false when the workload is finished. */
+    /* Fill *k with the next kernel; false when the workload is finished or,
+     * after wl_fail(), cannot go on. */
     bool (*next_kernel)(void *self, struct kernel *k);
     void (*destroy)(void *self);
     /* Optional: register the workload's own counters. */

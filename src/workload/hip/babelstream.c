@@ -125,6 +125,7 @@ static const struct kd_desc bs_kd[K_N] = {
 };
 
 struct bs {
+    struct wl_env *env;
     struct kd_prog *prog[K_N];
     const struct kernel_buf *arr[3], *sums;
     uint64_t n, elem;
@@ -156,6 +157,7 @@ static void *bs_create(struct wl_env *env, const struct cfg_sec *sec, struct err
         return NULL;
     }
     struct bs *b = xcalloc(1, sizeof *b);
+    b->env = env;
     for (unsigned k = 0; k < K_N; k++)
         if (!(b->prog[k] = kd_compile(&bs_kd[k], e))) {
             bs_destroy(b);
@@ -230,7 +232,7 @@ static bool bs_next_kernel(void *self, struct kernel *k)
     struct err e;
     if (kd_launch(b->prog[kind], k, (struct kernel_dim){grid, 1, 1},
                   (struct kernel_dim){b->tb, 1, 1}, params, bufs[kind], &half, &e))
-        BUG("%s", e.msg);
+        return wl_fail(b->env, &e);
     if (dot)
         k->lds_b = (uint32_t)(b->tb * b->elem);
     bs_same(b, k, kind, b->kernels <= 5);

@@ -60,6 +60,7 @@ static const struct kd_desc square_kd = {
 };
 
 struct square {
+    struct wl_env *env;
     struct kd_prog *prog;
     const struct kernel_buf *bufs[2];
     uint64_t n;
@@ -77,6 +78,7 @@ static void square_destroy(void *self)
 static void *square_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
     struct square *q = xcalloc(1, sizeof *q);
+    q->env = env;
     q->prog = kd_compile(&square_kd, e);
     if (!q->prog) {
         square_destroy(q);
@@ -101,7 +103,7 @@ static bool square_next_kernel(void *self, struct kernel *k)
     struct err e;
     if (kd_launch(q->prog, k, (struct kernel_dim){q->blocks, 1, 1},
                   (struct kernel_dim){q->threads, 1, 1}, params, q->bufs, NULL, &e))
-        BUG("%s", e.msg);
+        return wl_fail(q->env, &e);
     for (unsigned i = 0; i < k->nargs; i++)
         k->args[i].same_pattern = q->kernels > 0;
     q->kernels++;

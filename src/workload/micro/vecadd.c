@@ -40,6 +40,7 @@ static const struct kd_desc vecadd_kd = {
 };
 
 struct vecadd {
+    struct wl_env *env;
     struct kd_prog *prog;
     const struct kernel_buf *bufs[3];
     uint64_t n;
@@ -63,6 +64,7 @@ static void *vecadd_create(struct wl_env *env, const struct cfg_sec *sec, struct
         return NULL;
     }
     struct vecadd *v = xcalloc(1, sizeof *v);
+    v->env = env;
     v->prog = kd_compile(&vecadd_kd, e);
     if (!v->prog) {
         vecadd_destroy(v);
@@ -86,7 +88,7 @@ static bool vecadd_next_kernel(void *self, struct kernel *k)
     struct err e;
     if (kd_launch(v->prog, k, (struct kernel_dim){v->grid, 1, 1},
                   (struct kernel_dim){v->block, 1, 1}, &n, v->bufs, NULL, &e))
-        BUG("%s", e.msg);
+        return wl_fail(v->env, &e);
     for (unsigned i = 0; i < k->nargs; i++)
         k->args[i].same_pattern = v->kernels > 0;
     v->kernels++;
