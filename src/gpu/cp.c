@@ -67,12 +67,12 @@ static unsigned chiplets_used(const struct cp *cp) { return wgs_used(&cp->ws); }
 /* Ranges of argument a on chiplet c; false if some work-group's are unknown. */
 static bool chiplet_ranges(struct cp *cp, unsigned a, unsigned c, struct range_set *r)
 {
-    struct addr_range tmp[64];
+    struct addr_range tmp[KERNEL_MAX_RANGES];
     range_set_clear(r);
     uint32_t nwg;
     const uint32_t *wg = wgs_chiplet_wgs(&cp->ws, c, &nwg);
     for (uint32_t w = 0; w < nwg; w++) {
-        unsigned n = cp->k.ranges(&cp->k, wg[w], a, tmp, 64);
+        unsigned n = cp->k.ranges(&cp->k, wg[w], a, tmp, KERNEL_MAX_RANGES);
         if (!n)
             return false;
         range_set_push(r, tmp, n);

@@ -25,6 +25,7 @@
 #define KERNEL_MAX_ARGS 16
 #define KERNEL_MAX_LANES 64
 #define KERNEL_MAX_REGS 64
+#define KERNEL_MAX_RANGES 64 /* ranges a work-group may give per argument */
 
 enum kernel_mode { KERNEL_R, KERNEL_RW };
 

@@ -19,10 +19,9 @@
  * Abstracted: no data values; the host's final sum over `sums` (a copy to
  * the host) is not modelled.
  */
-#include <stdlib.h>
+#include <string.h>
 
-#include "workload/kd.h"
-#include "workload/wl.h"
+#include "workload/kdw.h"
 
 static const struct cfg_key bs_keys[] = {
     {"n", CFG_INT, "524288", 1, 2147483647.0, "array size in elements (-s)", NULL},
@@ -125,102 +124,49 @@ static const struct kd_desc bs_kd[K_N] = {
 };
 
 struct bs {
-    struct wl_env *env;
-    struct kd_prog *prog[K_N];
+    struct kdw w;
     const struct kernel_buf *arr[3], *sums;
     uint64_t n, elem;
     uint32_t tb, dot_blocks;
-    unsigned iterations, kernels, steps;
-    uint32_t *half; /* [steps]: the reduction's offsets */
+    unsigned iterations, steps;
+    uint32_t half[32]; /* [steps]: the reduction's offsets */
 };
 
-static void bs_destroy(void *self)
+static int bs_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
-    struct bs *b = self;
-    for (unsigned k = 0; k < K_N; k++)
-        kd_prog_free(b->prog[k]);
-    free(b->half);
-    free(b);
-}
-
-static void *bs_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
-{
+    struct bs *b = (struct bs *)w;
     uint64_t n = cfg_uint(sec, "n"), tb = cfg_uint(sec, "tbsize");
-    if (n % tb) {
-        cfg_err(e, sec, "n", "must be a multiple of tbsize (%llu), as HIPStream requires",
-                (unsigned long long)tb);
-        return NULL;
-    }
-    if (tb % env->warp_size || !is_pow2(tb)) {
-        cfg_err(e, sec, "tbsize", "must be a power of two and a multiple of the warp size (%u)",
-                env->warp_size);
-        return NULL;
-    }
-    struct bs *b = xcalloc(1, sizeof *b);
-    b->env = env;
-    for (unsigned k = 0; k < K_N; k++)
-        if (!(b->prog[k] = kd_compile(&bs_kd[k], e))) {
-            bs_destroy(b);
-            return NULL;
-        }
+    if (n % tb)
+        return cfg_err(e, sec, "n", "must be a multiple of tbsize (%llu), as HIPStream requires",
+                       (unsigned long long)tb);
+    if (tb % w->env->warp_size || !is_pow2(tb))
+        return cfg_err(e, sec, "tbsize",
+                       "must be a power of two and a multiple of the warp size (%u)",
+                       w->env->warp_size);
     b->n = n;
     b->tb = (uint32_t)tb;
     b->dot_blocks = (uint32_t)cfg_uint(sec, "dot_blocks");
     b->iterations = (unsigned)cfg_uint(sec, "iterations");
     b->elem = cfg_enum(sec, "type") == 0 ? 8 : 4;
-    b->half = xcalloc(32, sizeof *b->half);
     for (uint32_t off = b->tb / 2; off; off /= 2)
         b->half[b->steps++] = off;
     static const char *const names[] = {"a", "b", "c"};
     for (int i = 0; i < 3; i++)
-        b->arr[i] = wl_alloc(env, names[i], n * b->elem);
-    b->sums = wl_alloc(env, "sums", b->dot_blocks * b->elem);
-    return b;
+        b->arr[i] = wl_alloc(w->env, names[i], n * b->elem);
+    b->sums = wl_alloc(w->env, "sums", b->dot_blocks * b->elem);
+    return 0;
 }
 
-/* Dot's work-groups cover the same slices as the element-wise kernels'. */
-static bool dot_is_elementwise(const struct bs *b)
+/* Launch i: init, then copy, mul, add, triad and dot `iterations` times. */
+static bool bs_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
 {
-    return b->dot_blocks == b->n / b->tb;
-}
-
-/* same_pattern of each argument, in HIPStream's order: set when the previous
- * kernel that used the array had the same work-groups and slices. */
-static void bs_same(const struct bs *b, struct kernel *k, unsigned kind, bool first_iter)
-{
-    bool after_dot = first_iter || dot_is_elementwise(b); /* previous user was init or dot */
-    bool *same[3] = {&k->args[0].same_pattern, &k->args[1].same_pattern,
-                     &k->args[2].same_pattern};
-    switch (kind) {
-    case K_INIT:
-        break;
-    case K_COPY:
-    case K_MUL:
-        *same[0] = after_dot;
-        *same[1] = true;
-        break;
-    case K_ADD:
-    case K_TRIAD:
-        *same[0] = *same[1] = *same[2] = true;
-        break;
-    default:
-        *same[0] = *same[1] = dot_is_elementwise(b);
-        *same[2] = !first_iter;
-    }
-}
-
-static bool bs_next_kernel(void *self, struct kernel *k)
-{
-    struct bs *b = self;
-    if (b->kernels == 1 + 5ull * b->iterations)
+    const struct bs *b = (const struct bs *)w;
+    if (i == 1 + 5ull * b->iterations)
         return false;
-    unsigned kind = b->kernels ? 1 + (b->kernels - 1) % 5 : K_INIT;
+    unsigned kind = i ? 1 + (unsigned)((i - 1) % 5) : K_INIT;
     bool dot = kind == K_DOT;
     uint32_t grid = dot ? b->dot_blocks : (uint32_t)(b->n / b->tb);
-    uint64_t stride = (uint64_t)grid * b->tb;
-    int64_t params[] = {(int64_t)b->elem, (int64_t)b->n, (int64_t)div_ceil(b->n, stride),
-                        b->steps};
-    const struct kernel_buf *bufs[K_N][3] = {
+    const struct kernel_buf *const bufs[K_N][3] = {
         [K_INIT] = {b->arr[BS_A], b->arr[BS_B], b->arr[BS_C]},
         [K_COPY] = {b->arr[BS_A], b->arr[BS_C]},
         [K_MUL] = {b->arr[BS_B], b->arr[BS_C]},
@@ -228,16 +174,25 @@ static bool bs_next_kernel(void *self, struct kernel *k)
         [K_TRIAD] = {b->arr[BS_A], b->arr[BS_B], b->arr[BS_C]},
         [K_DOT] = {b->arr[BS_A], b->arr[BS_B], b->sums},
     };
-    struct kd_array half = {b->half, b->steps};
-    struct err e;
-    if (kd_launch(b->prog[kind], k, (struct kernel_dim){grid, 1, 1},
-                  (struct kernel_dim){b->tb, 1, 1}, params, bufs[kind], &half, &e))
-        return wl_fail(b->env, &e);
-    if (dot)
-        k->lds_b = (uint32_t)(b->tb * b->elem);
-    bs_same(b, k, kind, b->kernels <= 5);
-    b->kernels++;
+    *l = (struct kdw_launch){.prog = kind, .grid = {grid, 1, 1}, .block = {b->tb, 1, 1},
+                             .params = {(int64_t)b->elem, (int64_t)b->n,
+                                        (int64_t)div_ceil(b->n, (uint64_t)grid * b->tb),
+                                        b->steps},
+                             .arrays = {{b->half, b->steps}},
+                             .lds_b = dot ? (uint32_t)(b->tb * b->elem) : 0};
+    memcpy(l->bufs, bufs[kind], sizeof bufs[kind]);
     return true;
+}
+
+static const struct kd_desc *const bs_descs[] = {&bs_kd[K_INIT], &bs_kd[K_COPY], &bs_kd[K_MUL],
+                                                 &bs_kd[K_ADD], &bs_kd[K_TRIAD], &bs_kd[K_DOT],
+                                                 NULL};
+static const struct kdw_model bs_model = {
+    .size = sizeof(struct bs), .descs = bs_descs, .setup = bs_setup, .plan = bs_plan};
+
+static void *bs_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+{
+    return kdw_create(&bs_model, env, sec, e);
 }
 
 static const char *const bs_small[] = {"n=16384", "iterations=2", "dot_blocks=8", NULL};
@@ -249,6 +204,6 @@ const struct wl_ops wl_babelstream = {
     .keys = bs_keys,
     .small = bs_small,
     .create = bs_create,
-    .next_kernel = bs_next_kernel,
-    .destroy = bs_destroy,
+    .next_kernel = kdw_next_kernel,
+    .destroy = kdw_destroy,
 };

@@ -17,10 +17,9 @@
  * the nearest op run as often. See docs/workloads/square.md.
  * Abstracted: no data values.
  */
-#include <stdlib.h>
+#include <string.h>
 
-#include "workload/kd.h"
-#include "workload/wl.h"
+#include "workload/kdw.h"
 
 static const struct cfg_key square_keys[] = {
     {"n", CFG_INT, "524288", 1, 17179869184.0, "elements per array (float)", NULL},
@@ -60,54 +59,47 @@ static const struct kd_desc square_kd = {
 };
 
 struct square {
-    struct wl_env *env;
-    struct kd_prog *prog;
+    struct kdw w;
     const struct kernel_buf *bufs[2];
     uint64_t n;
     uint32_t blocks, threads;
-    unsigned iterations, kernels;
+    unsigned iterations;
 };
 
-static void square_destroy(void *self)
+static int square_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
-    struct square *q = self;
-    kd_prog_free(q->prog);
-    free(q);
-}
-
-static void *square_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
-{
-    struct square *q = xcalloc(1, sizeof *q);
-    q->env = env;
-    q->prog = kd_compile(&square_kd, e);
-    if (!q->prog) {
-        square_destroy(q);
-        return NULL;
-    }
+    (void)e;
+    struct square *q = (struct square *)w;
     q->n = cfg_uint(sec, "n");
     q->blocks = (uint32_t)cfg_uint(sec, "blocks");
     q->threads = (uint32_t)cfg_uint(sec, "threads");
     q->iterations = (unsigned)cfg_uint(sec, "iterations");
     for (unsigned i = 0; i < 2; i++)
-        q->bufs[i] = wl_alloc(env, square_bufs[i], q->n * 4);
-    return q;
+        q->bufs[i] = wl_alloc(w->env, square_bufs[i], q->n * 4);
+    return 0;
 }
 
-static bool square_next_kernel(void *self, struct kernel *k)
+static bool square_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
 {
-    struct square *q = self;
-    if (q->kernels == q->iterations)
+    const struct square *q = (const struct square *)w;
+    if (i == q->iterations)
         return false;
-    uint64_t stride = (uint64_t)q->blocks * q->threads;
-    int64_t params[] = {(int64_t)q->n, (int64_t)div_ceil(q->n, stride)};
-    struct err e;
-    if (kd_launch(q->prog, k, (struct kernel_dim){q->blocks, 1, 1},
-                  (struct kernel_dim){q->threads, 1, 1}, params, q->bufs, NULL, &e))
-        return wl_fail(q->env, &e);
-    for (unsigned i = 0; i < k->nargs; i++)
-        k->args[i].same_pattern = q->kernels > 0;
-    q->kernels++;
+    l->grid = (struct kernel_dim){q->blocks, 1, 1};
+    l->block = (struct kernel_dim){q->threads, 1, 1};
+    l->params[0] = (int64_t)q->n;
+    l->params[1] = (int64_t)div_ceil(q->n, (uint64_t)q->blocks * q->threads);
+    memcpy(l->bufs, q->bufs, sizeof q->bufs);
     return true;
+}
+
+static const struct kd_desc *const square_descs[] = {&square_kd, NULL};
+static const struct kdw_model square_model = {
+    .size = sizeof(struct square), .descs = square_descs, .setup = square_setup,
+    .plan = square_plan};
+
+static void *square_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+{
+    return kdw_create(&square_model, env, sec, e);
 }
 
 static const char *const square_small[] = {"n=8192", "blocks=16", "iterations=2", NULL};
@@ -119,6 +111,6 @@ const struct wl_ops wl_square = {
     .keys = square_keys,
     .small = square_small,
     .create = square_create,
-    .next_kernel = square_next_kernel,
-    .destroy = square_destroy,
+    .next_kernel = kdw_next_kernel,
+    .destroy = kdw_destroy,
 };

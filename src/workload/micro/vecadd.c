@@ -12,10 +12,9 @@
  * Abstracted: no data values; the bounds check and index arithmetic are not
  * issued as instructions.
  */
-#include <stdlib.h>
+#include <string.h>
 
-#include "workload/kd.h"
-#include "workload/wl.h"
+#include "workload/kdw.h"
 
 static const struct cfg_key vecadd_keys[] = {
     {"n", CFG_INT, "1048576", 1, 17179869184.0, "elements per array (float)", NULL},
@@ -40,59 +39,48 @@ static const struct kd_desc vecadd_kd = {
 };
 
 struct vecadd {
-    struct wl_env *env;
-    struct kd_prog *prog;
+    struct kdw w;
     const struct kernel_buf *bufs[3];
     uint64_t n;
-    uint32_t block, grid;
-    unsigned iterations, kernels;
+    uint32_t block;
+    unsigned iterations;
 };
 
-static void vecadd_destroy(void *self)
+static int vecadd_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
-    struct vecadd *v = self;
-    kd_prog_free(v->prog);
-    free(v);
+    struct vecadd *v = (struct vecadd *)w;
+    v->n = cfg_uint(sec, "n");
+    uint64_t block = cfg_uint(sec, "block");
+    if (div_ceil(v->n, block) > UINT32_MAX)
+        return cfg_err(e, sec, "n", "needs more than %u work-groups of %llu threads", UINT32_MAX,
+                       (unsigned long long)block);
+    v->block = (uint32_t)block;
+    v->iterations = (unsigned)cfg_uint(sec, "iterations");
+    for (unsigned i = 0; i < 3; i++)
+        v->bufs[i] = wl_alloc(w->env, vecadd_bufs[i], v->n * 4);
+    return 0;
 }
+
+static bool vecadd_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
+{
+    const struct vecadd *v = (const struct vecadd *)w;
+    if (i == v->iterations)
+        return false;
+    l->grid = (struct kernel_dim){(uint32_t)div_ceil(v->n, v->block), 1, 1};
+    l->block = (struct kernel_dim){v->block, 1, 1};
+    l->params[0] = (int64_t)v->n;
+    memcpy(l->bufs, v->bufs, sizeof v->bufs);
+    return true;
+}
+
+static const struct kd_desc *const vecadd_descs[] = {&vecadd_kd, NULL};
+static const struct kdw_model vecadd_model = {
+    .size = sizeof(struct vecadd), .descs = vecadd_descs, .setup = vecadd_setup,
+    .plan = vecadd_plan};
 
 static void *vecadd_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
-    uint64_t n = cfg_uint(sec, "n"), block = cfg_uint(sec, "block");
-    if (div_ceil(n, block) > UINT32_MAX) {
-        cfg_err(e, sec, "n", "needs more than %u work-groups of %llu threads", UINT32_MAX,
-                (unsigned long long)block);
-        return NULL;
-    }
-    struct vecadd *v = xcalloc(1, sizeof *v);
-    v->env = env;
-    v->prog = kd_compile(&vecadd_kd, e);
-    if (!v->prog) {
-        vecadd_destroy(v);
-        return NULL;
-    }
-    v->n = n;
-    v->block = (uint32_t)block;
-    v->grid = (uint32_t)div_ceil(n, block);
-    v->iterations = (unsigned)cfg_uint(sec, "iterations");
-    for (unsigned i = 0; i < 3; i++)
-        v->bufs[i] = wl_alloc(env, vecadd_bufs[i], n * 4);
-    return v;
-}
-
-static bool vecadd_next_kernel(void *self, struct kernel *k)
-{
-    struct vecadd *v = self;
-    if (v->kernels == v->iterations)
-        return false;
-    int64_t n = (int64_t)v->n;
-    struct err e;
-    if (kd_launch(v->prog, k, (struct kernel_dim){v->grid, 1, 1},
-                  (struct kernel_dim){v->block, 1, 1}, &n, v->bufs, NULL, &e))
-        return wl_fail(v->env, &e);
-    for (unsigned i = 0; i < k->nargs; i++)
-        k->args[i].same_pattern = v->kernels > 0;
-    v->kernels++;
-    return true;
+    return kdw_create(&vecadd_model, env, sec, e);
 }
 
 static const char *const vecadd_small[] = {"n=8192", "iterations=2", NULL};
@@ -104,6 +92,6 @@ const struct wl_ops wl_vecadd = {
     .keys = vecadd_keys,
     .small = vecadd_small,
     .create = vecadd_create,
-    .next_kernel = vecadd_next_kernel,
-    .destroy = vecadd_destroy,
+    .next_kernel = kdw_next_kernel,
+    .destroy = kdw_destroy,
 };
