@@ -12,6 +12,9 @@ extern const struct wl_ops wl_backprop, wl_gaussian, wl_hotspot, wl_hotspot3d, w
 extern const struct wl_ops wl_btree, wl_dwt2d, wl_nw, wl_pathfinder, wl_srad_v2;
 extern const struct wl_ops wl_babelstream, wl_hacc, wl_lulesh, wl_pennant;
 extern const struct wl_ops wl_trace;
+/* the benchmark library: Polybench and CUDA SDK */
+/* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
+/* the benchmark library: deep-learning layers */
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -42,6 +45,9 @@ const struct wl_ops *const wl_registry[] = {
     &wl_hacc,
     &wl_lulesh,
     &wl_pennant,
+    /* the benchmark library: Polybench and CUDA SDK */
+    /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
+    /* the benchmark library: deep-learning layers */
     &wl_trace,
     NULL,
 };
