@@ -40,6 +40,15 @@ struct kd_bound {
 
 /* ---- parsing ---------------------------------------------------------------------- */
 
+/* An alu statement's further `+ M [A < B]` clause, parsed into a statement
+ * of its own (KD_S_MORE) once the line is done. */
+struct clause {
+    long m;
+    char *a, *lt;
+};
+
+#define KD_MAX_CLAUSES 8
+
 struct line {
     const struct kd_desc *d;
     unsigned nparams;
@@ -47,6 +56,8 @@ struct line {
     char text[512];  /* the line, comment removed */
     char *at;        /* parse position */
     struct err *e;
+    struct clause more[KD_MAX_CLAUSES - 1];
+    unsigned nmore;
 };
 
 static int line_err(struct line *ln, const char *fmt, const char *arg)
@@ -275,6 +286,28 @@ static int fence_stmt(struct line *ln, struct kd_stmt *s)
     return 0;
 }
 
+/* "+ M [A < B]" at ln->at: M into *m, the '\0'-ended A and the '<' between A
+ * and B (B ends at the ']'); ln->at past the ']'. */
+static int clause(struct line *ln, long *m, char **a, char **lt)
+{
+    ln->at++;
+    char *w = word(ln);
+    char *open = strchr(ln->at, '['), *close = open ? strchr(open, ']') : NULL;
+    *lt = close ? memchr(open, '<', (size_t)(close - open)) : NULL;
+    if (!number(w, 1, 1000000, m) || !*lt)
+        return line_err(ln, "alu N + '%s': M [A < B] expected", w ? w : "");
+    *close = '\0';
+    *a = open + 1;
+    ln->at = close + 1;
+    return 0;
+}
+
+static void skip_space(struct line *ln)
+{
+    while (isspace((unsigned char)*ln->at))
+        ln->at++;
+}
+
 static int alu_stmt(struct line *ln, struct kd_stmt *s)
 {
     char *n = word(ln);
@@ -283,20 +316,19 @@ static int alu_stmt(struct line *ln, struct kd_stmt *s)
         return line_err(ln, "alu '%s': an instruction count 1..1000000 expected", n ? n : "");
     s->op.kind = KOP_ALU;
     s->op.n = (uint32_t)v;
-    while (isspace((unsigned char)*ln->at))
-        ln->at++;
+    skip_space(ln);
     if (*ln->at == '+') { /* + M [A < B]: M more where some active lane has A < B */
-        ln->at++;
-        char *m = word(ln);
-        char *open = strchr(ln->at, '['), *close = open ? strchr(open, ']') : NULL;
-        char *lt = close ? memchr(open, '<', (size_t)(close - open)) : NULL;
-        if (!number(m, 1, 1000000, &x) || !lt)
-            return line_err(ln, "alu N + '%s': M [A < B] expected", m ? m : "");
-        s->extra = (uint32_t)x;
-        *close = '\0';
-        if (two_ix(ln, open + 1, lt, 1, s))
+        char *a, *lt;
+        if (clause(ln, &x, &a, &lt) || two_ix(ln, a, lt, 1, s))
             return -1;
-        ln->at = close + 1;
+        s->extra = (uint32_t)x;
+    }
+    for (skip_space(ln); *ln->at == '+'; skip_space(ln)) { /* further clauses */
+        if (ln->nmore == KD_MAX_CLAUSES - 1)
+            return line_err(ln, "more than %s clauses + M [A < B]", "8");
+        struct clause *c = &ln->more[ln->nmore++];
+        if (clause(ln, &c->m, &c->a, &c->lt))
+            return -1;
     }
     return op_tail(ln, &s->op);
 }
@@ -377,6 +409,21 @@ static int structure(struct kd_prog *p, struct line *ln)
     return 0;
 }
 
+/* The statements of an alu line's further clauses, after the alu. */
+static int more_clauses(struct kd_prog *p, struct line *ln, size_t *cap)
+{
+    for (unsigned c = 0; c < ln->nmore; c++) {
+        p->s = xgrow(p->s, sizeof *p->s, cap, p->nstmt + 1);
+        struct kd_stmt *s = &p->s[p->nstmt++];
+        *s = (struct kd_stmt){.line = (uint16_t)ln->no, .kind = KD_S_MORE, .buf = -1,
+                              .extra = (uint32_t)ln->more[c].m};
+        s->a.arr = s->b.arr = -1;
+        if (two_ix(ln, ln->more[c].a, ln->more[c].lt, 1, s))
+            return -1;
+    }
+    return 0;
+}
+
 struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
 {
     struct kd_prog *p = xcalloc(1, sizeof *p);
@@ -412,7 +459,8 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
         p->s = xgrow(p->s, sizeof *p->s, &cap, p->nstmt + 1);
         struct kd_stmt *s = &p->s[p->nstmt++];
         *s = (struct kd_stmt){.line = ln.no};
-        if (statement(&ln, s)) {
+        ln.nmore = 0;
+        if (statement(&ln, s) || more_clauses(p, &ln, &cap)) {
             kd_prog_free(p);
             return NULL;
         }
@@ -568,16 +616,19 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
         const struct kd_stmt *s = &p->s[i];
         uint64_t outer = mask_at(w, s->depth);
         switch (s->kind) {
+        case KD_S_MORE: /* only after its alu */
         case KD_S_OP:
             *op = s->op;
             if (s->extra && cond_mask(b, w, i, outer))
                 op->n += s->extra;
+            for (; i + 1 < p->nstmt && p->s[i + 1].kind == KD_S_MORE; i++)
+                op->n += cond_mask(b, w, i + 1, outer) ? p->s[i + 1].extra : 0;
             if (s->mem) {
                 op->size = b->b[i].size;
                 op->mask = s->depth ? outer : 0; /* 0: the warp's lanes, as outside any block */
                 addresses(b, i, w, op);
             }
-            w->pc++;
+            w->pc = i + 1;
             return;
         case KD_S_FOR:
             w->r[s->var - KD_M0] = 0;

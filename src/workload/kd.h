@@ -8,10 +8,11 @@
  * arrays (host data the model computed, bound at each launch: graph rows and
  * columns, a frontier) and its body, one statement per line:
  *
- *   alu N [+ M [A < B]] [lat L] [-> rD] [< rA [rB ...]]
+ *   alu N [+ M [A < B]]... [lat L] [-> rD] [< rA [rB ...]]
  *                         N ALU instructions (M more when some active lane
  *                         has A < B: code a branch's test shares with the
- *                         block it guards)
+ *                         block it guards; up to 8 such clauses, each
+ *                         tested on its own)
  *   load BUF[EXPR] SIZE -> rD [< rA ...] [SCOPE SEM]
  *   store BUF[EXPR] SIZE [< rA ...] [SCOPE SEM]
  *   atomic BUF[EXPR] SIZE [-> rD] [< rA ...] [SCOPE SEM]
@@ -62,7 +63,9 @@ struct kd_array {
     uint64_t n;
 };
 
-enum kd_stmt_kind { KD_S_OP, KD_S_IF, KD_S_FOR, KD_S_END };
+/* KD_S_MORE: an alu's second and further `+ M [A < B]` clauses (extra, a
+ * and b), one statement each, right after it; the alu's op adds them. */
+enum kd_stmt_kind { KD_S_OP, KD_S_IF, KD_S_FOR, KD_S_END, KD_S_MORE };
 
 /* An expression and, when it reads an array (`ind`), the array's index. */
 struct kd_ix {
@@ -85,7 +88,7 @@ struct kd_stmt {
     uint16_t loops[KD_MAX_DEPTH];
     uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */
     uint16_t match; /* KD_S_IF, KD_S_FOR: its `end`; KD_S_END: its if or for */
-    uint32_t extra; /* alu N + extra [a < b] */
+    uint32_t extra; /* alu N + extra [a < b]; KD_S_MORE: its clause's M */
     struct kernel_op op;
     struct kd_ix a, b; /* memory: a = the index; if: a < b; for: from a to b */
 };

@@ -142,6 +142,39 @@ Test(kd, alu_counts_that_depend_on_a_condition)
     kd_prog_free(p);
 }
 
+/* alu N + M [A < B] + M2 [C < D]: each clause adds its count where some
+ * active lane passes its own test, in one op; the clauses issue nothing of
+ * their own. */
+Test(kd, alu_counts_with_several_conditions)
+{
+    struct kd_prog *p = compile("alu 32 + 6 [gid < n] + 15 [gid < w] + 1 [tx < 1] -> r4\n"
+                                "load a[gid] 4 -> r1\n");
+    struct kernel k;
+    launch(p, &k, 2, 64, 1, 70, 40);
+    static const struct {
+        uint32_t wg, warp, n;
+    } c[] = {
+        {0, 0, 32 + 6 + 15 + 1}, /* threads 0..31: all three */
+        {0, 1, 32 + 6 + 15},     /* 32..63: gid < 40 and < 70 */
+        {1, 0, 32 + 6 + 1},      /* 64..95: 64..69 < 70; tx 0 */
+        {1, 1, 32},              /* 96..127: none */
+    };
+    for (unsigned i = 0; i < 4; i++) {
+        struct kernel_warp w = warp(&k, c[i].wg, c[i].warp, 32);
+        struct kernel_op op = next(&k, &w);
+        cr_expect(op.kind == KOP_ALU && op.n == c[i].n && op.dst == 4, "case %u: n %u", i, op.n);
+        op = next(&k, &w);
+        cr_expect(op.kind == KOP_LOAD && op.site == 1, "case %u: then the load", i);
+        cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    }
+    kd_prog_free(p);
+    struct kd_desc d = {.name = "t", .params = params, .bufs = bufs,
+                        .body = "alu 1 + 1 [tx < 1] + 2 tx < 1\n"};
+    struct err e = {0};
+    cr_expect_null(kd_compile(&d, &e));
+    cr_expect_str_eq(e.msg, "kernel t, line 1: alu N + '2': M [A < B] expected");
+}
+
 /* A loop over m0 from bx to n: one load per iteration, then exit. */
 Test(kd, loops_run_their_bounds)
 {
