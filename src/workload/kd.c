@@ -26,6 +26,7 @@ struct kd_bstmt {
      * does (by dk per lane), so its lanes below 0 are a run */
     bool linear;
     int64_t dk;
+    int64_t step; /* for: the step at this launch (1 without one) */
     uint8_t size; /* memory: bytes per lane at this launch */
 };
 
@@ -253,7 +254,7 @@ static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
     return op_tail(ln, &s->op);
 }
 
-/* "mK = LO .. HI" */
+/* "mK = LO .. HI [step S]" */
 static int for_stmt(struct line *ln, struct kd_stmt *s)
 {
     char *v = word(ln), *eq = word(ln);
@@ -263,6 +264,13 @@ static int for_stmt(struct line *ln, struct kd_stmt *s)
     char *dots = strstr(ln->at, "..");
     if (!dots)
         return line_err(ln, "'%s': FROM .. TO expected", ln->at);
+    char *step = strstr(dots, " step ");
+    if (step) {
+        *step = '\0';
+        s->stepped = true;
+        if (poly(ln, step + 6, &s->step))
+            return -1;
+    }
     return two_ix(ln, ln->at, dots, 2, s);
 }
 
@@ -523,7 +531,8 @@ static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, uns
     }
     for (unsigned j = 0; j < s->nloops; j++) {
         const struct kd_stmt *f = &b->p->s[s->loops[j]];
-        v[f->var] = eval(&b->b[s->loops[j]].a, v) + (int64_t)w->r[f->var - KD_M0];
+        const struct kd_bstmt *bf = &b->b[s->loops[j]];
+        v[f->var] = eval(&bf->a, v) + (int64_t)w->r[f->var - KD_M0] * bf->step;
     }
 }
 
@@ -564,7 +573,7 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
     const struct kd_stmt *s = &b->p->s[i];
     const struct kd_bstmt *bs = &b->b[i];
     int64_t v[KD_NDYN] = {0};
-    int64_t iter = s->kind == KD_S_FOR ? (int64_t)w->r[s->var - KD_M0] : 0;
+    int64_t iter = s->kind == KD_S_FOR ? (int64_t)w->r[s->var - KD_M0] * bs->step : 0;
     if (bs->linear) { /* a run of lanes: from lane 0's values and the step */
         lane_vars(b, w, 0, i, v);
         return mask & run_below(eval(&bs->a, v) + iter - eval(&bs->b, v), bs->dk);
@@ -746,6 +755,33 @@ static void walk_leaf(struct walk *w, int64_t cap)
         emit(w, w->base + (addr_t)(mn * w->size), w->base + (addr_t)((mx + 1) * w->size));
 }
 
+static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap);
+
+/* The loop encl[0], its first value from f[0] to f[1] across the work-group,
+ * its bound f[2], step f[3], f[4] iterations from f[0]: enumerated while the
+ * budget lasts if no two iterations' values overlap (one first value, or a
+ * step wider than their span), each iteration's values clipped at the bound;
+ * else its variable spans first value to bound. */
+static void walk_loop(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap,
+                      const int64_t f[5])
+{
+    unsigned v = w->b->p->s[encl[0]].var;
+    int64_t b0, b1;
+    affine_span(&w->b->b[encl[0]].b.e, w->lo, w->hi, &b0, &b1);
+    if (b0 == b1 && f[3] > f[1] - f[0] && w->budget >= f[4]) {
+        w->budget -= f[4];
+        for (int64_t k = 0; k < f[4]; k++) {
+            w->lo[v] = f[0] + k * f[3];
+            w->hi[v] = f[1] + k * f[3] < f[2] ? f[1] + k * f[3] : f[2] - 1;
+            walk(w, encl + 1, nb - 1, cap);
+        }
+        return;
+    }
+    w->lo[v] = f[0];
+    w->hi[v] = f[2] - 1;
+    walk(w, encl + 1, nb - 1, cap);
+}
+
 /* Walk the enclosing blocks encl[0..nb) of a statement, outermost first:
  * a loop with the same bounds for the whole work-group is enumerated (while
  * the budget lasts), any other spans its bounds; an `if I < B` with B the
@@ -786,16 +822,9 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
         w->unknown[v] = true;
         walk(w, encl + 1, nb - 1, cap);
         w->unknown[v] = false;
-    } else if (a0 < b1 && a0 == a1 && b0 == b1 && w->budget >= b1 - a0) {
-        w->budget -= b1 - a0;
-        for (int64_t m = a0; m < b1; m++) {
-            w->lo[v] = w->hi[v] = m;
-            walk(w, encl + 1, nb - 1, cap);
-        }
     } else if (a0 < b1) {
-        w->lo[v] = a0;
-        w->hi[v] = b1 - 1;
-        walk(w, encl + 1, nb - 1, cap);
+        int64_t step = w->b->b[encl[0]].step, n = (b1 - a0 + step - 1) / step;
+        walk_loop(w, encl, nb, cap, (int64_t[]){a0, a1, b1, step, n});
     }
     w->lo[v] = lo;
     w->hi[v] = hi;
@@ -884,6 +913,20 @@ static bool linear(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
     return uniform(b, i, &y, false);
 }
 
+/* A loop's step at this launch: fixed for the launch, 1 or more. */
+static int bind_step(const struct kd_prog *p, unsigned i, const struct kd_launch *l,
+                     struct kd_bstmt *bs, struct err *e)
+{
+    struct kd_affine a = {.c = 1};
+    if (p->s[i].stepped && kd_bind(&p->s[i].step, l, &a, e))
+        return -1;
+    if (a.nnz || a.c < 1)
+        return err_set(e, "kernel %s, statement %u: step %lld: a positive value, the same in "
+                          "every thread, expected", p->d->name, i + 1, (long long)a.c);
+    bs->step = a.c;
+    return 0;
+}
+
 static int bind(struct kd_bound *b, struct err *e)
 {
     const struct kd_prog *p = b->p;
@@ -902,6 +945,8 @@ static int bind(struct kd_bound *b, struct err *e)
         if (s->kind != KD_S_END &&
             (bind_ix(b, &s->a, &l, &b->b[i].a, e) || bind_ix(b, &s->b, &l, &b->b[i].b, e)))
             return err_prefix(e, "kernel %s, statement %u", p->d->name, i + 1);
+        if (bind_step(p, i, &l, &b->b[i], e))
+            return -1;
     }
     for (unsigned i = 0; i < p->nstmt; i++) {
         struct kd_bstmt *bs = &b->b[i];

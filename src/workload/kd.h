@@ -21,8 +21,10 @@
  *   barrier
  *   fence SCOPE [SEM]
  *   if EXPR < EXPR        lanes where it holds run the block up to `end`
- *   for mK = EXPR .. EXPR loop variable mK (0..3) from the first bound up to,
- *                         not including, the second, step 1
+ *   for mK = EXPR .. EXPR [step S]
+ *                         loop variable mK (0..3) from the first bound up to,
+ *                         not including, the second, by S (1 if none; fixed
+ *                         for the launch: no thread or loop variable)
  *   end
  *
  * SIZE is 1, 2, 4, 8 or 16, or a parameter whose value at each launch is.
@@ -89,6 +91,8 @@ struct kd_stmt {
     uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */
     uint16_t match; /* KD_S_IF, KD_S_FOR: its `end`; KD_S_END: its if or for */
     uint32_t extra; /* alu N + extra [a < b]; KD_S_MORE: its clause's M */
+    bool stepped;   /* KD_S_FOR: has a step */
+    struct kd_poly step;
     struct kernel_op op;
     struct kd_ix a, b; /* memory: a = the index; if: a < b; for: from a to b */
 };

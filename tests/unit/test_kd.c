@@ -198,6 +198,48 @@ Test(kd, loops_run_their_bounds)
     kd_prog_free(p);
 }
 
+/* A grid-stride loop, for m0 = gid .. n step gdx*bdx: each lane from its
+ * own element by the grid's width; the ranges are each iteration's slice
+ * (the step is wider than the work-group's first values), clipped at n. */
+Test(kd, loops_with_a_step)
+{
+    struct kd_prog *p = compile("for m0 = gid .. n step gdx*bdx\n"
+                                "  load a[m0] 4 -> r1\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 2, 32, 1, 150, 0);
+    struct kernel_warp w = warp(&k, 1, 0, 32); /* gid 32..63: 32.., 96.., 160 >= 150 */
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.mask == 0xffffffffull && op.lanes);
+    cr_expect(w.lane_addr[0] == 0x100000 + 32 * 4 && w.lane_addr[31] == 0x100000 + 63 * 4);
+    op = next(&k, &w);
+    cr_expect(op.mask == 0xffffffffull && w.lane_addr[0] == 0x100000 + 96 * 4);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    w = warp(&k, 0, 0, 32); /* 0.., 64.., 128..149 */
+    next(&k, &w);
+    next(&k, &w);
+    op = next(&k, &w);
+    cr_expect(op.mask == 0x3fffffull && w.lane_addr[21] == 0x100000 + 149 * 4, "mask %#llx",
+              (unsigned long long)op.mask);
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 2);
+    cr_expect(r[0].lo == 0x100000 + 32 * 4 && r[0].hi == 0x100000 + 64 * 4);
+    cr_expect(r[1].lo == 0x100000 + 96 * 4 && r[1].hi == 0x100000 + 128 * 4);
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 3);
+    cr_expect(r[2].lo == 0x100000 + 128 * 4 && r[2].hi == 0x100000 + 150 * 4, "clipped at n");
+    kd_prog_free(p);
+    p = compile("for m0 = 0 .. n step tx + 1\n"
+                "end\n");
+    int64_t v[] = {10, 0};
+    struct err e = {0};
+    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
+                           both, graph, &e),
+                 -1);
+    cr_expect_str_eq(e.msg, "kernel t, statement 1: step 1: a positive value, the same in every "
+                            "thread, expected");
+    kd_prog_free(p);
+}
+
 /* A 2D block of 16 x 8: lanes 16..31 of warp 0 are row ty = 1; addresses per lane. */
 Test(kd, two_dimensional_blocks_give_lane_addresses)
 {
