@@ -28,6 +28,7 @@ struct kd_bstmt {
     int64_t dk;
     int64_t step; /* for: the step at this launch (1 without one) */
     uint8_t size; /* memory: bytes per lane at this launch */
+    uint8_t unit; /* memory: bytes per element of the index (size, or SIZE/UNIT's) */
 };
 
 struct kd_bound {
@@ -241,7 +242,14 @@ static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
     if (ix(ln, open + 1, &s->a))
         return -1;
     ln->at = close + 1;
-    char *sz = word(ln);
+    char *sz = word(ln), *slash = sz ? strchr(sz, '/') : NULL;
+    long unit = 0;
+    if (slash) { /* SIZE/UNIT: the index counts elements of UNIT bytes */
+        *slash = '\0';
+        if (!number(slash + 1, 1, 16, &unit) || !size_ok(unit))
+            return line_err(ln, "unit '%s': 1, 2, 4, 8 or 16 bytes expected", slash + 1);
+        s->unit = (uint8_t)unit;
+    }
     int param = sz ? find_name(ln->d->params, sz, strlen(sz)) : -1;
     long size = 0;
     if (param >= 0) /* a parameter: the size at each launch */
@@ -597,7 +605,7 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
     const struct kd_bstmt *bs = &b->b[i];
     int64_t v[KD_NDYN] = {0};
     addr_t base = s->buf >= 0 ? b->bufs[s->buf]->base : 0;
-    int64_t size = bs->size;
+    int64_t size = bs->unit;
     if (bs->linear) {
         lane_vars(b, w, 0, i, v);
         op->base = base + (addr_t)(eval(&bs->a, v) * size);
@@ -688,7 +696,7 @@ struct walk {
     bool unknown[KD_NDYN];     /* variables whose values come from arrays */
     int64_t budget;            /* loop iterations left to enumerate */
     addr_t base, end;
-    int64_t size;
+    int64_t size, unit;
     struct range_list l;
     bool whole;
 };
@@ -752,7 +760,7 @@ static void walk_leaf(struct walk *w, int64_t cap)
     affine_span(w->a, w->lo, w->hi, &mn, &mx);
     mx = mx < cap ? mx : cap;
     if (!w->whole && mn <= mx)
-        emit(w, w->base + (addr_t)(mn * w->size), w->base + (addr_t)((mx + 1) * w->size));
+        emit(w, w->base + (addr_t)(mn * w->unit), w->base + (addr_t)(mx * w->unit + w->size));
 }
 
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap);
@@ -860,6 +868,7 @@ static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
         w.budget = KD_RANGE_ITERATIONS;
         w.a = &b->b[i].a.e;
         w.size = b->b[i].size;
+        w.unit = b->b[i].unit;
         walk(&w, s->encl, s->depth, INT64_MAX);
     }
     return w.whole ? 0 : range_list_done(&w.l, buf->base);
@@ -956,6 +965,7 @@ static int bind(struct kd_bound *b, struct err *e)
             return err_set(e, "kernel %s, statement %u: size %lld: 1, 2, 4, 8 or 16 bytes "
                               "expected", p->d->name, i + 1, (long long)size);
         bs->size = (uint8_t)size;
+        bs->unit = s->unit ? s->unit : (uint8_t)size;
         if (p->s[i].mem)
             bs->linear = linear(b, i, &bs->a);
         else if (p->s[i].kind != KD_S_END)

@@ -29,7 +29,9 @@
  *
  * SIZE is 1, 2, 4, 8 or 16, or a parameter whose value at each launch is.
  * EXPR is an index expression (kd_expr.h) in elements of SIZE bytes: the
- * lane's address is the buffer's base (0 in the LDS) + EXPR * SIZE. Any
+ * lane's address is the buffer's base (0 in the LDS) + EXPR * SIZE. SIZE/UNIT
+ * (UNIT 1, 2, 4, 8 or 16) reads or writes SIZE bytes at base + EXPR * UNIT:
+ * a wide access at a narrower element (four floats from the float at EXPR). Any
  * expression may read one element of an array, `@ARRAY[EXPR]`, in place of
  * the variable `ind`. rD, rA: registers r1 .. r63. SCOPE: cta, gpu or sys;
  * SEM: relaxed, acquire, release or acq_rel. Every memory statement is a
@@ -86,6 +88,7 @@ struct kd_stmt {
     int8_t buf;     /* global memory statements: the buffer, else -1 */
     bool mem;       /* a global or LDS access */
     uint8_t size_param; /* memory: its size is parameter size_param - 1 (0: op.size) */
+    uint8_t unit;       /* memory: SIZE/UNIT's UNIT (0: the size) */
     uint8_t nloops; /* enclosing loops, outermost first in loops[] */
     uint16_t loops[KD_MAX_DEPTH];
     uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */

@@ -465,6 +465,31 @@ Test(kd, sizes_from_parameters)
     kd_prog_free(p);
 }
 
+/* SIZE/UNIT: 16 bytes at each lane's float (a tile of four read from its
+ * first): the stride is the unit, the ranges end at the last access's end. */
+Test(kd, wide_accesses_at_narrow_elements)
+{
+    struct kd_prog *p = compile("load a[4*tx + n] 16/4 -> r1\n"
+                                "load b[@col[tx]] 16/4 -> r2\n");
+    struct kernel k;
+    launch(p, &k, 1, 4, 1, 1, 0);
+    struct kernel_warp w = warp(&k, 0, 0, 4);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.size == 16 && !op.lanes && op.base == 0x100000 + 4 && op.stride == 16);
+    op = next(&k, &w);
+    cr_expect(op.size == 16 && op.lanes && w.lane_addr[0] == 0x200000 + 1 * 4 &&
+              w.lane_addr[3] == 0x200000 + 0);
+    struct addr_range r[2];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 2), 1);
+    cr_expect(r[0].lo == 0x100000 + 4 && r[0].hi == 0x100000 + 4 + 3 * 16 + 16);
+    kd_prog_free(p);
+    struct kd_desc d = {.name = "t", .params = params, .bufs = bufs,
+                        .body = "load a[tx] 16/3 -> r1\n"};
+    struct err e = {0};
+    cr_expect_null(kd_compile(&d, &e));
+    cr_expect_str_eq(e.msg, "kernel t, line 1: unit '3': 1, 2, 4, 8 or 16 bytes expected");
+}
+
 /* LDS accesses: byte offsets in the work-group's LDS, numbered as sites. */
 Test(kd, lds_accesses)
 {
