@@ -3,7 +3,7 @@
  * block and thread indices, docs/workloads.md "Kernel descriptions") and the
  * one interpreter that turns it into the warp operations the CU executes.
  *
- * A description names its parameters (integers bound at each launch), its
+ * A description names its parameters (at most 16 integers bound at each launch), its
  * buffers (the kernel's arguments, bound to allocations at each launch), its
  * arrays (host data the model computed, bound at each launch: graph rows and
  * columns, a frontier) and its body, one statement per line:

@@ -28,7 +28,7 @@ enum kd_var {
     KD_GDX = KD_NDYN, KD_GDY, KD_GDZ, KD_BDX, KD_BDY, KD_BDZ,
     KD_P0, /* kernel parameters KD_P0 .. KD_P0 + KD_MAX_PARAMS - 1 */
 };
-#define KD_MAX_PARAMS 8
+#define KD_MAX_PARAMS 16
 #define KD_NVARS (KD_P0 + KD_MAX_PARAMS)
 #define KD_MAX_MONO 24
 

@@ -490,6 +490,34 @@ Test(kd, wide_accesses_at_narrow_elements)
     cr_expect_str_eq(e.msg, "kernel t, line 1: unit '3': 1, 2, 4, 8 or 16 bytes expected");
 }
 
+/* Up to 16 parameters (a GEMM's sizes, strides, offsets and split); a 17th is refused. */
+Test(kd, sixteen_parameters)
+{
+    static const char *const many[] = {"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8",
+                                       "p9", "p10", "p11", "p12", "p13", "p14", "p15", NULL};
+    struct kd_desc d = {.name = "many", .params = many, .bufs = bufs,
+                        .body = "load a[p15*tx + p8 + p0] 4 -> r1\n"};
+    struct err e = {0};
+    struct kd_prog *p = kd_compile(&d, &e);
+    cr_assert(p, "%s", e.msg);
+    int64_t v[16] = {[0] = 5, [8] = 100, [15] = 2};
+    struct kernel k;
+    cr_assert_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
+                           both, NULL, &e),
+                 0, "%s", e.msg);
+    struct kernel_warp w = warp(&k, 0, 0, 32);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.base == 0x100000 + 105 * 4 && op.stride == 8, "base %#llx stride %lld",
+              (unsigned long long)op.base, (long long)op.stride);
+    kd_prog_free(p);
+    static const char *const too_many[] = {"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8",
+                                           "p9", "p10", "p11", "p12", "p13", "p14", "p15", "p16",
+                                           NULL};
+    d.params = too_many;
+    cr_expect_null(kd_compile(&d, &e));
+    cr_expect_str_eq(e.msg, "kernel many: more than 16 parameters, 16 buffers or 8 arrays");
+}
+
 /* LDS accesses: byte offsets in the work-group's LDS, numbered as sites. */
 Test(kd, lds_accesses)
 {
