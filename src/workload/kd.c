@@ -29,6 +29,7 @@ struct kd_bstmt {
     int64_t step; /* for: the step at this launch (1 without one) */
     uint8_t size; /* memory: bytes per lane at this launch */
     uint8_t unit; /* memory: bytes per element of the index (size, or SIZE/UNIT's) */
+    uint32_t n;   /* alu N, spin N: N at this launch */
 };
 
 struct kd_bound {
@@ -182,13 +183,50 @@ static int scope_sem(struct line *ln, const char *w, struct kernel_op *op)
     return line_err(ln, "unexpected '%s'", w);
 }
 
-/* The rest of an operation: [lat L] [-> rD] [< rA ...] [SCOPE SEM]. */
-static int op_tail(struct line *ln, struct kernel_op *op)
+/* A count: a number in [lo, hi] into *n, or a parameter (its index + 1
+ * into *param: the count of each launch). */
+static int count(struct line *ln, const char *w, long lo, long hi, uint32_t *n, uint8_t *param)
 {
+    int i = w ? find_name(ln->d->params, w, strlen(w)) : -1;
+    long v;
+    if (i >= 0)
+        *param = (uint8_t)(i + 1);
+    else if (number(w, lo, hi, &v))
+        *n = (uint32_t)v;
+    else
+        return line_err(ln, "count '%s': a number or a parameter expected", w ? w : "");
+    return 0;
+}
+
+/* A load's flags: spin N (KOP_F_SPIN, at most N re-issues), fresh
+ * (KOP_F_FRESH), measure (KOP_F_MEASURE); 1 if w is none of them. */
+static int load_flag(struct line *ln, const char *w, struct kd_stmt *s)
+{
+    static const char *const names[] = {"spin", "fresh", "measure"};
+    static const uint8_t flags[] = {KOP_F_SPIN, KOP_F_FRESH, KOP_F_MEASURE};
+    for (unsigned i = 0; i < 3; i++) {
+        if (strcmp(w, names[i]))
+            continue;
+        if (s->op.kind != KOP_LOAD)
+            return line_err(ln, "'%s': only a global load takes it", w);
+        s->op.flags |= flags[i];
+        return i ? 0 : count(ln, word(ln), 0, 1000000000, &s->op.n, &s->n_param);
+    }
+    return 1;
+}
+
+/* The rest of an operation: [lat L] [-> rD] [< rA ...] [SCOPE SEM] [FLAGS]. */
+static int op_tail(struct line *ln, struct kd_stmt *s)
+{
+    struct kernel_op *op = &s->op;
     unsigned nsrc = 0;
     bool srcs = false;
     for (char *w; (w = word(ln));) {
-        if (!strcmp(w, "->")) {
+        int f = load_flag(ln, w, s);
+        if (f <= 0) {
+            if (f < 0)
+                return -1;
+        } else if (!strcmp(w, "->")) {
             srcs = false;
             if (reg(ln, word(ln), &op->dst))
                 return -1;
@@ -259,7 +297,7 @@ static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
     else
         return line_err(ln, "size '%s': 1, 2, 4, 8 or 16 bytes, or a parameter, expected",
                         sz ? sz : "");
-    return op_tail(ln, &s->op);
+    return op_tail(ln, s);
 }
 
 /* "mK = LO .. HI [step S]" */
@@ -327,11 +365,10 @@ static void skip_space(struct line *ln)
 static int alu_stmt(struct line *ln, struct kd_stmt *s)
 {
     char *n = word(ln);
-    long v, x;
-    if (!number(n, 1, 1000000, &v))
-        return line_err(ln, "alu '%s': an instruction count 1..1000000 expected", n ? n : "");
+    long x;
     s->op.kind = KOP_ALU;
-    s->op.n = (uint32_t)v;
+    if (count(ln, n, 1, 1000000, &s->op.n, &s->n_param))
+        return -1;
     skip_space(ln);
     if (*ln->at == '+') { /* + M [A < B]: M more where some active lane has A < B */
         char *a, *lt;
@@ -346,7 +383,7 @@ static int alu_stmt(struct line *ln, struct kd_stmt *s)
         if (clause(ln, &c->m, &c->a, &c->lt))
             return -1;
     }
-    return op_tail(ln, &s->op);
+    return op_tail(ln, s);
 }
 
 static int statement(struct line *ln, struct kd_stmt *s)
@@ -636,6 +673,8 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
         case KD_S_MORE: /* only after its alu */
         case KD_S_OP:
             *op = s->op;
+            if (s->n_param)
+                op->n = b->b[i].n;
             if (s->extra && cond_mask(b, w, i, outer))
                 op->n += s->extra;
             for (; i + 1 < p->nstmt && p->s[i + 1].kind == KD_S_MORE; i++)
@@ -936,6 +975,25 @@ static int bind_step(const struct kd_prog *p, unsigned i, const struct kd_launch
     return 0;
 }
 
+/* Statement i's size and count (alu N, spin N) at this launch. */
+static int bind_counts(struct kd_bound *b, unsigned i, struct err *e)
+{
+    const struct kd_prog *p = b->p;
+    const struct kd_stmt *s = &p->s[i];
+    int64_t size = s->size_param ? b->params[s->size_param - 1] : s->op.size;
+    if (s->mem && !size_ok(size))
+        return err_set(e, "kernel %s, statement %u: size %lld: 1, 2, 4, 8 or 16 bytes expected",
+                       p->d->name, i + 1, (long long)size);
+    b->b[i].size = (uint8_t)size;
+    int64_t n = s->n_param ? b->params[s->n_param - 1] : s->op.n;
+    bool alu = s->kind == KD_S_OP && s->op.kind == KOP_ALU;
+    if (n < alu || n > UINT32_MAX)
+        return err_set(e, "kernel %s, statement %u: count %lld: %s expected", p->d->name, i + 1,
+                       (long long)n, alu ? "1 or more" : "0 or more");
+    b->b[i].n = (uint32_t)n;
+    return 0;
+}
+
 static int bind(struct kd_bound *b, struct err *e)
 {
     const struct kd_prog *p = b->p;
@@ -959,13 +1017,9 @@ static int bind(struct kd_bound *b, struct err *e)
     }
     for (unsigned i = 0; i < p->nstmt; i++) {
         struct kd_bstmt *bs = &b->b[i];
-        const struct kd_stmt *s = &p->s[i];
-        int64_t size = s->size_param ? b->params[s->size_param - 1] : s->op.size;
-        if (s->mem && !size_ok(size))
-            return err_set(e, "kernel %s, statement %u: size %lld: 1, 2, 4, 8 or 16 bytes "
-                              "expected", p->d->name, i + 1, (long long)size);
-        bs->size = (uint8_t)size;
-        bs->unit = s->unit ? s->unit : (uint8_t)size;
+        if (bind_counts(b, i, e))
+            return -1;
+        bs->unit = p->s[i].unit ? p->s[i].unit : bs->size;
         if (p->s[i].mem)
             bs->linear = linear(b, i, &bs->a);
         else if (p->s[i].kind != KD_S_END)

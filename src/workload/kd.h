@@ -13,7 +13,7 @@
  *                         has A < B: code a branch's test shares with the
  *                         block it guards; up to 8 such clauses, each
  *                         tested on its own)
- *   load BUF[EXPR] SIZE -> rD [< rA ...] [SCOPE SEM]
+ *   load BUF[EXPR] SIZE -> rD [< rA ...] [SCOPE SEM] [spin N] [fresh] [measure]
  *   store BUF[EXPR] SIZE [< rA ...] [SCOPE SEM]
  *   atomic BUF[EXPR] SIZE [-> rD] [< rA ...] [SCOPE SEM]
  *   lds_load lds[EXPR] SIZE -> rD [< rA ...]
@@ -28,6 +28,10 @@
  *   end
  *
  * SIZE is 1, 2, 4, 8 or 16, or a parameter whose value at each launch is.
+ * A load's flags: `spin N` (KOP_F_SPIN: issued again until the words hold
+ * versions written in this kernel, at most N more times), `fresh`
+ * (KOP_F_FRESH), `measure` (KOP_F_MEASURE). N, and the N of `alu N`, is a
+ * number or a parameter.
  * EXPR is an index expression (kd_expr.h) in elements of SIZE bytes: the
  * lane's address is the buffer's base (0 in the LDS) + EXPR * SIZE. SIZE/UNIT
  * (UNIT 1, 2, 4, 8 or 16) reads or writes SIZE bytes at base + EXPR * UNIT:
@@ -89,6 +93,7 @@ struct kd_stmt {
     bool mem;       /* a global or LDS access */
     uint8_t size_param; /* memory: its size is parameter size_param - 1 (0: op.size) */
     uint8_t unit;       /* memory: SIZE/UNIT's UNIT (0: the size) */
+    uint8_t n_param; /* alu N, spin N: N is parameter n_param - 1 (0: op.n) */
     uint8_t nloops; /* enclosing loops, outermost first in loops[] */
     uint16_t loops[KD_MAX_DEPTH];
     uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */

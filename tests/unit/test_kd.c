@@ -372,6 +372,11 @@ Test(kd, wrong_descriptions_are_refused_with_their_line)
     expect_error("lds_load b[tx] 4 -> r1\n", "kernel bad, line 1: 'b[tx] 4 -> r1': lds[INDEX] expected");
     expect_error("for m0 = 0 .. 4\nfor m0 = 0 .. 2\nend\nend\n",
                  "kernel bad, line 2: a loop inside another over the same variable");
+    expect_error("store a[gid] 4 fresh\n",
+                 "kernel bad, line 1: 'fresh': only a global load takes it");
+    expect_error("load a[gid] 4 -> r1 spin\n",
+                 "kernel bad, line 1: count '': a number or a parameter expected");
+    expect_error("alu x\n", "kernel bad, line 1: count 'x': a number or a parameter expected");
 }
 
 Test(kd, launches_that_cannot_be_bound_are_refused)
@@ -535,5 +540,36 @@ Test(kd, lds_accesses)
     cr_expect_eq(next(&k, &w).kind, KOP_BARRIER);
     op = next(&k, &w);
     cr_expect(op.kind == KOP_LDS_LOAD && op.base == (63 - 32) * 4 && op.stride == -4);
+    kd_prog_free(p);
+}
+
+/* Loads that spin on a flag (at most N re-issues, N a number or a
+ * parameter), that expect data written in this kernel, or whose latency is
+ * measured; an ALU count from a parameter. */
+Test(kd, load_flags_and_counts_from_parameters)
+{
+    struct kd_prog *p = compile("load a[0] 4 -> r1 gpu acquire spin w\n"
+                                "load a[gid] 16 -> r2 < r1 fresh\n"
+                                "load b[0] 8 -> r3 spin 5 measure\n"
+                                "alu n < r3\n");
+    struct kernel k;
+    launch(p, &k, 1, 64, 1, 7, 9);
+    struct kernel_warp w = warp(&k, 0, 1, 32);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.flags == KOP_F_SPIN && op.n == 9 && op.dst == 1);
+    cr_expect(op.scope == SCOPE_GPU && op.sem == SEM_ACQUIRE && op.base == 0x100000);
+    op = next(&k, &w);
+    cr_expect(op.flags == KOP_F_FRESH && op.n == 0 && op.size == 16 && op.src[0] == 1);
+    op = next(&k, &w);
+    cr_expect(op.flags == (KOP_F_SPIN | KOP_F_MEASURE) && op.n == 5 && op.base == 0x200000);
+    op = next(&k, &w);
+    cr_expect(op.kind == KOP_ALU && op.n == 7 && op.src[0] == 3);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    int64_t v[] = {0, 9};
+    struct err e = {0};
+    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
+                           both, graph, &e),
+                 -1);
+    cr_expect_str_eq(e.msg, "kernel t, statement 4: count 0: 1 or more expected");
     kd_prog_free(p);
 }
