@@ -183,6 +183,25 @@ static int scope_sem(struct line *ln, const char *w, struct kernel_op *op)
     return line_err(ln, "unexpected '%s'", w);
 }
 
+/* "rN", or a window "rA..rB" (A < B): register A, which rotates with the
+ * iterations of the innermost loop; bit `field` of s->rot marks it. */
+static int reg_rot(struct line *ln, const char *w, struct kd_stmt *s, unsigned field, uint8_t *r)
+{
+    const char *dots = w ? strstr(w, "..") : NULL;
+    if (!dots)
+        return reg(ln, w, r);
+    char lo[16];
+    snprintf(lo, sizeof lo, "%.*s", (int)(dots - w < 15 ? dots - w : 15), w);
+    uint8_t hi;
+    if (reg(ln, lo, r) || reg(ln, dots + 2, &hi))
+        return -1;
+    if (hi <= *r || (s->rot_n && s->rot_n != hi - *r + 1))
+        return line_err(ln, "'%s': rA..rB with A < B, one length per statement, expected", w);
+    s->rot_n = (uint8_t)(hi - *r + 1);
+    s->rot |= (uint8_t)(1u << field);
+    return 0;
+}
+
 /* A count: a number in [lo, hi] into *n, or a parameter (its index + 1
  * into *param: the count of each launch). */
 static int count(struct line *ln, const char *w, long lo, long hi, uint32_t *n, uint8_t *param)
@@ -228,7 +247,7 @@ static int op_tail(struct line *ln, struct kd_stmt *s)
                 return -1;
         } else if (!strcmp(w, "->")) {
             srcs = false;
-            if (reg(ln, word(ln), &op->dst))
+            if (reg_rot(ln, word(ln), s, 0, &op->dst))
                 return -1;
         } else if (!strcmp(w, "<")) {
             srcs = true;
@@ -240,7 +259,7 @@ static int op_tail(struct line *ln, struct kd_stmt *s)
             op->lat = (uint16_t)l;
         } else if (srcs && w[0] == 'r' && isdigit((unsigned char)w[1])) {
             uint8_t r;
-            if (reg(ln, w, &r))
+            if (nsrc < 2 ? reg_rot(ln, w, s, 1 + nsrc, &r) : reg(ln, w, &r))
                 return -1;
             if (nsrc < 2)
                 op->src[nsrc++] = r;
@@ -450,6 +469,10 @@ static int structure(struct kd_prog *p, struct line *ln)
                     return line_err(ln, "%s", "a loop inside another over the same variable");
             stack[depth++] = i;
         }
+        if (s->rot && !s->nloops)
+            return line_err(ln, "%s", "registers rA..rB rotate only inside a loop");
+        if (s->rot)
+            s->rot_var = p->s[s->loops[s->nloops - 1]].var;
         if (s->mem)
             s->op.site = (uint16_t)++p->nsites;
         if (s->buf >= 0)
@@ -657,6 +680,15 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
     }
 }
 
+/* Registers rA..rB of statement s: A + the iterations of its loop mod B - A + 1. */
+static void rotate(const struct kd_stmt *s, const struct kernel_warp *w, struct kernel_op *op)
+{
+    uint8_t off = (uint8_t)(w->r[s->rot_var - KD_M0] % s->rot_n);
+    op->dst += s->rot & 1 ? off : 0;
+    op->src[0] += s->rot & 2 ? off : 0;
+    op->src[1] += s->rot & 4 ? off : 0;
+}
+
 static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct kd_bound *b = k->ctx;
@@ -675,6 +707,8 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
             *op = s->op;
             if (s->n_param)
                 op->n = b->b[i].n;
+            if (s->rot)
+                rotate(s, w, op);
             if (s->extra && cond_mask(b, w, i, outer))
                 op->n += s->extra;
             for (; i + 1 < p->nstmt && p->s[i + 1].kind == KD_S_MORE; i++)

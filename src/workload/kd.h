@@ -37,8 +37,10 @@
  * (UNIT 1, 2, 4, 8 or 16) reads or writes SIZE bytes at base + EXPR * UNIT:
  * a wide access at a narrower element (four floats from the float at EXPR). Any
  * expression may read one element of an array, `@ARRAY[EXPR]`, in place of
- * the variable `ind`. rD, rA: registers r1 .. r63. SCOPE: cta, gpu or sys;
- * SEM: relaxed, acquire, release or acq_rel. Every memory statement is a
+ * the variable `ind`. rD, rA: registers r1 .. r63; rD and the first two rA
+ * may be a window rA..rB, the register A + (iterations of the innermost
+ * enclosing loop mod (B - A + 1)) (loads in flight in rotating registers).
+ * SCOPE: cta, gpu or sys; SEM: relaxed, acquire, release or acq_rel. Every memory statement is a
  * static site, numbered from 1 in body order (kernel_op.site). A warp exits
  * after the last statement. A loop whose bounds differ between lanes runs
  * until its last lane is done, each lane active while its own variable is
@@ -94,6 +96,9 @@ struct kd_stmt {
     uint8_t size_param; /* memory: its size is parameter size_param - 1 (0: op.size) */
     uint8_t unit;       /* memory: SIZE/UNIT's UNIT (0: the size) */
     uint8_t n_param; /* alu N, spin N: N is parameter n_param - 1 (0: op.n) */
+    uint8_t rot;     /* registers rA..rB: bit 0 dst, 1 src[0], 2 src[1] rotate */
+    uint8_t rot_n;   /* their length B - A + 1 */
+    uint8_t rot_var; /* with the iterations of this loop (the innermost, KD_M0 ..) */
     uint8_t nloops; /* enclosing loops, outermost first in loops[] */
     uint16_t loops[KD_MAX_DEPTH];
     uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */

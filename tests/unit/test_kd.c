@@ -377,6 +377,11 @@ Test(kd, wrong_descriptions_are_refused_with_their_line)
     expect_error("load a[gid] 4 -> r1 spin\n",
                  "kernel bad, line 1: count '': a number or a parameter expected");
     expect_error("alu x\n", "kernel bad, line 1: count 'x': a number or a parameter expected");
+    expect_error("load a[gid] 4 -> r2..r5\n",
+                 "kernel bad, line 1: registers rA..rB rotate only inside a loop");
+    expect_error("for m0 = 0 .. 4\nload a[gid] 4 -> r2..r5 < r3..r4\nend\n",
+                 "kernel bad, line 2: 'r3..r4': rA..rB with A < B, one length per statement, "
+                 "expected");
 }
 
 Test(kd, launches_that_cannot_be_bound_are_refused)
@@ -571,5 +576,32 @@ Test(kd, load_flags_and_counts_from_parameters)
                            both, graph, &e),
                  -1);
     cr_expect_str_eq(e.msg, "kernel t, statement 4: count 0: 1 or more expected");
+    kd_prog_free(p);
+}
+
+/* Registers rA..rB rotate with the innermost loop's iterations: eight loads
+ * in flight in r2..r9, each waiting for the previous load into its register. */
+Test(kd, registers_rotate_with_the_innermost_loop)
+{
+    struct kd_prog *p = compile("for m1 = 0 .. 2\n"
+                                "  for m0 = 0 .. 10\n"
+                                "    load a[m0*bdx + tx] 4 -> r2..r9 < r2..r9 r1\n"
+                                "  end\n"
+                                "  alu 1 < r1..r2\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 1, 32, 1, 0, 0);
+    struct kernel_warp w = warp(&k, 0, 0, 32);
+    for (unsigned pass = 0; pass < 2; pass++) {
+        for (unsigned m = 0; m < 10; m++) {
+            struct kernel_op op = next(&k, &w);
+            cr_expect_eq(op.base, 0x100000 + m * 32 * 4);
+            cr_expect(op.dst == 2 + m % 8 && op.src[0] == 2 + m % 8 && op.src[1] == 1,
+                      "load %u: r%u < r%u r%u", m, op.dst, op.src[0], op.src[1]);
+        }
+        struct kernel_op op = next(&k, &w);
+        cr_expect(op.kind == KOP_ALU && op.src[0] == 1 + pass, "m1's pass %u", pass);
+    }
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
     kd_prog_free(p);
 }
