@@ -810,15 +810,23 @@ static int64_t narrow(const struct walk *w, const struct kd_affine *a, const str
     return *lo <= *hi ? v : -2;
 }
 
+/* Whether thread index v makes pieces of its own: the rows and planes of a
+ * block (ty, tz), and lanes whose elements are not adjacent (tx with a
+ * coefficient other than 1 or -1). */
+static bool piecewise(const struct kd_affine *a, unsigned v)
+{
+    return v == KD_TX ? a->k[v] < -1 || a->k[v] > 1 : a->k[v] != 0;
+}
+
 /* At the statement: thread indices span the block, its rows (and planes)
- * one by one while the budget lasts. */
+ * and its strided lanes one by one while the budget lasts. */
 static void walk_leaf(struct walk *w, int64_t cap)
 {
     for (unsigned v = 0; v < KD_NDYN; v++)
         w->whole |= w->unknown[v] && w->a->k[v];
-    for (unsigned v = KD_TZ; v >= KD_TY && !w->whole; v--) {
+    for (unsigned v = KD_TZ; v >= KD_TX && !w->whole; v--) {
         int64_t lo = w->lo[v], hi = w->hi[v];
-        if (!w->a->k[v] || lo == hi || w->budget < hi - lo + 1)
+        if (!piecewise(w->a, v) || lo == hi || w->budget < hi - lo + 1)
             continue;
         w->budget -= hi - lo + 1;
         for (int64_t t = lo; t <= hi; t++) {

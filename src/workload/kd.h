@@ -130,9 +130,10 @@ void kd_prog_free(struct kd_prog *p);
  * (in the description's order), buffers bufs and arrays arrays (NULL if it
  * has none; their data must outlive the launch): the arguments (read or
  * read-write as the body uses them), the interpreter, and per-work-group
- * ranges of every argument. A launch identical to an earlier one shares its
- * binding. Returns 0, or -1 with the reason in e (an index not affine per
- * thread at this launch). */
+ * ranges of every argument (the rows and planes of a block, and lanes whose
+ * elements are not adjacent, are pieces of their own). A launch identical
+ * to an earlier one shares its binding. Returns 0, or -1 with the reason in
+ * e (an index not affine per thread at this launch). */
 int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struct kernel_dim block,
               const int64_t *params, const struct kernel_buf *const *bufs,
               const struct kd_array *arrays, struct err *e);

@@ -326,6 +326,25 @@ Test(kd, conditions_narrow_the_ranges)
     kd_prog_free(p);
 }
 
+/* Lanes whose elements are not adjacent (a column of a row-major matrix)
+ * are pieces of their own; more pieces than room give their span. */
+Test(kd, strided_lanes_are_pieces_of_their_own)
+{
+    struct kd_prog *p = compile("load a[tx*n + bx] 4 -> r1\n");
+    struct kernel k;
+    launch(p, &k, 2, 3, 1, 10, 0);
+    struct kernel_warp w = warp(&k, 1, 0, 3);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && !op.lanes && op.base == 0x100000 + 4 && op.stride == 40);
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 3);
+    for (unsigned i = 0; i < 3; i++)
+        cr_expect(r[i].lo == 0x100000 + (i * 10 + 1) * 4 && r[i].hi == r[i].lo + 4, "lane %u", i);
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 2), 1);
+    cr_expect(r[0].lo == 0x100000 + 4 && r[0].hi == 0x100000 + 22 * 4);
+    kd_prog_free(p);
+}
+
 Test(kd, identical_launches_share_a_binding)
 {
     struct kd_prog *p = compile("load a[gid] 4 -> r1\n");
