@@ -21,11 +21,11 @@ struct kd_bix {
 };
 
 struct kd_bstmt {
-    struct kd_bix a, b;
+    struct kd_bix a, b, c;
     /* memory: the address moves by a fixed step per lane; if and for: a - b
-     * does (by dk per lane), so its lanes below 0 are a run */
+     * does (by dk per lane; b - c by dk2), so its lanes below 0 are a run */
     bool linear;
-    int64_t dk;
+    int64_t dk, dk2;
     int64_t step; /* for: the step at this launch (1 without one) */
     uint8_t size; /* memory: bytes per lane at this launch */
     uint8_t unit; /* memory: bytes per element of the index (size, or SIZE/UNIT's) */
@@ -339,11 +339,18 @@ static int for_stmt(struct line *ln, struct kd_stmt *s)
     return two_ix(ln, ln->at, dots, 2, s);
 }
 
+/* "A < B" or "A < B < C" */
 static int if_stmt(struct line *ln, struct kd_stmt *s)
 {
-    char *lt = strchr(ln->at, '<');
+    char *lt = strchr(ln->at, '<'), *lt2 = lt ? strchr(lt + 1, '<') : NULL;
     if (!lt)
         return line_err(ln, "'%s': if A < B expected", ln->at);
+    if (lt2) {
+        s->two = true;
+        *lt2 = '\0';
+        if (ix(ln, lt2 + 1, &s->c))
+            return -1;
+    }
     return two_ix(ln, ln->at, lt, 1, s);
 }
 
@@ -409,7 +416,7 @@ static int statement(struct line *ln, struct kd_stmt *s)
 {
     char *w = word(ln);
     s->buf = -1;
-    s->a.arr = s->b.arr = -1;
+    s->a.arr = s->b.arr = s->c.arr = -1;
     s->kind = KD_S_OP;
     static const struct {
         const char *name;
@@ -644,13 +651,16 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
     int64_t iter = s->kind == KD_S_FOR ? (int64_t)w->r[s->var - KD_M0] * bs->step : 0;
     if (bs->linear) { /* a run of lanes: from lane 0's values and the step */
         lane_vars(b, w, 0, i, v);
-        return mask & run_below(eval(&bs->a, v) + iter - eval(&bs->b, v), bs->dk);
+        int64_t y = eval(&bs->b, v);
+        uint64_t run = run_below(eval(&bs->a, v) + iter - y, bs->dk);
+        return mask & run & (s->two ? run_below(y - eval(&bs->c, v), bs->dk2) : ~0ull);
     }
     uint64_t out = 0;
     for (uint64_t m = mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
         lane_vars(b, w, l, i, v);
-        if (eval(&bs->a, v) + iter < eval(&bs->b, v))
+        int64_t y = eval(&bs->b, v);
+        if (eval(&bs->a, v) + iter < y && (!s->two || y < eval(&bs->c, v)))
             out |= 1ull << l;
     }
     return out;
@@ -818,6 +828,45 @@ static bool piecewise(const struct kd_affine *a, unsigned v)
     return v == KD_TX ? a->k[v] < -1 || a->k[v] > 1 : a->k[v] != 0;
 }
 
+/* A variable narrowed by a condition, and its bounds before (v -1: none). */
+struct narrowed {
+    int64_t v, lo, hi;
+};
+
+/* Narrow the walk to where x < y (an if, or one half of A < B < C): an
+ * index equal to x is clipped below y where y is the same across the
+ * work-group (*cap), and a variable that still spans values narrowed (*n,
+ * to undo with unnarrow). False, with nothing changed, if no lane of the
+ * work-group passes. */
+static bool cond_narrow(struct walk *w, const struct kd_bix *x, const struct kd_bix *y,
+                        int64_t *cap, struct narrowed *n)
+{
+    n->v = -1;
+    if (x->arr || y->arr)
+        return true;
+    int64_t b0, b1, lo = 0, hi = 0;
+    affine_span(&y->e, w->lo, w->hi, &b0, &b1);
+    int64_t v = narrow(w, &x->e, &y->e, &lo, &hi);
+    if (v == -2)
+        return false;
+    if (b0 == b1 && x->e.c == w->a->c && !memcmp(x->e.k, w->a->k, sizeof x->e.k) && b0 - 1 < *cap)
+        *cap = b0 - 1;
+    if (v >= 0) {
+        *n = (struct narrowed){v, w->lo[v], w->hi[v]};
+        w->lo[v] = lo;
+        w->hi[v] = hi;
+    }
+    return true;
+}
+
+static void unnarrow(struct walk *w, const struct narrowed *n)
+{
+    if (n->v >= 0) {
+        w->lo[n->v] = n->lo;
+        w->hi[n->v] = n->hi;
+    }
+}
+
 /* At the statement: thread indices span the block, its rows (and planes)
  * and its strided lanes one by one while the budget lasts. */
 static void walk_leaf(struct walk *w, int64_t cap)
@@ -884,27 +933,18 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
     }
     const struct kd_stmt *s = &w->b->p->s[encl[0]];
     const struct kd_bix *x = &w->b->b[encl[0]].a, *y = &w->b->b[encl[0]].b;
+    if (s->kind == KD_S_IF) {
+        struct narrowed n1, n2 = {.v = -1};
+        if (cond_narrow(w, x, y, &cap, &n1) &&
+            (!s->two || cond_narrow(w, y, &w->b->b[encl[0]].c, &cap, &n2)))
+            walk(w, encl + 1, nb - 1, cap);
+        unnarrow(w, &n2);
+        unnarrow(w, &n1);
+        return;
+    }
     int64_t a0, a1, b0, b1;
     affine_span(&x->e, w->lo, w->hi, &a0, &a1);
     affine_span(&y->e, w->lo, w->hi, &b0, &b1);
-    if (s->kind == KD_S_IF) {
-        bool clip = !x->arr && !y->arr && b0 == b1 && x->e.c == w->a->c &&
-                    !memcmp(x->e.k, w->a->k, sizeof x->e.k);
-        int64_t v = -1, lo = 0, hi = 0;
-        if (!x->arr && !y->arr && (v = narrow(w, &x->e, &y->e, &lo, &hi)) == -2)
-            return; /* no lane of the work-group passes */
-        int64_t olo = v >= 0 ? w->lo[v] : 0, ohi = v >= 0 ? w->hi[v] : 0;
-        if (v >= 0) {
-            w->lo[v] = lo;
-            w->hi[v] = hi;
-        }
-        walk(w, encl + 1, nb - 1, clip && b0 - 1 < cap ? b0 - 1 : cap);
-        if (v >= 0) {
-            w->lo[v] = olo;
-            w->hi[v] = ohi;
-        }
-        return;
-    }
     unsigned v = s->var;
     int64_t lo = w->lo[v], hi = w->hi[v];
     if (x->arr || y->arr) {
@@ -1052,21 +1092,25 @@ static int bind(struct kd_bound *b, struct err *e)
     for (unsigned i = 0; i < p->nstmt; i++) {
         const struct kd_stmt *s = &p->s[i];
         if (s->kind != KD_S_END &&
-            (bind_ix(b, &s->a, &l, &b->b[i].a, e) || bind_ix(b, &s->b, &l, &b->b[i].b, e)))
+            (bind_ix(b, &s->a, &l, &b->b[i].a, e) || bind_ix(b, &s->b, &l, &b->b[i].b, e) ||
+             (s->two && bind_ix(b, &s->c, &l, &b->b[i].c, e))))
             return err_prefix(e, "kernel %s, statement %u", p->d->name, i + 1);
         if (bind_step(p, i, &l, &b->b[i], e))
             return -1;
     }
     for (unsigned i = 0; i < p->nstmt; i++) {
+        const struct kd_stmt *s = &p->s[i];
         struct kd_bstmt *bs = &b->b[i];
         if (bind_counts(b, i, e))
             return -1;
-        bs->unit = p->s[i].unit ? p->s[i].unit : bs->size;
-        if (p->s[i].mem)
+        bs->unit = s->unit ? s->unit : bs->size;
+        if (s->mem)
             bs->linear = linear(b, i, &bs->a);
-        else if (p->s[i].kind != KD_S_END)
-            bs->linear = linear(b, i, &bs->a) && linear(b, i, &bs->b);
+        else if (s->kind != KD_S_END)
+            bs->linear = linear(b, i, &bs->a) && linear(b, i, &bs->b) &&
+                         (!s->two || linear(b, i, &bs->c));
         bs->dk = bs->a.e.k[KD_TX] - bs->b.e.k[KD_TX];
+        bs->dk2 = bs->b.e.k[KD_TX] - bs->c.e.k[KD_TX];
     }
     return 0;
 }

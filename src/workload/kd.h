@@ -20,7 +20,9 @@
  *   lds_store lds[EXPR] SIZE [< rA ...]
  *   barrier
  *   fence SCOPE [SEM]
- *   if EXPR < EXPR        lanes where it holds run the block up to `end`
+ *   if EXPR < EXPR [< EXPR]
+ *                         lanes where it holds (both halves of A < B < C)
+ *                         run the block up to `end`
  *   for mK = EXPR .. EXPR [step S]
  *                         loop variable mK (0..3) from the first bound up to,
  *                         not including, the second, by S (1 if none; fixed
@@ -105,9 +107,10 @@ struct kd_stmt {
     uint16_t match; /* KD_S_IF, KD_S_FOR: its `end`; KD_S_END: its if or for */
     uint32_t extra; /* alu N + extra [a < b]; KD_S_MORE: its clause's M */
     bool stepped;   /* KD_S_FOR: has a step */
+    bool two;       /* KD_S_IF: a < b < c */
     struct kd_poly step;
     struct kernel_op op;
-    struct kd_ix a, b; /* memory: a = the index; if: a < b; for: from a to b */
+    struct kd_ix a, b, c; /* memory: a = the index; if: a < b (< c); for: from a to b */
 };
 
 struct kd_bound;

@@ -345,6 +345,42 @@ Test(kd, strided_lanes_are_pieces_of_their_own)
     kd_prog_free(p);
 }
 
+/* if A < B < C: the lanes where both halves hold, as a run in a 1D block
+ * and lane by lane in a 2D one; the ranges narrowed from both sides. */
+Test(kd, two_sided_conditions)
+{
+    struct kd_prog *p = compile("if n < bx*64 + tx < w\n"
+                                "  load a[tx] 4 -> r1\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 2, 64, 1, 40, 50);
+    struct kernel_warp w = warp(&k, 0, 1, 32); /* threads 32..63: 41..49 pass */
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && !op.lanes && op.base == 0x100000 + 32 * 4);
+    cr_expect_eq(op.mask, 0x1ffull << 9);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    w = warp(&k, 1, 0, 32);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT, "work-group 1: no lane passes");
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 + 41 * 4 && r[0].hi == 0x100000 + 50 * 4);
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 1);
+    cr_expect(r[0].lo == r[0].hi, "nothing: the empty range");
+    kd_prog_free(p);
+    p = compile("if 0 < ty < 3\n"
+                "  store b[ty*100 + tx] 4\n"
+                "end\n");
+    launch(p, &k, 1, 8, 4, 0, 0);
+    w = warp(&k, 0, 0, 32);
+    op = next(&k, &w);
+    cr_expect(op.kind == KOP_STORE && op.lanes && op.mask == 0xffff00ull);
+    cr_expect(w.lane_addr[8] == 0x200000 + 100 * 4 && w.lane_addr[23] == 0x200000 + 207 * 4);
+    cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 2, "rows 1 and 2");
+    cr_expect(r[0].lo == 0x200000 + 400 && r[0].hi == 0x200000 + 432);
+    cr_expect(r[1].lo == 0x200000 + 800 && r[1].hi == 0x200000 + 832);
+    kd_prog_free(p);
+}
+
 Test(kd, identical_launches_share_a_binding)
 {
     struct kd_prog *p = compile("load a[gid] 4 -> r1\n");
