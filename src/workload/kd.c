@@ -1031,11 +1031,12 @@ static bool uniform_loop(const struct kd_bound *b, unsigned j)
     return uniform(b, j, &b->b[j].a, false);
 }
 
-/* Whether x moves by a fixed step from lane to lane: a 1D block, and x less
- * its thread term the same in every lane. */
+/* Whether x moves by a fixed step from lane to lane: x less its thread term
+ * the same in every lane, and a 1D block or no thread term (the same value
+ * in every lane of any block). */
 static bool linear(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
 {
-    if (b->block.y != 1 || b->block.z != 1)
+    if ((b->block.y != 1 || b->block.z != 1) && x->e.k[KD_TX])
         return false;
     struct kd_bix y = *x;
     y.e.k[KD_TX] = 0;

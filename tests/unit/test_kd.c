@@ -256,6 +256,34 @@ Test(kd, two_dimensional_blocks_give_lane_addresses)
     kd_prog_free(p);
 }
 
+/* In a 2D block, what no thread index moves is the same in every lane: a
+ * condition decided at once, an address as a base with stride 0. */
+Test(kd, uniform_values_in_two_dimensional_blocks)
+{
+    struct kd_prog *p = compile("for m0 = 0 .. 2\n"
+                                "  if bx + m0 < n\n"
+                                "    lds_load lds[m0*w + 3] 4 -> r1\n"
+                                "    load a[ty*w + tx] 4 -> r2\n"
+                                "  end\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 2, 16, 8, 2, 100);
+    struct kernel_warp w = warp(&k, 1, 1, 32); /* bx = 1: m0 = 0 only */
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LDS_LOAD && !op.lanes && op.base == 12 && op.stride == 0);
+    cr_expect_eq(op.mask, 0xffffffffull);
+    op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.lanes);
+    cr_expect_eq(w.lane_addr[17], 0x100000 + (3 * 100 + 1) * 4);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    w = warp(&k, 0, 0, 32); /* bx = 0: both iterations */
+    next(&k, &w);
+    next(&k, &w);
+    op = next(&k, &w);
+    cr_expect(!op.lanes && op.base == 412 && op.stride == 0);
+    kd_prog_free(p);
+}
+
 /* Ranges: a work-group's accesses, clipped by `if index < n`, loops enumerated. */
 Test(kd, ranges_are_derived_per_work_group)
 {
