@@ -205,7 +205,8 @@ Test(micro, chase_l2_defaults)
     cr_expect_eq(k.nargs, 1);
     expect_arg(&k, 0, "chain", 4096 * 1024, KERNEL_R, false);
     cr_expect_eq(k.args[0].buf->base, WL_HEAP_BASE);
-    cr_expect_null(k.ranges);
+    struct addr_range r[4];
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 4), 0, "a chase declares no ranges: the whole chain");
     struct kernel_warp w;
     warp_at(&w, &k, 0, 0, 64);
     struct kernel_warp w0 = w;
@@ -294,19 +295,16 @@ Test(micro, chase_l2_remote)
     expect_dims(&k, "chase_l2_remote", 2, 64);
     expect_arg(&k, 0, "chain", 1024 * 1024, KERNEL_R, false);
     const struct kernel_buf *b = k.args[0].buf;
-    /* WG0 first-touches 16384 lines, 64 per load, registers 1..8 in rotation */
+    /* WG0 first-touches 16384 lines, 64 per load (lane l of load i: line
+     * 64 i + l), registers 1..8 in rotation */
     struct kernel_warp w;
     warp_at(&w, &k, 0, 0, 64);
-    for (uint64_t i = 0; i < 256; i++) {
-        struct kernel_op op = step(&k, &w);
-        op_eq(op,
-              (struct kernel_op){.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = ~0ull,
-                                 .dst = (uint8_t)(1 + i % 8)},
+    for (uint64_t i = 0; i < 256; i++)
+        op_eq(step(&k, &w),
+              (struct kernel_op){.kind = KOP_LOAD, .size = 8, .mask = ~0ull,
+                                 .dst = (uint8_t)(1 + i % 8), .base = b->base + i * 64 * 64,
+                                 .stride = 64},
               "touch");
-        for (unsigned l = 0; l < 64; l++)
-            cr_assert_eq(w.lane_addr[l], b->base + (i * 64 + l) * 64, "op %llu lane %u",
-                         (unsigned long long)i, l);
-    }
     expect_drain_exit(&k, &w, 8);
     /* WG1 waits (256 x 600 + 2000) / 4 instructions, then chases, all measured */
     warp_at(&w, &k, 1, 0, 64);
@@ -331,13 +329,14 @@ Test(micro, chase_l2_remote_warp32_partial_touch)
     warp_at(&w, &k, 0, 0, 32);
     for (unsigned i = 0; i < 2; i++)
         op_eq(step(&k, &w),
-              (struct kernel_op){.kind = KOP_LOAD, .size = 8, .lanes = true,
-                                 .mask = 0xffffffffull, .dst = (uint8_t)(1 + i)},
+              (struct kernel_op){.kind = KOP_LOAD, .size = 8, .mask = 0xffffffffull,
+                                 .dst = (uint8_t)(1 + i), .base = b->base + i * 32 * 1024,
+                                 .stride = 1024},
               "full touch");
     op_eq(step(&k, &w),
-          (struct kernel_op){.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = 1, .dst = 3},
+          (struct kernel_op){.kind = KOP_LOAD, .size = 8, .mask = 1, .dst = 3,
+                             .base = b->base + 64 * 1024, .stride = 1024},
           "last touch: one line");
-    cr_expect_eq(w.lane_addr[0], b->base + 64 * 1024);
     expect_drain_exit(&k, &w, 8);
     warp_at(&w, &k, 1, 0, 32);
     op_eq(step(&k, &w), (struct kernel_op){.kind = KOP_ALU, .n = 575}, "wait (3 x 100 + 2000) / 4");

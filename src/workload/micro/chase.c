@@ -2,21 +2,24 @@
  * chase.c -- pointer-chase microbenchmark: the unloaded load-to-use latency
  * of one level of the hierarchy (L1, local L2, remote L2, L3, DRAM).
  *
- * Modelled: one warp follows a single random cycle through a buffer, one
- * node per line (Sattolo's algorithm), with one-lane 8-byte loads that each
- * wait for the previous one (dst = src = r1), so exactly one load is in
- * flight. Which level serves the loads is arranged by footprint, warm-up
+ * Modelled (a kernel description, src/workload/kd.h): one warp follows a
+ * single random cycle through a buffer, one node per line (Sattolo's
+ * algorithm), with one-lane 8-byte loads that each wait for the previous one
+ * (dst = src = r1), so exactly one load is in flight. Which level serves the loads is arranged by footprint, warm-up
  * passes, kernel boundaries (which empty the L2s under viper), work-group
  * placement (static partitioning: with at most one WG per chiplet, WG i on
  * chiplet i; l2_remote chases from chiplet `peer`, by default 1) and
  * first-touch homing; see docs/microbench.md.
- * Abstracted: the node contents are not simulated; the generator knows the
- * permutation and issues the address the loaded pointer would hold. The
+ * Abstracted: the node contents are not simulated; the host walks the cycle
+ * once and binds the order of its nodes to the description as an array
+ * (@order), whose loads issue the address the loaded pointer would hold. The
  * l2_remote target relies on a fixed wait (ALU) for WG0's first touches to
  * finish before WG1 starts chasing.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "workload/kd.h"
 #include "workload/wl.h"
 
 enum chase_target { CHASE_L1, CHASE_L2, CHASE_L2_REMOTE, CHASE_L3, CHASE_DRAM };
@@ -44,16 +47,63 @@ static const struct cfg_key chase_keys[] = {
     CFG_END,
 };
 
+/* The kernel. l2_remote: work-group 0 reads every line once, a warp's lanes
+ * at a time (touch = 1), then uses what it loaded so that it ends only when
+ * its loads are back; the chasing work-group (chaser: the peer's, else 0)
+ * first waits for those loads, then follows the cycle from node 0, `warm`
+ * unmeasured passes and `meas` measured ones, and uses the final pointer. */
+static const char *const chase_params[] = {"lines", "L", "touch", "touches", "chaser",
+                                           "wait", "warm", "meas", NULL};
+static const char *const chase_bufs[] = {"chain", NULL};
+static const char *const chase_arrays[] = {"order", NULL};
+static const struct kd_desc chase_kd = {
+    .name = "chase",
+    .params = chase_params,
+    .bufs = chase_bufs,
+    .arrays = chase_arrays,
+    .body = "if bx < touch\n"
+            "  for m0 = 0 .. touches\n"
+            "    if tx + m0*bdx < lines\n"
+            "      load chain[(tx + m0*bdx)*L] 8 -> r1..r8\n"
+            "    end\n"
+            "  end\n"
+            "  alu 1 < r1 r2\n"
+            "  alu 1 < r3 r4\n"
+            "  alu 1 < r5 r6\n"
+            "  alu 1 < r7 r8\n"
+            "end\n"
+            "if chaser < bx + 1\n"
+            "  if 0 < touch\n"
+            "    alu wait\n"
+            "  end\n"
+            "  if tx < 1\n"
+            "    for m0 = 0 .. warm\n"
+            "      for m1 = 0 .. lines\n"
+            "        load chain[@order[m1]*L] 8 -> r1 < r1\n"
+            "      end\n"
+            "    end\n"
+            "    for m0 = 0 .. meas\n"
+            "      for m1 = 0 .. lines\n"
+            "        load chain[@order[m1]*L] 8 -> r1 < r1 measure\n"
+            "      end\n"
+            "    end\n"
+            "  end\n"
+            "  alu 1 < r1\n"
+            "end\n",
+};
+
 struct chase {
+    struct wl_env *env;
+    struct kd_prog *prog;
     const struct kernel_buf *chain;
-    uint32_t *next;        /* next[i]: the node line i points to */
+    uint32_t *order;       /* order[i]: the node of the i-th load of a pass, from node 0 */
     uint64_t lines, line_b;
     unsigned target, passes, touch_op_cycles, warp_size, peer;
     unsigned kernels;      /* kernels handed out so far */
 };
 
-static int chase_params(struct chase *c, const struct wl_env *env, const struct cfg_sec *sec,
-                        struct err *e)
+static int chase_params_read(struct chase *c, const struct wl_env *env,
+                             const struct cfg_sec *sec, struct err *e)
 {
     c->warp_size = env->warp_size;
     c->target = cfg_enum(sec, "target");
@@ -78,100 +128,47 @@ static int chase_params(struct chase *c, const struct wl_env *env, const struct 
     return 0;
 }
 
-/* Sattolo's algorithm: a uniformly random permutation that is one cycle. */
+/* Sattolo's algorithm (a uniformly random permutation that is one cycle),
+ * walked from node 0: the order of the nodes a pass visits. */
 static void chase_build(struct chase *c, uint64_t seed)
 {
     struct rng r;
     rng_seed(&r, seed);
-    c->next = xmalloc(c->lines * sizeof *c->next);
+    uint32_t *next = xmalloc(c->lines * sizeof *next);
     for (uint64_t i = 0; i < c->lines; i++)
-        c->next[i] = (uint32_t)i;
+        next[i] = (uint32_t)i;
     for (uint64_t i = c->lines - 1; i > 0; i--) {
         uint64_t j = rng_below(&r, i);
-        uint32_t t = c->next[i];
-        c->next[i] = c->next[j];
-        c->next[j] = t;
+        uint32_t t = next[i];
+        next[i] = next[j];
+        next[j] = t;
     }
-}
-
-static void *chase_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
-{
-    struct chase *c = xcalloc(1, sizeof *c);
-    if (chase_params(c, env, sec, e)) {
-        free(c);
-        return NULL;
-    }
-    c->chain = wl_alloc(env, "chain", c->lines * c->line_b);
-    chase_build(c, env->seed);
-    return c;
+    c->order = xmalloc(c->lines * sizeof *c->order);
+    c->order[0] = 0;
+    for (uint64_t i = 1; i < c->lines; i++)
+        c->order[i] = next[c->order[i - 1]];
+    free(next);
 }
 
 static void chase_destroy(void *self)
 {
     struct chase *c = self;
-    free(c->next);
+    kd_prog_free(c->prog);
+    free(c->order);
     free(c);
 }
 
-/* One dependent chase load of the warp's current node (r[1]); r[0] counts loads. */
-static void chase_load(const struct chase *c, struct kernel_warp *w, struct kernel_op *op,
-                       bool measured)
+static void *chase_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
-    op->kind = KOP_LOAD;
-    op->size = 8;
-    op->dst = 1;
-    op->src[0] = 1;
-    op->mask = 1;
-    op->base = c->chain->base + w->r[1] * c->line_b;
-    op->flags = measured ? KOP_F_MEASURE : 0;
-    w->r[1] = c->next[w->r[1]];
-    w->r[0]++;
-}
-
-/* After the last load: consume registers (two per ALU op; r[2] counts the
- * ops) so that the warp, and so the kernel, ends only when its loads have
- * returned, as a real kernel that uses what it loads; then exit. */
-static void chase_drain(struct kernel_warp *w, struct kernel_op *op, unsigned regs)
-{
-    if (w->r[2] == div_ceil(regs, 2)) {
-        op->kind = KOP_EXIT;
-        return;
+    struct chase *c = xcalloc(1, sizeof *c);
+    c->env = env;
+    if (chase_params_read(c, env, sec, e) || !(c->prog = kd_compile(&chase_kd, e))) {
+        chase_destroy(c);
+        return NULL;
     }
-    op->kind = KOP_ALU;
-    op->n = 1;
-    op->src[0] = (uint8_t)(1 + 2 * w->r[2]);
-    op->src[1] = (uint8_t)(regs > 2 * w->r[2] + 1 ? 2 + 2 * w->r[2] : 0);
-    w->r[2]++;
-}
-
-/* k->p[0] warm-up passes (unmeasured), k->p[1] measured passes. */
-static void chase_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct chase *c = k->ctx;
-    if (w->r[0] == (k->p[0] + k->p[1]) * c->lines) {
-        chase_drain(w, op, 1); /* the final pointer */
-        return;
-    }
-    chase_load(c, w, op, w->r[0] / c->lines >= k->p[0]);
-}
-
-/* l2_remote WG0: read every line once, warp_size lines per load (r[0] = op index). */
-static void chase_touch(const struct chase *c, struct kernel_warp *w, struct kernel_op *op)
-{
-    uint64_t first = w->r[0] * w->warp_size;
-    if (first >= c->lines) {
-        chase_drain(w, op, 8);
-        return;
-    }
-    unsigned n = (unsigned)min_u64(w->warp_size, c->lines - first);
-    for (unsigned l = 0; l < n; l++)
-        w->lane_addr[l] = c->chain->base + (first + l) * c->line_b;
-    op->kind = KOP_LOAD;
-    op->size = 8;
-    op->lanes = true;
-    op->mask = low_bits(n);
-    op->dst = (uint8_t)(1 + w->r[0] % 8);
-    w->r[0]++;
+    c->chain = wl_alloc(env, "chain", c->lines * c->line_b);
+    chase_build(c, env->seed);
+    return c;
 }
 
 /* ALU instructions WG1 spends so that WG0's touch loads are done: touch_op_cycles
@@ -183,34 +180,25 @@ static uint32_t chase_wait_insts(const struct chase *c, unsigned warp_size)
     return (uint32_t)min_u64(div_ceil(cycles, CHASE_ALU_CYCLES), UINT32_MAX);
 }
 
-/* l2_remote: WG0 touches; the last WG (the peer's) waits (pc 0), then chases
- * k->p[1] passes, all measured; the WGs between them only place it there. */
-static void chase_remote_next(const struct kernel *k, struct kernel_warp *w,
-                              struct kernel_op *op)
+/* One launch of `wgs` work-groups of one full warp (l2_remote's WG0 uses
+ * every lane): warm unmeasured and meas measured passes. */
+static bool chase_launch(struct chase *c, struct kernel *k, const char *name, uint32_t wgs,
+                         int64_t warm, int64_t meas)
 {
-    const struct chase *c = k->ctx;
-    if (w->wg == 0) {
-        chase_touch(c, w, op);
-    } else if (w->wg != c->peer) {
-        op->kind = KOP_EXIT;
-    } else if (w->pc == 0) {
-        op->kind = KOP_ALU;
-        op->n = chase_wait_insts(c, w->warp_size);
-        w->pc = 1;
-    } else {
-        chase_next(k, w, op);
-    }
-}
-
-static void chase_kernel(const struct chase *c, struct kernel *k, const char *name,
-                         uint32_t wgs, uint64_t warm, uint64_t measured, kernel_next_fn fn)
-{
-    /* one full warp per work-group: l2_remote's WG0 uses every lane */
-    wl_kernel_init(k, name, wgs, 1, c->warp_size, 1, fn);
-    wl_kernel_arg(k, c->chain, KERNEL_R);
-    k->ctx = c;
-    k->p[0] = warm;
-    k->p[1] = measured;
+    bool remote = c->target == CHASE_L2_REMOTE;
+    int64_t params[] = {(int64_t)c->lines, (int64_t)(c->line_b / 8), remote,
+                        (int64_t)div_ceil(c->lines, c->warp_size), remote ? c->peer : 0,
+                        remote ? chase_wait_insts(c, c->warp_size) : 1, warm, meas};
+    struct kd_array order = {c->order, c->lines};
+    struct err e;
+    if (kd_launch(c->prog, k, (struct kernel_dim){wgs, 1, 1},
+                  (struct kernel_dim){c->warp_size, 1, 1}, params, &c->chain, &order, &e))
+        return wl_fail(c->env, &e);
+    snprintf(k->name, sizeof k->name, "%s", name);
+    /* l3's later kernels run on the same chiplet over the same chain */
+    k->args[0].same_pattern = c->kernels > 0;
+    c->kernels++;
+    return true;
 }
 
 static const char *const chase_names[] = {"chase_l1", "chase_l2", "chase_l2_remote",
@@ -226,19 +214,14 @@ static bool chase_next_kernel(void *self, struct kernel *k)
         return false;
     const char *name = chase_names[c->target];
     if (c->target == CHASE_L2_REMOTE)
-        chase_kernel(c, k, name, c->peer + 1, 0, c->passes, chase_remote_next);
-    else if (c->target == CHASE_L3 && c->kernels == 0)
-        chase_kernel(c, k, "chase_l3_warm", 1, 1, 0, chase_next);
-    else if (c->target == CHASE_L3)
-        chase_kernel(c, k, name, 1, 0, 1, chase_next);
-    else if (c->target == CHASE_DRAM)
-        chase_kernel(c, k, name, 1, 0, c->passes, chase_next);
-    else
-        chase_kernel(c, k, name, 1, 1, c->passes, chase_next);
-    /* l3's later kernels run on the same chiplet over the same chain */
-    k->args[0].same_pattern = c->kernels > 0;
-    c->kernels++;
-    return true;
+        return chase_launch(c, k, name, c->peer + 1, 0, c->passes);
+    if (c->target == CHASE_L3 && c->kernels == 0)
+        return chase_launch(c, k, "chase_l3_warm", 1, 1, 0);
+    if (c->target == CHASE_L3)
+        return chase_launch(c, k, name, 1, 0, 1);
+    if (c->target == CHASE_DRAM)
+        return chase_launch(c, k, name, 1, 0, c->passes);
+    return chase_launch(c, k, name, 1, 1, c->passes);
 }
 
 static const char *const chase_small[] = {"target=l2", "footprint_kib=64", "passes=1", NULL};
