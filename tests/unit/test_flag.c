@@ -59,7 +59,8 @@ static struct kernel_op step(const struct kernel *k, struct kernel_warp *w)
 
 static void warp_of(struct kernel_warp *w, const struct kernel *k, uint32_t wg)
 {
-    *w = (struct kernel_warp){.k = k, .wg = wg, .warp_size = 64, .nlanes = 64};
+    *w = (struct kernel_warp){.k = k, .wg = wg, .wg_id = {wg, 0, 0}, .warp_size = 64,
+                              .nlanes = 64};
 }
 
 /* Work-group wg's next op is only an exit. */

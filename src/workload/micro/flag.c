@@ -2,9 +2,10 @@
  * flag.c -- producer/consumer microbenchmark: scoped synchronization through
  * a flag in memory (spec hmg.md 2 and 5.2), within one kernel.
  *
- * Modelled: `pairs` producer and consumer work-groups of one warp each, all
- * resident at once. A producer writes its block of data (weak 16 B-per-lane
- * stores), then sets its flag with st.release at `scope` (the release waits
+ * Modelled (kernel descriptions, src/workload/kd.h): `pairs` producer and
+ * consumer work-groups of one warp each, all resident at once. A producer
+ * writes its block of data (weak 16 B-per-lane stores), then sets its flag
+ * with st.release at `scope` (the release waits
  * until the data stores are acknowledged). Its consumer, on the same
  * chiplet, another chiplet or the first chiplet of another GPU (`place`),
  * spins on the flag with ld.acquire at `scope` (KOP_F_SPIN: the CU issues
@@ -16,18 +17,22 @@
  * Relies on static partitioning of work-groups over every chiplet (the
  * default: cp.wg_policy = static, cp.chiplets_per_kernel = 0) and on the
  * coherence checker's data versions (check.enable = true, checked).
+ * Which work-groups produce and consume, and for which pair, the host
+ * decides from the placement (arrays @prod and @cons: pair + 1, 0 for
+ * none), so every access declares its whole structure, as before.
  * Abstracted: no data values (versions stand in for them); the spin loop's
  * compare and branch are not issued; see docs/microbench.md 5.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "workload/kd.h"
 #include "workload/wl.h"
 
 enum flag_place { FLAG_SAME_CHIPLET, FLAG_OTHER_CHIPLET, FLAG_OTHER_GPU };
 
 #define FLAG_LANE_B 16   /* bytes per lane of a data access */
 #define FLAG_SLOT_B 256  /* one flag per 256 B: a line of its own at any line size */
-#define FLAG_REGS 8      /* data loads in flight per consumer (registers 2..9) */
 
 static const struct cfg_key flag_keys[] = {
     {"scope", CFG_ENUM, "gpu", 0, 0, "scope of the release store and the acquire load",
@@ -47,7 +52,68 @@ static const struct cfg_key flag_keys[] = {
     CFG_END,
 };
 
+/* Both kernels, in elements of their access (16 B data, FLAG_LANE_B; 4 B
+ * flag words, 64 to a FLAG_SLOT_B slot, the "ready" word half a slot on),
+ * the scope words filled in at create (flag_init: no preread,
+ * no consumer (live = 0), a plain flag store). A producer (optionally
+ * first waiting until its consumer has read the data: pre) stores its rows
+ * of 16 B per lane, the last row's lanes cut at the block's end, then its
+ * flag word. A consumer (optionally first reading the data, copies to go
+ * stale, then releasing its "ready" word, a line apart from the flag)
+ * spins on its flag with an acquire, reads the rows, each load waiting for
+ * the previous one into its register (r2..r9 in rotation), then uses
+ * registers 1..9 so that it ends only when they have returned. */
+static const char flag_body[] =
+    "if 0 < @prod[bx]\n"
+    "  if tx < 1\n"
+    "    if 0 < pre\n"
+    "      load flags[(@prod[bx] - 1)*64 + 32] 4 -> r1 %1$s acquire spin spins\n"
+    "    end\n"
+    "  end\n"
+    "  for m0 = 0 .. rows\n"
+    "    if tx + m0*bdx < D16\n"
+    "      store data[(@prod[bx] - 1)*S16 + m0*bdx + tx] 16\n"
+    "    end\n"
+    "  end\n"
+    "  if tx < 1\n"
+    "    store flags[(@prod[bx] - 1)*64] 4 %2$s\n"
+    "  end\n"
+    "end\n"
+    "if 0 < @cons[bx]*live\n"
+    "  if 0 < pre\n"
+    "    for m0 = 0 .. rows\n"
+    "      if tx + m0*bdx < D16\n"
+    "        load data[(@cons[bx] - 1)*S16 + m0*bdx + tx] 16 -> r2..r9 < r2..r9\n"
+    "      end\n"
+    "    end\n"
+    "    if tx < 1\n"
+    "      store flags[(@cons[bx] - 1)*64 + 32] 4 %1$s release\n"
+    "    end\n"
+    "  end\n"
+    "  if tx < 1\n"
+    "    load flags[(@cons[bx] - 1)*64] 4 -> r1 %1$s acquire spin spins\n"
+    "  end\n"
+    "  for m0 = 0 .. rows\n"
+    "    if tx + m0*bdx < D16\n"
+    "      load data[(@cons[bx] - 1)*S16 + m0*bdx + tx] 16 -> r2..r9 < r2..r9 fresh\n"
+    "    end\n"
+    "  end\n"
+    "  alu 1 < r1 r2\n"
+    "  alu 1 < r3 r4\n"
+    "  alu 1 < r5 r6\n"
+    "  alu 1 < r7 r8\n"
+    "  alu 1 < r9\n"
+    "end\n";
+static const char *const flag_params[] = {"S16", "D16", "rows", "spins", "pre", "live", NULL};
+static const char *const flag_bufs[] = {"flags", "data", NULL};
+static const char *const flag_arrays[] = {"prod", "cons", NULL};
+
 struct flag {
+    struct wl_env *env;
+    struct kd_desc desc[2]; /* flag_init, flag */
+    char body[2][sizeof flag_body + 64];
+    struct kd_prog *prog[2];
+    uint32_t *prod, *cons;      /* [nwg]: the pair + 1 of each work-group, 0 for none */
     const struct kernel_buf *flags, *data;
     uint64_t data_b, stride_b;  /* per pair; blocks stride_b apart */
     uint32_t pairs, per_chiplet, nwg;
@@ -80,38 +146,6 @@ static int flag_layout(struct flag *f, const struct wl_env *env, const struct cf
     return 0;
 }
 
-static void *flag_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
-{
-    if (!env->versions) {
-        cfg_err(e, sec, "name", "needs the coherence checker's data versions (check.enable = "
-                "true): a consumer spins until the flag word holds a version its producer wrote");
-        return NULL;
-    }
-    struct flag *f = xcalloc(1, sizeof *f);
-    f->scope = cfg_enum(sec, "scope") ? SCOPE_SYS : SCOPE_GPU;
-    f->place = cfg_enum(sec, "place");
-    f->data_b = cfg_uint(sec, "data_b");
-    f->pairs = (uint32_t)cfg_uint(sec, "pairs");
-    f->max_spins = (uint32_t)cfg_uint(sec, "max_spins");
-    f->preread = cfg_bool(sec, "preread");
-    f->warp_size = env->warp_size;
-    if (f->data_b % FLAG_LANE_B) {
-        cfg_err(e, sec, "data_b", "not a multiple of %d", FLAG_LANE_B);
-        free(f);
-        return NULL;
-    }
-    if (flag_layout(f, env, sec, e)) {
-        free(f);
-        return NULL;
-    }
-    f->stride_b = div_ceil(f->data_b, FLAG_SLOT_B) * FLAG_SLOT_B;
-    f->flags = wl_alloc(env, "flags", (uint64_t)f->pairs * FLAG_SLOT_B);
-    f->data = wl_alloc(env, "data", f->pairs * f->stride_b);
-    return f;
-}
-
-static void flag_destroy(void *self) { free(self); }
-
 /* The pair whose producer (false) or consumer (true) work-group wg is; -1 for
  * the idle work-groups that fill the other chiplets' blocks. */
 static int64_t pair_of(const struct flag *f, uint32_t wg, bool consumer)
@@ -124,122 +158,70 @@ static int64_t pair_of(const struct flag *f, uint32_t wg, bool consumer)
     return ch == 0 ? (int64_t)j : -1;
 }
 
-/* Rows of 16 B per lane covering one data block. */
-static uint64_t rows(const struct flag *f)
+static void flag_destroy(void *self)
 {
-    return div_ceil(f->data_b, (uint64_t)FLAG_LANE_B * f->warp_size);
+    struct flag *f = self;
+    for (unsigned i = 0; i < 2; i++)
+        kd_prog_free(f->prog[i]);
+    free(f->prod);
+    free(f->cons);
+    free(f);
 }
 
-/* Row k of pair p's data block: 16 B per lane, the last row's lanes cut at the block's end. */
-static void data_op(const struct flag *f, uint64_t p, uint64_t k, unsigned kind,
-                    struct kernel_op *op)
+/* The two descriptions and the roles of the work-groups. */
+static int flag_kernels_build(struct flag *f, struct err *e)
 {
-    uint64_t row_b = (uint64_t)FLAG_LANE_B * f->warp_size;
-    uint64_t lanes = min_u64(f->warp_size, (f->data_b - k * row_b) / FLAG_LANE_B);
-    op->kind = (uint8_t)kind;
-    op->size = FLAG_LANE_B;
-    op->stride = FLAG_LANE_B;
-    op->base = f->data->base + p * f->stride_b + k * row_b;
-    op->mask = low_bits(lanes);
+    static const char *const names[] = {"flag_init", "flag"};
+    const char *scope = f->scope == SCOPE_SYS ? "sys" : "gpu";
+    for (unsigned i = 0; i < 2; i++) {
+        char rel[16] = ""; /* flag_init's flag store is plain */
+        if (i)
+            snprintf(rel, sizeof rel, "%s release", scope);
+        snprintf(f->body[i], sizeof f->body[i], flag_body, scope, rel);
+        f->desc[i] = (struct kd_desc){.name = names[i], .params = flag_params,
+                                      .bufs = flag_bufs, .arrays = flag_arrays,
+                                      .body = f->body[i]};
+        if (!(f->prog[i] = kd_compile(&f->desc[i], e)))
+            return -1;
+    }
+    f->prod = xmalloc(f->nwg * sizeof *f->prod);
+    f->cons = xmalloc(f->nwg * sizeof *f->cons);
+    for (uint32_t wg = 0; wg < f->nwg; wg++) {
+        f->prod[wg] = (uint32_t)(pair_of(f, wg, false) + 1);
+        f->cons[wg] = (uint32_t)(pair_of(f, wg, true) + 1);
+    }
+    return 0;
 }
 
-/* Pair p's flag word: one lane, 4 bytes. */
-static void flag_word(const struct flag *f, uint64_t p, unsigned kind, struct kernel_op *op)
+static void *flag_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
-    op->kind = (uint8_t)kind;
-    op->size = 4;
-    op->mask = 1;
-    op->base = f->flags->base + p * FLAG_SLOT_B;
-}
-
-/* Pair p's "ready" word (preread): the consumer's copies are made; a line
- * apart from the flag's at any line size. */
-static void ready_word(const struct flag *f, uint64_t p, unsigned kind, struct kernel_op *op)
-{
-    flag_word(f, p, kind, op);
-    op->base += FLAG_SLOT_B / 2;
-}
-
-/* flag_init (k->p[0] = 0) and flag: the producer's data rows, then its flag;
- * with preread, in flag, it first waits until its consumer is ready. */
-static void producer(const struct kernel *k, const struct flag *f, uint64_t p,
-                     struct kernel_warp *w, struct kernel_op *op)
-{
-    uint64_t pc = w->pc++;
-    bool wait = f->preread && k->p[0];
-    if (wait && pc == 0) {
-        ready_word(f, p, KOP_LOAD, op);
-        kernel_op_scoped(op, f->scope, SEM_ACQUIRE);
-        op->flags = KOP_F_SPIN;
-        op->n = f->max_spins;
-        op->dst = 1;
-        return;
+    if (!env->versions) {
+        cfg_err(e, sec, "name", "needs the coherence checker's data versions (check.enable = "
+                "true): a consumer spins until the flag word holds a version its producer wrote");
+        return NULL;
     }
-    if (wait)
-        pc--;
-    if (pc < rows(f)) {
-        data_op(f, p, pc, KOP_STORE, op);
-    } else if (pc == rows(f)) {
-        flag_word(f, p, KOP_STORE, op);
-        if (k->p[0])
-            kernel_op_scoped(op, f->scope, SEM_RELEASE);
-    } else {
-        op->kind = KOP_EXIT;
+    struct flag *f = xcalloc(1, sizeof *f);
+    f->env = env;
+    f->scope = cfg_enum(sec, "scope") ? SCOPE_SYS : SCOPE_GPU;
+    f->place = cfg_enum(sec, "place");
+    f->data_b = cfg_uint(sec, "data_b");
+    f->pairs = (uint32_t)cfg_uint(sec, "pairs");
+    f->max_spins = (uint32_t)cfg_uint(sec, "max_spins");
+    f->preread = cfg_bool(sec, "preread");
+    f->warp_size = env->warp_size;
+    if (f->data_b % FLAG_LANE_B) {
+        cfg_err(e, sec, "data_b", "not a multiple of %d", FLAG_LANE_B);
+        flag_destroy(f);
+        return NULL;
     }
-}
-
-/* The consumer's spinning acquire of its flag, the data rows (registers 2..9
- * in rotation, each load waiting for the previous one into its register),
- * then uses of registers 1..9 so that it ends only when they have returned. */
-static void consumer(const struct flag *f, uint64_t p, struct kernel_warp *w,
-                     struct kernel_op *op)
-{
-    uint64_t pc = w->pc++, n = rows(f);
-    if (f->preread && pc < n) { /* the data, before the producer's stores: copies to go stale */
-        data_op(f, p, pc, KOP_LOAD, op);
-        op->dst = op->src[0] = (uint8_t)(2 + pc % FLAG_REGS);
-        return;
+    if (flag_layout(f, env, sec, e) || flag_kernels_build(f, e)) {
+        flag_destroy(f);
+        return NULL;
     }
-    if (f->preread && pc == n) { /* then the producer may go */
-        ready_word(f, p, KOP_STORE, op);
-        kernel_op_scoped(op, f->scope, SEM_RELEASE);
-        return;
-    }
-    if (f->preread)
-        pc -= n + 1;
-    if (pc == 0) {
-        flag_word(f, p, KOP_LOAD, op);
-        kernel_op_scoped(op, f->scope, SEM_ACQUIRE);
-        op->flags = KOP_F_SPIN;
-        op->n = f->max_spins;
-        op->dst = 1;
-    } else if (pc <= n) {
-        data_op(f, p, pc - 1, KOP_LOAD, op);
-        op->flags = KOP_F_FRESH;
-        op->dst = op->src[0] = (uint8_t)(2 + (pc - 1) % FLAG_REGS);
-    } else if (pc <= n + 5) {
-        op->kind = KOP_ALU; /* read 1..9, in pairs */
-        op->n = 1;
-        op->src[0] = (uint8_t)(1 + 2 * (pc - n - 1));
-        op->src[1] = (uint8_t)(pc - n - 1 < 4 ? 2 + 2 * (pc - n - 1) : 0);
-    } else {
-        op->kind = KOP_EXIT;
-    }
-}
-
-static void flag_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct flag *f = k->ctx;
-    int64_t p = pair_of(f, w->wg, false);
-    if (p >= 0) {
-        producer(k, f, (uint64_t)p, w, op);
-        return;
-    }
-    p = pair_of(f, w->wg, true);
-    if (p >= 0 && k->p[0])
-        consumer(f, (uint64_t)p, w, op);
-    else
-        op->kind = KOP_EXIT;
+    f->stride_b = div_ceil(f->data_b, FLAG_SLOT_B) * FLAG_SLOT_B;
+    f->flags = wl_alloc(env, "flags", (uint64_t)f->pairs * FLAG_SLOT_B);
+    f->data = wl_alloc(env, "data", f->pairs * f->stride_b);
+    return f;
 }
 
 static bool flag_next_kernel(void *self, struct kernel *k)
@@ -247,11 +229,17 @@ static bool flag_next_kernel(void *self, struct kernel *k)
     struct flag *f = self;
     if (f->kernels == 2)
         return false;
-    wl_kernel_init(k, f->kernels ? "flag" : "flag_init", f->nwg, 1, f->warp_size, 1, flag_next);
-    wl_kernel_arg(k, f->flags, KERNEL_RW);
-    wl_kernel_arg(k, f->data, KERNEL_RW);
-    k->ctx = f;
-    k->p[0] = f->kernels++;
+    bool live = f->kernels;
+    uint64_t rows = div_ceil(f->data_b, (uint64_t)FLAG_LANE_B * f->warp_size);
+    int64_t params[] = {(int64_t)(f->stride_b / FLAG_LANE_B), (int64_t)(f->data_b / FLAG_LANE_B),
+                        (int64_t)rows, f->max_spins, live && f->preread, live};
+    const struct kernel_buf *bufs[] = {f->flags, f->data};
+    struct kd_array roles[] = {{f->prod, f->nwg}, {f->cons, f->nwg}};
+    struct err e;
+    if (kd_launch(f->prog[live], k, (struct kernel_dim){f->nwg, 1, 1},
+                  (struct kernel_dim){f->warp_size, 1, 1}, params, bufs, roles, &e))
+        return wl_fail(f->env, &e);
+    f->kernels++;
     return true;
 }
 
