@@ -429,6 +429,15 @@ Test(btree, small_runs_clean_under_every_scheme)
     run_small_all(&wl_btree, 2, 20000 * 4 + nodes + 24 * 48 + 48 * 24);
 }
 
+/* The next op with its active lanes spelled out (mask 0: the warp's lanes). */
+static struct kernel_op bt_step(const struct kernel *k, struct kernel_warp *w)
+{
+    struct kernel_op op = wlh_step(k, w);
+    if (!op.mask)
+        op.mask = low_bits(w->nlanes);
+    return op;
+}
+
 Test(btree, table2_tree_and_kernels)
 {
     struct wlh m;
@@ -460,7 +469,7 @@ Test(btree, table2_tree_and_kernels)
         int levels = 0;
         wlh_warp_at(&w, &k, q, 0);
         for (int n = 0; n < 1000; n++) {
-            struct kernel_op op = wlh_step(&k, &w);
+            struct kernel_op op = bt_step(&k, &w);
             if (op.kind == KOP_EXIT)
                 break;
             if (op.kind != KOP_LOAD || op.base < kn->base || op.base >= kn->base + kn->size ||
@@ -499,17 +508,17 @@ Test(btree, single_leaf_search_ops)
             struct kernel_warp w;
             wlh_warp_at(&w, &k, q, wi);
             /* the prologue's ALU op (btree.c: PTX counts per basic block, step 0) */
-            cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
+            cr_expect_eq(bt_step(&k, &w).kind, KOP_ALU);
             /* no loop: currKnode, key, keys[thid] of knode 0, compare */
-            expect_mem(wlh_step(&k, &w), KOP_LOAD, cur->base + q * 8, 0, 8, w.nlanes == 64 ? ~0ull :
+            expect_mem(bt_step(&k, &w), KOP_LOAD, cur->base + q * 8, 0, 8, w.nlanes == 64 ? ~0ull :
                        lanes(0, w.nlanes - 1), "currKnodeD[bid]");
-            expect_mem(wlh_step(&k, &w), KOP_LOAD, keys->base + q * 4, 0, 4,
+            expect_mem(bt_step(&k, &w), KOP_LOAD, keys->base + q * 4, 0, 4,
                        w.nlanes == 64 ? ~0ull : lanes(0, w.nlanes - 1), "keysD[bid]");
-            cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
-            struct kernel_op op = wlh_step(&k, &w);
+            cr_expect_eq(bt_step(&k, &w).kind, KOP_ALU);
+            struct kernel_op op = bt_step(&k, &w);
             cr_expect_eq(op.base, kn->base + 2040 + wi * 64 * 4, "keys[thid]");
-            cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
-            op = wlh_step(&k, &w);
+            cr_expect_eq(bt_step(&k, &w).kind, KOP_ALU);
+            op = bt_step(&k, &w);
             if (op.kind == KOP_EXIT)
                 continue;
             /* the matching thread t: indices[t], then recordsD[t - 1], then ansD[bid] */
@@ -517,11 +526,11 @@ Test(btree, single_leaf_search_ops)
             unsigned t = wi * 64 + (unsigned)__builtin_ctzll(op.mask);
             cr_expect(t >= 1 && t <= 300, "thread %u", t);
             cr_expect_eq(op.base + (addr_t)(t % 64) * 4, kn->base + 4 + t * 4, "indices[t] %#llx %#llx t %u", (unsigned long long)op.base, (unsigned long long)kn->base, t);
-            op = wlh_step(&k, &w);
+            op = bt_step(&k, &w);
             cr_expect_eq(op.base + (addr_t)(t % 64) * 4, rec->base + (t - 1) * 4, "record");
-            op = wlh_step(&k, &w);
+            op = bt_step(&k, &w);
             cr_expect(op.kind == KOP_STORE && op.base == ans->base + q * 4 && op.stride == 0);
-            cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
+            cr_expect_eq(bt_step(&k, &w).kind, KOP_EXIT);
             found++;
         }
     cr_expect_eq(found, 8, "every key is in the tree: one match per query");

@@ -15,9 +15,13 @@
  * the one thread whose interval holds the key loads the child index and
  * stores offset[bid]; thread 0 copies offset into currKnode between the two
  * __syncthreads(); at the leaf the matching thread reads the record (findK)
- * or the record index (findRangeK). Structures: knodes and records (R, one
+ * or the record index (findRangeK). Both kernels are kernel descriptions
+ * (src/workload/kd.h): the host runs every search on the tree and binds,
+ * per query and path, the knode of each level (@node), the thread that
+ * takes the branch (@thr) and the leaf thread that matches (@match). Structures: knodes and records (R, one
  * shared copy: the UVM port of the gem5 suite), the per-query arrays (R or
- * R/W, ranges = the work-group's own element). ALU counts per basic block
+ * R/W, ranges = the work-group's own element, derived from the
+ * descriptions). ALU counts per basic block
  * from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's kernel_gpu_cuda.cu and
  * kernel_gpu_cuda_2.cu, see docs/workloads/btree.md.
  * Abstracted: key values are a seeded permutation of [0, keys) inserted in
@@ -28,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/rodinia/rod2.h"
+#include "workload/kdw.h"
 
 static const struct cfg_key btree_keys[] = {
     {"keys", CFG_INT, "1000000", 1, 16777216, "keys in the tree (mil.txt: one million)", NULL},
@@ -231,24 +235,20 @@ static void bpt_free(struct bpt *t)
 
 /* One command: its buffers and the precomputed search of every query. */
 struct bt_cmd {
-    const struct btree *b;
     bool range;                         /* findRangeK */
     uint32_t count;
-    const struct kernel_buf *arr[8];    /* per-query arrays, see bt_arr */
+    const struct kernel_buf *arr[8];    /* per-query arrays, in argument order */
     uint32_t *node;  /* [q][p][level 0..height] knode locations */
-    int16_t *thr;    /* [q][p][level 0..height-1] thread that takes the branch */
-    int16_t *match;  /* [q][p] leaf thread holding the key, -1 if none */
-    uint32_t *rec;   /* [q] record index of the findK match */
+    uint32_t *thr;   /* [q][p][level 0..height-1] thread that takes the branch */
+    uint32_t *match; /* [q][p] leaf thread holding the key + 1, 0 if none */
+    uint32_t *rb;    /* [q] findK: record index of the match + order - its thread */
 };
 
-/* Per-query arrays, in argument order after knodes (and records). */
-enum { A_CUR, A_OFF, A_KEY, A_ANS, A_LAST, A_OFF2, A_END, A_LEN };
-
 struct btree {
+    struct kdw w;
     const struct kernel_buf *knodes, *records;
     uint32_t order, height, nknodes, knode_b;
     struct bt_cmd cmd[2]; /* 0: j (findRangeK), 1: k (findK) */
-    unsigned next;
 };
 
 static uint32_t bt_knode_b(uint32_t order)
@@ -256,8 +256,6 @@ static uint32_t bt_knode_b(uint32_t order)
     /* int location; int indices[order+1]; int keys[order+1]; bool is_leaf; int num_keys */
     return 4 + 8 * (order + 1) + 4 + 4;
 }
-#define BT_IND_OFF 4u
-static uint32_t bt_keys_off(uint32_t order) { return 4 + 4 * (order + 1); }
 
 /* Breadth-first locations of the nodes (transform_to_cuda) and the record
  * index of the first key of each leaf. */
@@ -281,24 +279,25 @@ static void bt_layout(const struct bpt *t, uint32_t *loc, uint32_t *rec0)
     free(q);
 }
 
-/* The search of one key: nodes and branch threads per level, the leaf match. */
+/* The search of one key: nodes and branch threads per level, the leaf match
+ * (+ 1) and, for findK, rb (the record of the match + order - its thread). */
 static void bt_search(const struct btree *b, const struct bpt *t, const uint32_t *loc,
-                      const uint32_t *rec0, int32_t key, uint32_t *node, int16_t *thr,
-                      int16_t *match, uint32_t *rec)
+                      const uint32_t *rec0, int32_t key, uint32_t *node, uint32_t *thr,
+                      uint32_t *match, uint32_t *rb)
 {
     int32_t c = t->root;
     for (uint32_t l = 0; l < b->height; l++) {
         int i = bpt_upper(t, c, key); /* keys[i] <= key < keys[i+1], with the INT_MIN shift */
         node[l] = loc[c];
-        thr[l] = (int16_t)i;
+        thr[l] = (uint32_t)i;
         c = bpt_ptr(t, c)[i];
     }
     node[b->height] = loc[c];
     int i = bpt_upper(t, c, key);
     bool found = i > 0 && bpt_keys(t, c)[i - 1] == key;
-    *match = found ? (int16_t)i : -1; /* knode keys[i] holds node key i - 1 */
-    if (rec)
-        *rec = found ? rec0[c] + (uint32_t)(i - 1) : 0;
+    *match = found ? (uint32_t)i + 1 : 0; /* knode keys[i] holds node key i - 1 */
+    if (rb)
+        *rb = found ? rec0[c] + (uint32_t)(i - 1) + b->order - (uint32_t)i : b->order;
 }
 
 static void bt_cmd_init(struct wl_env *env, struct btree *b, struct bt_cmd *c, bool range,
@@ -309,7 +308,6 @@ static void bt_cmd_init(struct wl_env *env, struct btree *b, struct bt_cmd *c, b
     static const char *const rnames[] = {"currKnodeD_j", "offsetD_j", "startD", "ansDStart",
                                          "lastKnodeD", "offset_2D", "endD", "ansDLength"};
     static const uint32_t elem[] = {8, 8, 4, 4, 8, 8, 4, 4};
-    c->b = b;
     c->range = range;
     c->count = count;
     for (unsigned a = 0; a < (range ? 8u : 4u); a++)
@@ -318,7 +316,7 @@ static void bt_cmd_init(struct wl_env *env, struct btree *b, struct bt_cmd *c, b
     c->node = xcalloc(paths * (b->height + 1), sizeof *c->node);
     c->thr = xcalloc(paths * (b->height + 1), sizeof *c->thr);
     c->match = xcalloc(paths, sizeof *c->match);
-    c->rec = xcalloc(count ? count : 1, sizeof *c->rec);
+    c->rb = xcalloc(count ? count : 1, sizeof *c->rb);
 }
 
 static void bt_queries(struct btree *b, const struct bpt *t, const uint32_t *loc,
@@ -338,264 +336,245 @@ static void bt_queries(struct btree *b, const struct bpt *t, const uint32_t *loc
                 size_t i = (size_t)q * BT_PATHS + p;
                 bt_search(b, t, loc, rec0, (int32_t)key[p], &c->node[i * (b->height + 1)],
                           &c->thr[i * (b->height + 1)], &c->match[i],
-                          c->range ? NULL : &c->rec[q]);
+                          c->range ? NULL : &c->rb[q]);
             }
         }
     }
 }
 
-static void *btree_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+/* The tree of `nkeys` keys, inserted in a seeded random order. */
+static void bt_build(struct bpt *t, uint64_t nkeys, struct rng *r)
 {
-    (void)e; /* the key table's ranges are the only constraints */
-    uint64_t nkeys = cfg_uint(sec, "keys");
-    struct btree *b = xcalloc(1, sizeof *b);
-    b->order = (uint32_t)cfg_uint(sec, "order");
-    b->knode_b = bt_knode_b(b->order);
-    struct bpt t = {.order = (int)b->order, .root = -1};
-    struct rng r;
-    rng_seed(&r, env->seed);
-    int32_t *perm = xmalloc(nkeys * sizeof *perm), *tmp = xmalloc(b->order * sizeof *tmp);
+    int32_t *perm = xmalloc(nkeys * sizeof *perm), *tmp = xmalloc((size_t)t->order * sizeof *tmp);
     for (uint64_t i = 0; i < nkeys; i++)
         perm[i] = (int32_t)i;
     for (uint64_t i = nkeys - 1; i > 0; i--) {
-        uint64_t j = rng_below(&r, i + 1);
+        uint64_t j = rng_below(r, i + 1);
         int32_t x = perm[i];
         perm[i] = perm[j];
         perm[j] = x;
     }
     for (uint64_t i = 0; i < nkeys; i++)
-        bpt_insert(&t, perm[i], tmp);
+        bpt_insert(t, perm[i], tmp);
     free(perm);
     free(tmp);
+}
+
+static int btree_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
+{
+    (void)e; /* the key table's ranges are the only constraints */
+    struct btree *b = (struct btree *)w;
+    uint64_t nkeys = cfg_uint(sec, "keys");
+    b->order = (uint32_t)cfg_uint(sec, "order");
+    b->knode_b = bt_knode_b(b->order);
+    struct bpt t = {.order = (int)b->order, .root = -1};
+    struct rng r;
+    rng_seed(&r, w->env->seed);
+    bt_build(&t, nkeys, &r);
     for (int32_t c = t.root; !t.leaf[c]; c = bpt_ptr(&t, c)[0])
         b->height++;
     b->nknodes = (uint32_t)t.n;
     uint32_t *loc = xmalloc(t.n * sizeof *loc), *rec0 = xcalloc(t.n, sizeof *rec0);
     bt_layout(&t, loc, rec0);
-    b->records = wl_alloc(env, "recordsD", nkeys * 4);
-    b->knodes = wl_alloc(env, "knodesD", (uint64_t)b->nknodes * b->knode_b);
-    bt_cmd_init(env, b, &b->cmd[0], true, (uint32_t)cfg_uint(sec, "j_count"));
-    bt_cmd_init(env, b, &b->cmd[1], false, (uint32_t)cfg_uint(sec, "k_count"));
+    b->records = wl_alloc(w->env, "recordsD", nkeys * 4);
+    b->knodes = wl_alloc(w->env, "knodesD", (uint64_t)b->nknodes * b->knode_b);
+    bt_cmd_init(w->env, b, &b->cmd[0], true, (uint32_t)cfg_uint(sec, "j_count"));
+    bt_cmd_init(w->env, b, &b->cmd[1], false, (uint32_t)cfg_uint(sec, "k_count"));
     bt_queries(b, &t, loc, rec0, nkeys, cfg_uint(sec, "j_range"), &r);
     free(loc);
     free(rec0);
     bpt_free(&t);
-    return b;
+    return 0;
 }
 
-static void btree_destroy(void *self)
+static void btree_release(struct kdw *w)
 {
-    struct btree *b = self;
+    struct btree *b = (struct btree *)w;
     for (unsigned i = 0; i < 2; i++) {
         free(b->cmd[i].node);
         free(b->cmd[i].thr);
         free(b->cmd[i].match);
-        free(b->cmd[i].rec);
+        free(b->cmd[i].rb);
     }
-    free(b);
 }
 
-/* ---- the kernels: a step table per kernel, the level loop first ---------------- */
-
-enum bt_cond { C_ALL, C_SEL0, C_SEL1, C_T0, C_MATCH0, C_MATCH1, C_LOOP_END, C_END };
-enum bt_tgt {
-    T_NONE, T_CUR, T_OFF, T_KEY, T_ANS, T_LAST, T_OFF2, T_END, T_LEN, /* arrays [bid] */
-    T_KEYS0, T_KEYS0_1, T_KEYS1, T_KEYS1_1, /* knodes[node of path p].keys[thid (+1)] */
-    T_IND0, T_IND1,                         /* knodes[node].indices[selected thread] */
-    T_REC,                                  /* recordsD[match record] */
-};
-
-struct bt_step {
-    uint8_t kind, cond, tgt, dst, src0, src1;
-    uint16_t n;
-};
-
-#define ALU(n_, s0, s1) {KOP_ALU, C_ALL, T_NONE, 0, s0, s1, n_}
-#define LD(c, t, d, s) {KOP_LOAD, c, t, d, s, 0, 0}
-#define ST(c, t, s) {KOP_STORE, c, t, 0, s, 0, 0}
-#define BAR {KOP_BARRIER, C_ALL, T_NONE, 0, 0, 0, 0}
+/* ---- the kernels ----------------------------------------------------------------- */
 
 /* ALU counts per basic block: the PTX of Rodinia 3.1's kernels (nvcc 13,
  * -arch=sm_90, see docs/workloads/btree.md), every instruction but global
  * loads and stores, barriers, ret and cvta.to.global, counted where the
- * loop runs at Table II's height 2. Step 0 is the prologue (parameters,
- * thread and block ids, the key's address, the loop set-up), run once; the
- * level loop starts at BT_LOOP. Per level: loop control and the thid == 0
- * test between the barriers (findK 3 + 2), the knode address (64-bit
- * multiply-add: 4), the two compares with their branches and the address
- * of keys[thid + 1], which the rolled loop recomputes (8); in the branch
- * thread, the indices address and the knodes_elem test (6). findRangeK's
- * loop is unrolled twice: its counts are the mean of the two halves. The
- * address arithmetic of the one matching thread after the loop (4 to 8
- * instructions in one warp per query, under 1% of the kernel) is left out. */
-#define BT_LOOP 1
-static const struct bt_step bt_findk[] = {
-    ALU(30, 0, 0),
-    ALU(5, 0, 0), LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(4, 1, 0),
-    LD(C_ALL, T_KEYS0, 3, 1), LD(C_ALL, T_KEYS0_1, 4, 1), ALU(8, 3, 4),
-    LD(C_SEL0, T_OFF, 5, 0), LD(C_SEL0, T_IND0, 6, 5), {KOP_ALU, C_SEL0, T_NONE, 0, 6, 0, 6},
-    ST(C_SEL0, T_OFF, 6), BAR, LD(C_T0, T_OFF, 7, 0), ST(C_T0, T_CUR, 7), BAR,
-    {0, C_LOOP_END, 0, 0, 0, 0, 0},
-    LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(4, 1, 0), LD(C_ALL, T_KEYS0, 3, 1),
-    ALU(2, 2, 3), LD(C_MATCH0, T_IND0, 4, 0), LD(C_MATCH0, T_REC, 5, 4), ST(C_MATCH0, T_ANS, 5),
-    {KOP_EXIT, C_END, 0, 0, 0, 0, 0},
-};
+ * loop runs at Table II's height 2. The first op is the prologue
+ * (parameters, thread and block ids, the key's address, the loop set-up),
+ * run once; then the level loop (m0 = level, H = the tree's height). Per
+ * level: loop control and the thid == 0 test between the barriers (findK
+ * 3 + 2), the knode address (64-bit multiply-add: 4), the two compares with
+ * their branches and the address of keys[thid + 1], which the rolled loop
+ * recomputes (8); in the branch thread, the indices address and the
+ * knodes_elem test (6). findRangeK's loop is unrolled twice: its counts are
+ * the mean of the two halves. The address arithmetic of the one matching
+ * thread after the loop (4 to 8 instructions in one warp per query, under
+ * 1% of the kernel) is left out.
+ *
+ * knodes in ints: node n's indices[t] at n*KB + 1 + t, keys[t] at
+ * n*KB + KO + t. Path p of query bx, level l: @node[(2*bx + p)*(H + 1) + l],
+ * its branch thread @thr[the same]; the thread t of the branch (t == thr)
+ * is `tx < thr + 1` and `thr < tx + 1`, the match (t == match - 1)
+ * `match < tx + 2` and `tx < match`. findK's record: records[rb + tx - bdx]
+ * in the matching lane. */
+static const char *const bt_params[] = {"H", "KB", "KO", NULL};
+static const char *const bt_arrays[] = {"node", "thr", "match", "rb", NULL};
+#define BT_KD(kname, b, text) \
+    {.name = kname, .params = bt_params, .bufs = b, .arrays = bt_arrays, .body = text}
+static const char *const findk_bufs[] = {"knodes", "records", "currKnode", "offset", "keys",
+                                         "ans", NULL};
+static const struct kd_desc findk_kd = BT_KD("findK", findk_bufs,
+    "alu 30\n"
+    "for m0 = 0 .. H\n"
+    "  alu 5\n"
+    "  load currKnode[bx] 8 -> r1\n"
+    "  load keys[bx] 4 -> r2\n"
+    "  alu 4 < r1\n"
+    "  load knodes[@node[2*bx*(H + 1) + m0]*KB + KO + tx] 4 -> r3 < r1\n"
+    "  load knodes[@node[2*bx*(H + 1) + m0]*KB + KO + 1 + tx] 4 -> r4 < r1\n"
+    "  alu 8 < r3 r4\n"
+    "  if tx < @thr[2*bx*(H + 1) + m0] + 1\n"
+    "    if @thr[2*bx*(H + 1) + m0] < tx + 1\n"
+    "      load offset[bx] 8 -> r5\n"
+    "      load knodes[@node[2*bx*(H + 1) + m0]*KB + 1 + tx] 4 -> r6 < r5\n"
+    "      alu 6 < r6\n"
+    "      store offset[bx] 8 < r6\n"
+    "    end\n"
+    "  end\n"
+    "  barrier\n"
+    "  if tx < 1\n"
+    "    load offset[bx] 8 -> r7\n"
+    "    store currKnode[bx] 8 < r7\n"
+    "  end\n"
+    "  barrier\n"
+    "end\n"
+    "load currKnode[bx] 8 -> r1\n"
+    "load keys[bx] 4 -> r2\n"
+    "alu 4 < r1\n"
+    "load knodes[@node[2*bx*(H + 1) + H]*KB + KO + tx] 4 -> r3 < r1\n"
+    "alu 2 < r2 r3\n"
+    "if @match[2*bx] < tx + 2\n"
+    "  if tx < @match[2*bx]\n"
+    "    load knodes[@node[2*bx*(H + 1) + H]*KB + 1 + tx] 4 -> r4\n"
+    "    load records[@rb[bx] + tx - bdx] 4 -> r5 < r4\n"
+    "    store ans[bx] 4 < r5\n"
+    "  end\n"
+    "end\n");
 
-static const struct bt_step bt_findrangek[] = {
-    ALU(33, 0, 0),
-    ALU(3, 0, 0), LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(4, 1, 0),
-    LD(C_ALL, T_KEYS0, 3, 1), LD(C_ALL, T_KEYS0_1, 4, 1), ALU(7, 3, 4),
-    LD(C_SEL0, T_IND0, 5, 0), {KOP_ALU, C_SEL0, T_NONE, 0, 5, 0, 2}, ST(C_SEL0, T_OFF, 5),
-    LD(C_ALL, T_LAST, 6, 0), LD(C_ALL, T_END, 7, 0), ALU(5, 6, 0),
-    LD(C_ALL, T_KEYS1, 8, 6), LD(C_ALL, T_KEYS1_1, 9, 6), ALU(4, 8, 9),
-    LD(C_SEL1, T_IND1, 10, 0), {KOP_ALU, C_SEL1, T_NONE, 0, 10, 0, 2}, ST(C_SEL1, T_OFF2, 10),
-    BAR, LD(C_T0, T_OFF, 11, 0), ST(C_T0, T_CUR, 11), LD(C_T0, T_OFF2, 12, 0),
-    ST(C_T0, T_LAST, 12), BAR,
-    {0, C_LOOP_END, 0, 0, 0, 0, 0},
-    LD(C_ALL, T_CUR, 1, 0), LD(C_ALL, T_KEY, 2, 0), ALU(3, 1, 0), LD(C_ALL, T_KEYS0, 3, 1),
-    ALU(4, 2, 3), LD(C_MATCH0, T_IND0, 4, 0), ST(C_MATCH0, T_ANS, 4), BAR,
-    LD(C_ALL, T_LAST, 6, 0), LD(C_ALL, T_END, 7, 0), ALU(5, 6, 0), LD(C_ALL, T_KEYS1, 8, 6),
-    ALU(2, 7, 8), LD(C_MATCH1, T_IND1, 9, 0), LD(C_MATCH1, T_ANS, 10, 0), ALU(3, 9, 10),
-    ST(C_MATCH1, T_LEN, 10),
-    {KOP_EXIT, C_END, 0, 0, 0, 0, 0},
-};
+static const char *const findrangek_bufs[] = {"knodes", "currKnode", "offset", "start",
+                                              "ansStart", "lastKnode", "offset_2", "end",
+                                              "ansLength", NULL};
+static const struct kd_desc findrangek_kd = BT_KD("findRangeK", findrangek_bufs,
+    "alu 33\n"
+    "for m0 = 0 .. H\n"
+    "  alu 3\n"
+    "  load currKnode[bx] 8 -> r1\n"
+    "  load start[bx] 4 -> r2\n"
+    "  alu 4 < r1\n"
+    "  load knodes[@node[2*bx*(H + 1) + m0]*KB + KO + tx] 4 -> r3 < r1\n"
+    "  load knodes[@node[2*bx*(H + 1) + m0]*KB + KO + 1 + tx] 4 -> r4 < r1\n"
+    "  alu 7 < r3 r4\n"
+    "  if tx < @thr[2*bx*(H + 1) + m0] + 1\n"
+    "    if @thr[2*bx*(H + 1) + m0] < tx + 1\n"
+    "      load knodes[@node[2*bx*(H + 1) + m0]*KB + 1 + tx] 4 -> r5\n"
+    "      alu 2 < r5\n"
+    "      store offset[bx] 8 < r5\n"
+    "    end\n"
+    "  end\n"
+    "  load lastKnode[bx] 8 -> r6\n"
+    "  load end[bx] 4 -> r7\n"
+    "  alu 5 < r6\n"
+    "  load knodes[@node[(2*bx + 1)*(H + 1) + m0]*KB + KO + tx] 4 -> r8 < r6\n"
+    "  load knodes[@node[(2*bx + 1)*(H + 1) + m0]*KB + KO + 1 + tx] 4 -> r9 < r6\n"
+    "  alu 4 < r8 r9\n"
+    "  if tx < @thr[(2*bx + 1)*(H + 1) + m0] + 1\n"
+    "    if @thr[(2*bx + 1)*(H + 1) + m0] < tx + 1\n"
+    "      load knodes[@node[(2*bx + 1)*(H + 1) + m0]*KB + 1 + tx] 4 -> r10\n"
+    "      alu 2 < r10\n"
+    "      store offset_2[bx] 8 < r10\n"
+    "    end\n"
+    "  end\n"
+    "  barrier\n"
+    "  if tx < 1\n"
+    "    load offset[bx] 8 -> r11\n"
+    "    store currKnode[bx] 8 < r11\n"
+    "    load offset_2[bx] 8 -> r12\n"
+    "    store lastKnode[bx] 8 < r12\n"
+    "  end\n"
+    "  barrier\n"
+    "end\n"
+    "load currKnode[bx] 8 -> r1\n"
+    "load start[bx] 4 -> r2\n"
+    "alu 3 < r1\n"
+    "load knodes[@node[2*bx*(H + 1) + H]*KB + KO + tx] 4 -> r3 < r1\n"
+    "alu 4 < r2 r3\n"
+    "if @match[2*bx] < tx + 2\n"
+    "  if tx < @match[2*bx]\n"
+    "    load knodes[@node[2*bx*(H + 1) + H]*KB + 1 + tx] 4 -> r4\n"
+    "    store ansStart[bx] 4 < r4\n"
+    "  end\n"
+    "end\n"
+    "barrier\n"
+    "load lastKnode[bx] 8 -> r6\n"
+    "load end[bx] 4 -> r7\n"
+    "alu 5 < r6\n"
+    "load knodes[@node[(2*bx + 1)*(H + 1) + H]*KB + KO + tx] 4 -> r8 < r6\n"
+    "alu 2 < r7 r8\n"
+    "if @match[2*bx + 1] < tx + 2\n"
+    "  if tx < @match[2*bx + 1]\n"
+    "    load knodes[@node[(2*bx + 1)*(H + 1) + H]*KB + 1 + tx] 4 -> r9\n"
+    "    load ansStart[bx] 4 -> r10\n"
+    "  end\n"
+    "end\n"
+    "alu 3 < r9 r10\n"
+    "if @match[2*bx + 1] < tx + 2\n"
+    "  if tx < @match[2*bx + 1]\n"
+    "    store ansLength[bx] 4 < r10\n"
+    "  end\n"
+    "end\n");
 
-static size_t bt_path(const struct bt_cmd *c, uint32_t q, unsigned p)
+/* Launch i: the commands with queries, j (findRangeK) then k (findK). */
+static bool btree_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
 {
-    return ((size_t)q * BT_PATHS + p) * (c->b->height + 1);
-}
-
-/* The thread a step concerns (its lane mask is derived from it), or -1 for
- * every thread. level = the loop level, or height after the loop. */
-static int bt_thread(const struct bt_cmd *c, uint32_t q, uint8_t cond, uint32_t level)
-{
-    switch (cond) {
-    case C_SEL0:
-    case C_SEL1:
-        return c->thr[bt_path(c, q, cond == C_SEL1) + level];
-    case C_T0:
-        return 0;
-    case C_MATCH0:
-    case C_MATCH1:
-        return c->match[(size_t)q * BT_PATHS + (cond == C_MATCH1)];
-    default:
-        return -1;
-    }
-}
-
-static void bt_target(const struct bt_cmd *c, struct kernel_warp *w, const struct bt_step *s,
-                      int thread, uint32_t level, struct kernel_op *op)
-{
-    const struct btree *b = c->b;
-    uint32_t q = w->wg;
-    addr_t t0 = kernel_tid(w, 0);
-    if (s->tgt <= T_LEN) {
-        const struct kernel_buf *arr = c->arr[s->tgt - T_CUR];
-        uint32_t elem = (s->tgt - T_CUR) % 4 < 2 ? 8 : 4;
-        op->base = arr->base + (addr_t)q * elem;
-        op->stride = 0;
-        op->size = (uint8_t)elem;
-        return;
-    }
-    unsigned p = s->tgt == T_KEYS1 || s->tgt == T_KEYS1_1 || s->tgt == T_IND1;
-    addr_t node = b->knodes->base + (addr_t)c->node[bt_path(c, q, p) + level] * b->knode_b;
-    op->size = 4;
-    op->stride = 4;
-    switch (s->tgt) {
-    case T_KEYS0:
-    case T_KEYS1:
-        op->base = node + bt_keys_off(b->order) + t0 * 4;
-        return;
-    case T_KEYS0_1:
-    case T_KEYS1_1:
-        op->base = node + bt_keys_off(b->order) + (t0 + 1) * 4;
-        return;
-    case T_IND0:
-    case T_IND1:
-        op->base = node + BT_IND_OFF + t0 * 4; /* lane thread - t0 reads indices[thread] */
-        return;
-    default: /* T_REC: the record of the match (lane `thread`) */
-        op->base = b->records->base + (addr_t)c->rec[q] * 4 - (addr_t)(thread - (int)t0) * 4;
-        return;
-    }
-}
-
-/* r[0]: loop level. */
-static void bt_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct bt_cmd *c = k->ctx;
-    const struct bt_step *prog = c->range ? bt_findrangek : bt_findk;
-    if (w->pc == BT_LOOP && c->b->height == 0) { /* a single leaf: no loop iteration */
-        while (prog[w->pc].cond != C_LOOP_END)
-            w->pc++;
-        w->pc++;
-    }
-    for (;;) {
-        const struct bt_step *s = &prog[w->pc];
-        if (s->cond == C_END) {
-            op->kind = KOP_EXIT;
-            return;
-        }
-        w->pc++;
-        if (s->cond == C_LOOP_END) {
-            if (++w->r[0] < c->b->height)
-                w->pc = BT_LOOP;
-            continue;
-        }
-        uint32_t level = (uint32_t)w->r[0];
-        int th = bt_thread(c, w->wg, s->cond, level);
-        uint64_t mask = low_bits(w->nlanes);
-        if (s->cond != C_ALL) {
-            int64_t lane = (int64_t)th - (int64_t)kernel_tid(w, 0);
-            if (th < 0 || lane < 0 || lane >= (int64_t)w->nlanes)
-                continue;
-            mask = 1ull << lane;
-        }
-        op->kind = s->kind;
-        op->n = s->n;
-        op->dst = s->dst;
-        op->src[0] = s->src0;
-        op->src[1] = s->src1;
-        op->mask = mask;
-        if (s->kind == KOP_LOAD || s->kind == KOP_STORE)
-            bt_target(c, w, s, th, level, op);
-        return;
-    }
-}
-
-/* Per-query arrays: the work-group's own element; knodes and records: unknown
- * (data-dependent search paths). */
-static unsigned bt_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                          struct addr_range *out, unsigned max)
-{
-    const struct bt_cmd *c = k->ctx;
-    const struct kernel_buf *buf = k->args[arg].buf;
-    if (buf == c->b->knodes || buf == c->b->records || !max)
-        return 0;
-    uint64_t elem = buf->size / c->count;
-    out[0] = (struct addr_range){buf->base + wg * elem, buf->base + (wg + 1) * elem};
-    return 1;
-}
-
-static bool btree_next_kernel(void *self, struct kernel *k)
-{
-    struct btree *b = self;
-    while (b->next < 2 && !b->cmd[b->next].count)
-        b->next++;
-    if (b->next == 2)
+    const struct btree *b = (const struct btree *)w;
+    unsigned ci = 0;
+    for (uint64_t seen = 0; ci < 2; ci++)
+        if (b->cmd[ci].count && seen++ == i)
+            break;
+    if (ci == 2)
         return false;
-    const struct bt_cmd *c = &b->cmd[b->next++];
-    wl_kernel_init(k, c->range ? "findRangeK" : "findK", c->count, 1, b->order, 1, bt_next);
-    wl_kernel_arg(k, b->knodes, KERNEL_R);
+    const struct bt_cmd *c = &b->cmd[ci];
+    l->prog = ci;
+    l->grid = (struct kernel_dim){c->count, 1, 1};
+    l->block = (struct kernel_dim){b->order, 1, 1};
+    l->params[0] = b->height;
+    l->params[1] = b->knode_b / 4;
+    l->params[2] = 2 + b->order; /* keys[] after location and indices[order + 1] */
+    unsigned n = 0;
+    l->bufs[n++] = b->knodes;
     if (!c->range)
-        wl_kernel_arg(k, b->records, KERNEL_R);
-    static const enum kernel_mode mode[] = {KERNEL_RW, KERNEL_RW, KERNEL_R, KERNEL_RW,
-                                            KERNEL_RW, KERNEL_RW, KERNEL_R, KERNEL_RW};
-    for (unsigned a = 0; a < (c->range ? 8u : 4u); a++)
-        wl_kernel_arg(k, c->arr[a], mode[a]);
-    k->ranges = bt_ranges;
-    k->ctx = c;
+        l->bufs[n++] = b->records;
+    memcpy(&l->bufs[n], c->arr, (c->range ? 8u : 4u) * sizeof *c->arr);
+    uint64_t paths = (uint64_t)c->count * BT_PATHS;
+    l->arrays[0] = (struct kd_array){c->node, paths * (b->height + 1)};
+    l->arrays[1] = (struct kd_array){c->thr, paths * (b->height + 1)};
+    l->arrays[2] = (struct kd_array){c->match, paths};
+    l->arrays[3] = (struct kd_array){c->rb, c->count};
     return true;
+}
+
+static const struct kd_desc *const btree_descs[] = {&findrangek_kd, &findk_kd, NULL};
+static const struct kdw_model btree_model = {
+    .size = sizeof(struct btree), .descs = btree_descs, .setup = btree_setup,
+    .plan = btree_plan, .release = btree_release};
+
+static void *btree_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+{
+    return kdw_create(&btree_model, env, sec, e);
 }
 
 static const char *const btree_small[] = {"keys=20000", "order=64", "k_count=48",
@@ -609,6 +588,6 @@ const struct wl_ops wl_btree = {
     .keys = btree_keys,
     .small = btree_small,
     .create = btree_create,
-    .next_kernel = btree_next_kernel,
-    .destroy = btree_destroy,
+    .next_kernel = kdw_next_kernel,
+    .destroy = kdw_destroy,
 };
