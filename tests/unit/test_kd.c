@@ -540,6 +540,18 @@ Test(kd, uniform_array_reads_keep_base_and_stride)
     kd_prog_free(p);
 }
 
+/* A launch of p with parameters n and w that cannot be bound, for the reason want. */
+static void expect_launch_error(struct kd_prog *p, int64_t n, int64_t w, const char *want)
+{
+    struct kernel k;
+    int64_t v[] = {n, w};
+    struct err e = {0};
+    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
+                           both, graph, &e),
+                 -1);
+    cr_expect_str_eq(e.msg, want);
+}
+
 /* A size given by a parameter: the element of each launch. */
 Test(kd, sizes_from_parameters)
 {
@@ -549,12 +561,8 @@ Test(kd, sizes_from_parameters)
     struct kernel_warp w = warp(&k, 0, 1, 32);
     struct kernel_op op = next(&k, &w);
     cr_expect(op.size == 8 && op.base == 0x100000 + 32 * 8 && op.stride == 8);
-    int64_t v[] = {0, 3};
-    struct err e = {0};
-    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
-                           both, graph, &e),
-                 -1);
-    cr_expect_str_eq(e.msg, "kernel t, statement 1: size 3: 1, 2, 4, 8 or 16 bytes expected");
+    expect_launch_error(p, 0, 3,
+                        "kernel t, statement 1: size 3: 1, 2, 4, 8 or 16 bytes expected");
     kd_prog_free(p);
 }
 
@@ -653,12 +661,7 @@ Test(kd, load_flags_and_counts_from_parameters)
     op = next(&k, &w);
     cr_expect(op.kind == KOP_ALU && op.n == 7 && op.src[0] == 3);
     cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
-    int64_t v[] = {0, 9};
-    struct err e = {0};
-    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
-                           both, graph, &e),
-                 -1);
-    cr_expect_str_eq(e.msg, "kernel t, statement 4: count 0: 1 or more expected");
+    expect_launch_error(p, 0, 9, "kernel t, statement 4: count 0: 1 or more expected");
     kd_prog_free(p);
 }
 
