@@ -25,6 +25,7 @@ struct kd_bstmt {
     /* memory: the address moves by a fixed step per lane; if and for: a - b
      * does (by dk per lane; b - c by dk2), so its lanes below 0 are a run */
     bool linear;
+    bool flat;    /* and the same in every lane of the warp (no thread index, any block) */
     int64_t dk, dk2;
     int64_t step; /* for: the step at this launch (1 without one) */
     uint8_t size; /* memory: bytes per lane at this launch */
@@ -611,6 +612,47 @@ static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, uns
     }
 }
 
+/* v from the previous lane's to the next lane's in the same row of the
+ * block: tx one more, each loop variable whose first value moves by a fixed
+ * step per lane moved by it, the others evaluated again. */
+static void lane_next(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                      int64_t v[KD_NDYN])
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    v[KD_TX]++;
+    for (unsigned j = 0; j < s->nloops; j++) {
+        const struct kd_stmt *f = &b->p->s[s->loops[j]];
+        const struct kd_bstmt *bf = &b->b[s->loops[j]];
+        if (bf->linear)
+            v[f->var] += bf->a.e.k[KD_TX];
+        else
+            v[f->var] = eval(&bf->a, v) + (int64_t)w->r[f->var - KD_M0] * bf->step;
+    }
+}
+
+/* The variables of lane l, from those of lane *prev (-1: none) where l is
+ * the next lane of its row. */
+static void lane_at(const struct kd_bound *b, const struct kernel_warp *w, unsigned l, unsigned i,
+                    int64_t v[KD_NDYN], int *prev)
+{
+    if (*prev >= 0 && (unsigned)*prev + 1 == l && v[KD_TX] + 1 < (int64_t)b->block.x)
+        lane_next(b, w, i, v);
+    else
+        lane_vars(b, w, l, i, v);
+    *prev = (int)l;
+}
+
+/* The end of the row of the block that lane l is in (the warp's lanes in a
+ * 1D block). */
+static unsigned row_end(const struct kd_bound *b, const struct kernel_warp *w, unsigned l)
+{
+    if (b->block.y == 1 && b->block.z == 1)
+        return w->nlanes;
+    uint32_t tid = w->warp * w->warp_size + l;
+    unsigned end = l + (b->block.x - tid % b->block.x);
+    return end < w->nlanes ? end : w->nlanes;
+}
+
 /* floor(a / b) for b > 0. */
 static int64_t floor_div(int64_t a, int64_t b)
 {
@@ -649,16 +691,26 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
     const struct kd_bstmt *bs = &b->b[i];
     int64_t v[KD_NDYN] = {0};
     int64_t iter = s->kind == KD_S_FOR ? (int64_t)w->r[s->var - KD_M0] * bs->step : 0;
-    if (bs->linear) { /* a run of lanes: from lane 0's values and the step */
-        lane_vars(b, w, 0, i, v);
-        int64_t y = eval(&bs->b, v);
-        uint64_t run = run_below(eval(&bs->a, v) + iter - y, bs->dk);
-        return mask & run & (s->two ? run_below(y - eval(&bs->c, v), bs->dk2) : ~0ull);
-    }
     uint64_t out = 0;
+    if (bs->linear) { /* a run of lanes per row: from its first lane's values and the step */
+        for (unsigned l0 = 0, l1; l0 < w->nlanes; l0 = l1) {
+            l1 = bs->flat ? w->nlanes : row_end(b, w, l0);
+            uint64_t row = low_bits(l1) & ~low_bits(l0);
+            if (!(mask & row))
+                continue;
+            lane_vars(b, w, l0, i, v);
+            int64_t y = eval(&bs->b, v), l = l0;
+            uint64_t run = run_below(eval(&bs->a, v) + iter - y - bs->dk * l, bs->dk);
+            if (s->two)
+                run &= run_below(y - eval(&bs->c, v) - bs->dk2 * l, bs->dk2);
+            out |= row & run;
+        }
+        return mask & out;
+    }
+    int prev = -1;
     for (uint64_t m = mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
-        lane_vars(b, w, l, i, v);
+        lane_at(b, w, l, i, v, &prev);
         int64_t y = eval(&bs->b, v);
         if (eval(&bs->a, v) + iter < y && (!s->two || y < eval(&bs->c, v)))
             out |= 1ull << l;
@@ -667,26 +719,38 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
 }
 
 /* The addresses of memory statement i: base + lane * stride where the index
- * moves by a fixed step from lane to lane, else per lane. */
+ * moves by a fixed step from lane to lane (per row of a 2D or 3D block),
+ * else per lane. */
 static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *w,
                       struct kernel_op *op)
 {
-    const struct kd_stmt *s = &b->p->s[i];
     const struct kd_bstmt *bs = &b->b[i];
     int64_t v[KD_NDYN] = {0};
-    addr_t base = s->buf >= 0 ? b->bufs[s->buf]->base : 0;
-    int64_t size = bs->unit;
-    if (bs->linear) {
+    int8_t buf = b->p->s[i].buf;
+    addr_t base = buf >= 0 ? b->bufs[buf]->base : 0;
+    int64_t unit = bs->unit, stride = bs->a.e.k[KD_TX] * unit;
+    uint64_t mask = op->mask ? op->mask : low_bits(w->nlanes);
+    bool one_row = b->block.y == 1 && b->block.z == 1;
+    if (bs->linear && (one_row || bs->flat)) {
         lane_vars(b, w, 0, i, v);
-        op->base = base + (addr_t)(eval(&bs->a, v) * size);
-        op->stride = bs->a.e.k[KD_TX] * size;
+        op->base = base + (addr_t)(eval(&bs->a, v) * unit);
+        op->stride = stride;
         return;
     }
     op->lanes = true;
-    for (uint64_t m = op->mask ? op->mask : low_bits(w->nlanes); m; m &= m - 1) {
+    int prev = -1;
+    for (uint64_t m = mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
-        lane_vars(b, w, l, i, v);
-        w->lane_addr[l] = base + (addr_t)(eval(&bs->a, v) * size);
+        bool next = bs->linear && prev >= 0 && (unsigned)prev + 1 == l &&
+                    v[KD_TX] + 1 < (int64_t)b->block.x;
+        if (next) { /* the next lane of a row: one stride on */
+            v[KD_TX]++;
+            w->lane_addr[l] = w->lane_addr[prev] + (addr_t)stride;
+            prev = (int)l;
+            continue;
+        }
+        lane_at(b, w, l, i, v, &prev);
+        w->lane_addr[l] = base + (addr_t)(eval(&bs->a, v) * unit);
     }
 }
 
@@ -1006,42 +1070,62 @@ static int bind_ix(struct kd_bound *b, const struct kd_ix *x, const struct kd_la
                : 0;
 }
 
-static bool uniform_loop(const struct kd_bound *b, unsigned j);
+static bool uniform_loop(const struct kd_bound *b, unsigned j, bool row);
 
-/* Whether x, inside statement i's loops, has the same value in every lane:
- * no thread index, only loop variables that are, and an array read at such
- * an index. */
-static bool uniform(const struct kd_bound *b, unsigned i, const struct kd_bix *x, bool inner)
+/* Whether x, inside statement i's loops, has the same value in every lane
+ * of a row of the block (row; of the warp in a 1D block) or of the warp:
+ * no thread index (but ty and tz along a row), only loop variables that
+ * are, and an array read at such an index. */
+static bool uniform(const struct kd_bound *b, unsigned i, const struct kd_bix *x, bool inner,
+                    bool row)
 {
     const struct kd_affine *a = inner ? &x->inner : &x->e;
-    if (a->k[KD_TX] || a->k[KD_TY] || a->k[KD_TZ])
+    if (a->k[KD_TX] || (!row && (a->k[KD_TY] || a->k[KD_TZ])))
         return false;
-    if (a->k[KD_IND] && (inner || !uniform(b, i, x, true)))
+    if (a->k[KD_IND] && (inner || !uniform(b, i, x, true, row)))
         return false;
     const struct kd_stmt *s = &b->p->s[i];
     for (unsigned k = 0; k < s->nloops; k++)
-        if (a->k[b->p->s[s->loops[k]].var] && !uniform_loop(b, s->loops[k]))
+        if (a->k[b->p->s[s->loops[k]].var] && !uniform_loop(b, s->loops[k], row))
             return false;
     return true;
 }
 
-/* Whether loop j's variable is the same in every lane. */
-static bool uniform_loop(const struct kd_bound *b, unsigned j)
+/* Whether loop j's variable is the same in every lane of a row (of the warp). */
+static bool uniform_loop(const struct kd_bound *b, unsigned j, bool row)
 {
-    return uniform(b, j, &b->b[j].a, false);
+    return uniform(b, j, &b->b[j].a, false, row);
 }
 
-/* Whether x moves by a fixed step from lane to lane: x less its thread term
- * the same in every lane, and a 1D block or no thread term (the same value
- * in every lane of any block). */
+/* Whether x moves by a fixed step from lane to lane of a row of the block:
+ * x less its tx term the same in every lane of a row. */
 static bool linear(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
 {
-    if ((b->block.y != 1 || b->block.z != 1) && x->e.k[KD_TX])
-        return false;
     struct kd_bix y = *x;
     y.e.k[KD_TX] = 0;
     kd_affine_terms(&y.e);
-    return uniform(b, i, &y, false);
+    return uniform(b, i, &y, false, true);
+}
+
+/* Whether x has the same value in every lane of the warp, in any block. */
+static bool flat(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
+{
+    return uniform(b, i, x, false, false);
+}
+
+/* Whether statement i's expressions (a memory access's index; a condition's
+ * or loop's a, b and c) move by a fixed step along a row, and whether they
+ * are the same in every lane of the warp. */
+static void bind_shape(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    const struct kd_bix *x[3] = {&bs->a, &bs->b, &bs->c};
+    unsigned n = s->kind == KD_S_END ? 0 : s->mem ? 1 : s->two ? 3 : 2;
+    bs->linear = bs->flat = n > 0;
+    for (unsigned j = 0; j < n; j++) {
+        bs->linear = bs->linear && linear(b, i, x[j]);
+        bs->flat = bs->flat && flat(b, i, x[j]);
+    }
 }
 
 /* A loop's step at this launch: fixed for the launch, 1 or more. */
@@ -1105,11 +1189,7 @@ static int bind(struct kd_bound *b, struct err *e)
         if (bind_counts(b, i, e))
             return -1;
         bs->unit = s->unit ? s->unit : bs->size;
-        if (s->mem)
-            bs->linear = linear(b, i, &bs->a);
-        else if (s->kind != KD_S_END)
-            bs->linear = linear(b, i, &bs->a) && linear(b, i, &bs->b) &&
-                         (!s->two || linear(b, i, &bs->c));
+        bind_shape(b, i, bs);
         bs->dk = bs->a.e.k[KD_TX] - bs->b.e.k[KD_TX];
         bs->dk2 = bs->b.e.k[KD_TX] - bs->c.e.k[KD_TX];
     }

@@ -284,6 +284,35 @@ Test(kd, uniform_values_in_two_dimensional_blocks)
     kd_prog_free(p);
 }
 
+/* In a 2D block a condition and an address that move by a fixed step along
+ * a row are computed row by row: the lanes of each row that pass, and the
+ * row's addresses from its first lane's. */
+Test(kd, two_dimensional_blocks_run_row_by_row)
+{
+    struct kd_prog *p = compile("if tx + ty < 18\n"
+                                "  for m0 = ty .. 5 step 3\n"
+                                "    load a[m0*w + tx] 4 -> r1\n"
+                                "    load b[@col[ty]] 4 -> r2\n"
+                                "  end\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 1, 16, 8, 0, 100);
+    struct kernel_warp w = warp(&k, 0, 1, 32); /* rows 2 and 3 */
+    struct kernel_op op = next(&k, &w);
+    uint64_t want = 0xffffull | 0x7fffull << 16; /* row 2: tx < 16; row 3: tx < 15 */
+    cr_expect(op.lanes && op.mask == want, "mask %#llx", (unsigned long long)op.mask);
+    cr_expect_eq(w.lane_addr[0], 0x100000 + (2 * 100 + 0) * 4);
+    cr_expect_eq(w.lane_addr[15], 0x100000 + (2 * 100 + 15) * 4);
+    cr_expect_eq(w.lane_addr[16], 0x100000 + (3 * 100 + 0) * 4);
+    cr_expect_eq(w.lane_addr[30], 0x100000 + (3 * 100 + 14) * 4);
+    op = next(&k, &w);
+    cr_expect(op.lanes && op.mask == want);
+    cr_expect(w.lane_addr[3] == 0x200000 + col[2] * 4 && w.lane_addr[20] == 0x200000 + col[3] * 4);
+    op = next(&k, &w); /* m0 = 5, 6: row 2 only (5 < 5 fails) -- none */
+    cr_expect_eq(op.kind, KOP_EXIT, "m0 = 2 + 3 and 3 + 3 are past 5");
+    kd_prog_free(p);
+}
+
 /* Ranges: a work-group's accesses, clipped by `if index < n`, loops enumerated. */
 Test(kd, ranges_are_derived_per_work_group)
 {
