@@ -1082,3 +1082,24 @@ Test(wl_hpc, hacc_remainders)
     cr_expect_eq(r[0].hi, vx->base + 6 * 4);
     gen_close(&g);
 }
+
+/* A leaf of more tiles than the grid has rows (the grid is capped at 256
+ * rows): each row of work-groups takes tiles y and y + 256; its velocity
+ * ranges are those two tiles (docs/workloads/hacc.md). */
+Test(wl_hpc, hacc_capped_grid_ranges)
+{
+    struct wlh g;
+    gen_open(&g, &wl_hacc, "[workload]\nnp = 1100\nleaf = 1100\nblocky = 1\n");
+    struct kernel k;
+    kernel_n(&g, &k, 0); /* the one leaf: 275 tiles, no remainder */
+    cr_expect_eq(k.grid.y, 256);
+    const struct kernel_buf *vy = find_buf(&g.env, "vy");
+    struct addr_range r[4];
+    uint32_t wg = 3 * k.grid.x; /* row 3 */
+    cr_assert_eq(k.ranges(&k, wg, 5, r, 4), 2);
+    cr_expect(r[0].lo == vy->base + 3 * 16 && r[0].hi == vy->base + 4 * 16, "tile 3");
+    cr_expect(r[1].lo == vy->base + 259 * 16 && r[1].hi == vy->base + 260 * 16, "tile 259");
+    cr_assert_eq(k.ranges(&k, 20 * k.grid.x, 5, r, 4), 1, "row 20: tile 20 only");
+    cr_expect(r[0].lo == vy->base + 20 * 16 && r[0].hi == vy->base + 21 * 16);
+    gen_close(&g);
+}

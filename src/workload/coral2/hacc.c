@@ -19,7 +19,11 @@
  * count % 4 particles one at a time; each particle's three sums are reduced
  * across the row (shuffles, compute) and added to its velocities by an
  * atomic of the row's lane 0. ALU counts per basic block from the kernel's
- * PTX (nvcc 13, -arch=sm_90; see the page).
+ * PTX (nvcc 13, -arch=sm_90; see the page). The kernel is a kernel
+ * description (src/workload/kd.h) run by the driver of src/workload/kdw.h,
+ * launched per leaf with the leaf's particles and list as parameters and
+ * the lists as an array; the velocities' per-work-group ranges and the
+ * arguments' same_pattern are derived from it.
  * Abstracted: no data values; the particles are read in place where HACC
  * copies the leaf and its list into staging arrays on the host (a list tile
  * is read as the 16 bytes at its first entry).
@@ -27,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/wl.h"
+#include "workload/kdw.h"
 
 static const struct cfg_key hacc_keys[] = {
     {"oa", CFG_FLOAT, "0.5", 0, 10, "tree opening angle (argument 1; unused without multipoles)",
@@ -45,6 +49,74 @@ static const struct cfg_key hacc_keys[] = {
     CFG_END,
 };
 
+/* ---- Step10 ------------------------------------------------------------------ */
+
+/* Step10's PTX per basic block (docs/workloads/hacc.md): the prologue with
+ * the second loop's test (32) and the set-up of either loop (6, 15); per
+ * tile of the leaf, the addresses (10) and the zeroed sums with the
+ * remainder's test (17, 2 more with the tile loop's set-up); per tile of the
+ * list the addresses (6) and 16 pair forces with the loop test (857); per
+ * remaining entry 5 and 4 pair forces (213); per particle and axis the
+ * shuffle reduction and the atomic's address (23 to 34, the last with the
+ * loop test). The second loop: the same per particle of the leaf's rest.
+ *
+ * Thread (x, y) = (bx*bdx + tx, by*bdy + ty) takes the leaf's tiles
+ * m0 = y, y + stride ... below n4 = count / 4 (particles first + 4 m0 ..
+ * + 3), then its last particles first + 4 n4 + m1, m1 = y ... below nr =
+ * count % 4; inside each, the list's tiles m2 = x ... below c4 = list / 4
+ * (entries ient[ioff + 4 m2] on: a tile is read as the 16 bytes at its
+ * first entry), then its last entries 4 c4 + m3, m3 = x ... below cr. The
+ * row's lane 0 of each 32 adds the sums: tx < 1 where BLOCKX <= 32, else
+ * the columns @lead marks (one description per test, HACC_KD). */
+#define H_Y "by*bdy + ty"
+#define H_X "bx*bdx + tx"
+#define H_LIST(ix, sz)                                                                      \
+    "    load xx[@ient[" ix "]] " sz " -> r1\n    load yy[@ient[" ix "]] " sz " -> r1\n"  \
+    "    load zz[@ient[" ix "]] " sz " -> r1\n    load mass[@ient[" ix "]] " sz " -> r1\n"
+#define H_LISTS(tile, rest)                                                                 \
+    "  for m2 = " H_X " .. c4 step gdx*bdx\n    alu 6\n" H_LIST("ioff + 4*m2", "16/4")      \
+    "    alu " tile " < r1 r3\n  end\n"                                                       \
+    "  for m3 = " H_X " .. cr step gdx*bdx\n    alu 5\n" H_LIST("ioff + 4*c4 + m3", "4")     \
+    "    alu " rest " < r1 r3\n  end\n"
+#define H_ATOM(n, v, ix) "  alu " n "\n  if " LEAD "\n    atomic " v "[" ix "] 4\n  end\n"
+#define H_TILE_ATOMS(u, a, b, c)                                                            \
+    H_ATOM(a, "vx", "first + 4*m0 + " u) H_ATOM(b, "vy", "first + 4*m0 + " u)              \
+        H_ATOM(c, "vz", "first + 4*m0 + " u)
+#define H_OWN "first + 4*n4 + m1"
+static const char *const hacc_params[] = {"first", "ioff", "n4", "nr", "c4", "cr", NULL};
+static const char *const hacc_bufs[] = {"xx", "yy", "zz", "mass", "vx", "vy", "vz", NULL};
+static const char *const hacc_arrays[] = {"ient", "lead", NULL};
+#define HACC_KD                                                                             \
+    {.name = "Step10_kernel", .params = hacc_params, .bufs = hacc_bufs, .arrays = hacc_arrays, \
+     .body = "alu 32 + 6 [" H_Y " < n4] + 15 [" H_Y " < nr]\n"                                 \
+             "for m0 = " H_Y " .. n4 step gdy*bdy\n"                                          \
+             "  alu 10\n"                                                                     \
+             "  load xx[first + 4*m0] 16/4 -> r3\n"                                           \
+             "  load yy[first + 4*m0] 16/4 -> r3\n"                                           \
+             "  load zz[first + 4*m0] 16/4 -> r3\n"                                           \
+             "  alu 17 + 2 [" H_X " < c4]\n" H_LISTS("857", "213")                            \
+             H_TILE_ATOMS("0", "34", "23", "30") H_TILE_ATOMS("1", "23", "30", "23")          \
+             H_TILE_ATOMS("2", "30", "23", "30") H_TILE_ATOMS("3", "23", "30", "27")          \
+             "end\n"                                                                          \
+             "for m1 = " H_Y " .. nr step gdy*bdy\n"                                          \
+             "  alu 8\n"                                                                      \
+             "  load xx[" H_OWN "] 4 -> r3\n"                                                 \
+             "  alu 5\n"                                                                      \
+             "  load yy[" H_OWN "] 4 -> r3\n"                                                 \
+             "  alu 5\n"                                                                      \
+             "  load zz[" H_OWN "] 4 -> r3\n"                                                 \
+             "  alu 6 + 4 [" H_X " < c4] + 1 [" H_X " < cr]\n" H_LISTS("207", "54")           \
+             H_ATOM("33", "vx", H_OWN) H_ATOM("24", "vy", H_OWN) H_ATOM("34", "vz", H_OWN)    \
+             "end\n"}
+#define LEAD "tx < 1"
+static const struct kd_desc hacc_kd_32 = HACC_KD; /* BLOCKX <= 32 */
+#undef LEAD
+#define LEAD "0 < @lead[tx]"
+static const struct kd_desc hacc_kd_64 = HACC_KD;
+#undef LEAD
+
+enum { H_TILE = 4, H_MAXX = 32, H_MAXY = 256 };
+
 struct hleaf {
     uint32_t first, count; /* particles [first, first + count) in tree order */
     uint32_t ioff, icount; /* interaction list entries */
@@ -52,10 +124,12 @@ struct hleaf {
 };
 
 struct hacc {
-    const struct kernel_buf *pos[3], *mass, *vel[3];
+    struct kdw w;
+    const struct kernel_buf *bufs[7]; /* xx, yy, zz, mass, vx, vy, vz */
     struct hleaf *leaf;
-    uint32_t *ient;
-    uint32_t np, nleaf, bx, by, steps, launched;
+    uint32_t *ient, *lead; /* the lists; lead[t]: column t adds its row's sums */
+    uint64_t nient;
+    uint32_t np, nleaf, bx, by, steps;
 };
 
 /* RCB: split [a, b) of idx at the median of the longest side until a node
@@ -151,6 +225,7 @@ static void hacc_lists(struct hacc *h, float rmax)
         }
         l->icount = (uint32_t)(n - l->ioff);
     }
+    h->nient = n;
 }
 
 static void hacc_tree(struct hacc *h, uint64_t seed, uint32_t leaf, float rmax)
@@ -176,346 +251,71 @@ static void hacc_tree(struct hacc *h, uint64_t seed, uint32_t leaf, float rmax)
     hacc_lists(h, rmax);
 }
 
-static void *hacc_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+static int hacc_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
+    struct hacc *h = (struct hacc *)w;
     uint64_t bx = cfg_uint(sec, "blockx"), by = cfg_uint(sec, "blocky");
-    if (bx * by > 1024) {
-        cfg_err(e, sec, "blocky", "blockx x blocky = %llu threads, more than 1024",
-                (unsigned long long)(bx * by));
-        return NULL;
-    }
-    if (env->warp_size % bx) {
-        cfg_err(e, sec, "blockx", "must divide the warp size (%u): a row stays in one warp",
-                env->warp_size);
-        return NULL;
-    }
-    struct hacc *h = xcalloc(1, sizeof *h);
+    if (bx * by > 1024)
+        return cfg_err(e, sec, "blocky", "blockx x blocky = %llu threads, more than 1024",
+                       (unsigned long long)(bx * by));
+    if (w->env->warp_size % bx)
+        return cfg_err(e, sec, "blockx", "must divide the warp size (%u): a row stays in one warp",
+                       w->env->warp_size);
     h->np = (uint32_t)cfg_uint(sec, "np");
     h->bx = (uint32_t)bx;
     h->by = (uint32_t)by;
     h->steps = (uint32_t)cfg_uint(sec, "steps");
-    hacc_tree(h, env->seed, (uint32_t)cfg_uint(sec, "leaf"), (float)cfg_float(sec, "rmax"));
-    static const char *const pn[] = {"xx", "yy", "zz"}, *const vn[] = {"vx", "vy", "vz"};
-    for (int d = 0; d < 3; d++)
-        h->pos[d] = wl_alloc(env, pn[d], h->np * 4ull);
-    h->mass = wl_alloc(env, "mass", h->np * 4ull);
-    for (int d = 0; d < 3; d++)
-        h->vel[d] = wl_alloc(env, vn[d], h->np * 4ull);
-    return h;
+    hacc_tree(h, w->env->seed, (uint32_t)cfg_uint(sec, "leaf"), (float)cfg_float(sec, "rmax"));
+    for (int b = 0; b < 7; b++)
+        h->bufs[b] = wl_alloc(w->env, hacc_bufs[b], h->np * 4ull);
+    h->lead = xmalloc(bx * sizeof *h->lead);
+    for (uint32_t t = 0; t < bx; t++)
+        h->lead[t] = t % 32 == 0; /* the shuffle reduction's lane 0 of each 32 */
+    return 0;
 }
 
-static void hacc_destroy(void *self)
+static void hacc_release(struct kdw *w)
 {
-    struct hacc *h = self;
+    struct hacc *h = (struct hacc *)w;
     free(h->leaf);
     free(h->ient);
-    free(h);
+    free(h->lead);
 }
 
-/* ---- Step10 ------------------------------------------------------------------ */
-
-enum { H_TILE = 4, H_MAXX = 32, H_MAXY = 256 };
-
-/* The kernel's loops: over the leaf, tiles i (H_I) then its last count % 4
- * particles (H_K); inside each, over the list, tiles j (H_J) then its last
- * count1 % 4 entries (H_R). Lane (x, y) runs H_I and H_K from y, H_J and H_R
- * from x, with the grid's stride. */
-enum { H_I, H_K, H_J, H_R };
-
-/* One kernel's geometry: the leaf, the grid, the loop strides. */
-struct hgeo {
-    const struct hacc *h;
-    const struct hleaf *l;
-    uint32_t gx, gy;
-    uint64_t sx, sy;
-};
-
-static void hgeo_of(const struct hacc *h, uint32_t leaf, struct hgeo *g)
+/* Launch i: Step10 on leaf i % leaves, with its particles and list. */
+static bool hacc_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
 {
-    g->h = h;
-    g->l = &h->leaf[leaf];
-    g->gx = (uint32_t)min_u64(div_ceil(g->l->icount, h->bx), H_MAXX);
-    g->gy = (uint32_t)min_u64(div_ceil(g->l->count, h->by), H_MAXY);
-    g->sx = (uint64_t)h->bx * g->gx;
-    g->sy = (uint64_t)h->by * g->gy;
-}
-
-/* Loop `loop`'s limit (the lane's first index must be below it) and stride. */
-static uint64_t loop_lim(const struct hgeo *g, unsigned loop, uint64_t *stride)
-{
-    *stride = loop <= H_K ? g->sy : g->sx;
-    uint32_t n = loop <= H_K ? g->l->count : g->l->icount;
-    return loop == H_I || loop == H_J ? n / H_TILE : n % H_TILE;
-}
-
-/* Lane ln's position: x (list side) and y (leaf side). */
-static void lane_xy(const struct kernel_warp *w, unsigned ln, uint64_t *x, uint64_t *y)
-{
-    const struct hacc *h = w->k->ctx;
-    uint32_t tid = kernel_tid(w, ln);
-    *x = (uint64_t)w->wg_id.x * h->bx + tid % h->bx;
-    *y = (uint64_t)w->wg_id.y * h->by + tid / h->bx;
-}
-
-/* Iterations of `loop` lane ln runs. */
-static uint64_t lane_trips(const struct hgeo *g, const struct kernel_warp *w, unsigned ln,
-                           unsigned loop)
-{
-    uint64_t x, y, stride, lim = loop_lim(g, loop, &stride);
-    lane_xy(w, ln, &x, &y);
-    uint64_t v = loop <= H_K ? y : x;
-    return v < lim ? div_ceil(lim - v, stride) : 0;
-}
-
-/*
- * Warp state: r[0], r[1] the outer loop's iteration and trip count, r[2],
- * r[3] the inner loop's, r[4], r[5] the open outer and inner loop (+1; 0
- * none), r[6], r[7] their first steps.
- */
-static bool lane_in_outer(const struct hgeo *g, const struct kernel_warp *w, unsigned ln)
-{
-    return w->r[4] && w->r[0] < lane_trips(g, w, ln, (unsigned)w->r[4] - 1);
-}
-
-static bool lane_active(const struct hgeo *g, const struct kernel_warp *w, unsigned ln,
-                        bool inner)
-{
-    return lane_in_outer(g, w, ln) &&
-           (!inner || w->r[2] < lane_trips(g, w, ln, (unsigned)w->r[5] - 1));
-}
-
-/* Iterations the warp runs of `loop`: its lanes' most (an inner loop: of the
- * lanes in the outer loop's current iteration). */
-static uint64_t warp_trips(const struct hgeo *g, const struct kernel_warp *w, unsigned loop)
-{
-    uint64_t m = 0;
-    for (unsigned ln = 0; ln < w->nlanes; ln++)
-        if (loop <= H_K || lane_in_outer(g, w, ln))
-            m = max_u64(m, lane_trips(g, w, ln, loop));
-    return m;
-}
-
-/* The particle (tree order) lane ln reads or updates: the leaf's (`own`,
- * plus u within a tile) or the list's. */
-static uint64_t lane_particle(const struct hgeo *g, const struct kernel_warp *w, unsigned ln,
-                              bool own, unsigned u)
-{
-    uint64_t x, y, stride;
-    lane_xy(w, ln, &x, &y);
-    unsigned loop = (unsigned)w->r[own ? 4 : 5] - 1;
-    uint64_t n4 = loop_lim(g, own ? H_I : H_J, &stride) * H_TILE;
-    uint64_t v = own ? y + w->r[0] * g->sy : x + w->r[2] * g->sx;
-    uint64_t e = loop == H_I || loop == H_J ? v * H_TILE + u : n4 + v;
-    return own ? g->l->first + e : g->h->ient[g->l->ioff + e];
-}
-
-enum { HS_ALU, HS_LOAD, HS_ATOM, HS_LOOP, HS_END };
-
-/* A step of the per-thread program. HS_LOAD: arg 0-3 = xx, yy, zz, mass,
- * own = the leaf's particles (else the list's); HS_ATOM: arg 0-2 = vx, vy,
- * vz, u the particle of the tile; HS_LOOP: arg the loop. HS_ALU: n, plus
- * x1 (x2) if the warp enters loop if1 - 1 (if2 - 1) in the current
- * iteration of the enclosing loop. */
-struct hstep {
-    uint8_t kind, arg, own, u, dst, src0, src1;
-    uint8_t if1, x1, if2, x2;
-    uint16_t n;
-};
-
-#define HALU(n_) {.kind = HS_ALU, .n = (n_)}
-#define HALUX(n_, l1, a1) {.kind = HS_ALU, .n = (n_), .if1 = (l1) + 1, .x1 = (a1)}
-#define HALUXX(n_, l1, a1, l2, a2) \
-    {.kind = HS_ALU, .n = (n_), .if1 = (l1) + 1, .x1 = (a1), .if2 = (l2) + 1, .x2 = (a2)}
-#define HPAIR(n_) {.kind = HS_ALU, .n = (n_), .src0 = 1, .src1 = 3}
-#define HOWN(a) {.kind = HS_LOAD, .arg = (a), .own = 1, .dst = 3}
-#define HLIST(a) {.kind = HS_LOAD, .arg = (a), .dst = 1}
-#define HLIST4 HLIST(0), HLIST(1), HLIST(2), HLIST(3)
-#define HATOM(n_, d, u_) HALU(n_), {.kind = HS_ATOM, .arg = (d), .u = (u_)}
-#define HLOOP(l) {.kind = HS_LOOP, .arg = (l)}
-#define HEND {.kind = HS_END}
-
-/* Step10's PTX per basic block (docs/workloads/hacc.md): the prologue with
- * the second loop's test (32) and the set-up of either loop (6, 15); per
- * tile of the leaf, the addresses (10) and the zeroed sums with the
- * remainder's test (17, 2 more with the tile loop's set-up); per tile of the
- * list the addresses (6) and 16 pair forces with the loop test (857); per
- * remaining entry 5 and 4 pair forces (213); per particle and axis the
- * shuffle reduction and the atomic's address (23 to 34, the last with the
- * loop test). The second loop: the same per particle of the leaf's rest. */
-static const struct hstep h_prog[] = {
-    HALUXX(32, H_I, 6, H_K, 15),
-    HLOOP(H_I),
-        HALU(10), HOWN(0), HOWN(1), HOWN(2), HALUX(17, H_J, 2),
-        HLOOP(H_J), HALU(6), HLIST4, HPAIR(857), HEND,
-        HLOOP(H_R), HALU(5), HLIST4, HPAIR(213), HEND,
-        HATOM(34, 0, 0), HATOM(23, 1, 0), HATOM(30, 2, 0), HATOM(23, 0, 1), HATOM(30, 1, 1),
-        HATOM(23, 2, 1), HATOM(30, 0, 2), HATOM(23, 1, 2), HATOM(30, 2, 2), HATOM(23, 0, 3),
-        HATOM(30, 1, 3), HATOM(27, 2, 3),
-    HEND,
-    HLOOP(H_K),
-        HALU(8), HOWN(0), HALU(5), HOWN(1), HALU(5), HOWN(2), HALUXX(6, H_J, 4, H_R, 1),
-        HLOOP(H_J), HALU(6), HLIST4, HPAIR(207), HEND,
-        HLOOP(H_R), HALU(5), HLIST4, HPAIR(54), HEND,
-        HATOM(33, 0, 0), HATOM(24, 1, 0), HATOM(34, 2, 0),
-    HEND,
-};
-#define H_NSTEPS (unsigned)(sizeof h_prog / sizeof h_prog[0])
-
-/* Past the HS_END that closes the loop opened at pc. */
-static uint32_t loop_exit(uint32_t pc)
-{
-    for (int depth = 0; ++pc < H_NSTEPS;) {
-        if (h_prog[pc].kind == HS_LOOP)
-            depth++;
-        else if (h_prog[pc].kind == HS_END && !depth--)
-            return pc + 1;
-    }
-    return pc;
-}
-
-static void loop_begin(const struct hgeo *g, struct kernel_warp *w, const struct hstep *s)
-{
-    bool inner = s->arg >= H_J;
-    uint64_t n = warp_trips(g, w, s->arg);
-    if (!n) {
-        w->pc = loop_exit(w->pc);
-        return;
-    }
-    w->r[inner ? 2 : 0] = 0;
-    w->r[inner ? 3 : 1] = n;
-    w->r[inner ? 5 : 4] = s->arg + 1u;
-    w->r[inner ? 7 : 6] = w->pc;
-    w->pc++;
-}
-
-static void loop_end(struct kernel_warp *w)
-{
-    bool inner = w->r[5] != 0;
-    uint64_t *t = &w->r[inner ? 2 : 0];
-    if (++*t < w->r[inner ? 3 : 1]) {
-        w->pc = (uint32_t)w->r[inner ? 7 : 6] + 1;
-        return;
-    }
-    w->r[inner ? 5 : 4] = 0;
-    w->pc++;
-}
-
-/* A load or atomic of the lanes it applies to; false if none (the warp
- * branches over it). */
-static bool hacc_mem(const struct hgeo *g, struct kernel_warp *w, const struct hstep *s,
-                     struct kernel_op *op)
-{
-    bool atom = s->kind == HS_ATOM, own = atom || s->own;
-    const struct kernel_buf *b = atom ? g->h->vel[s->arg] : s->arg < 3 ? g->h->pos[s->arg]
-                                                                       : g->h->mass;
-    unsigned loop = (unsigned)w->r[own ? 4 : 5] - 1;
-    uint64_t mask = 0;
-    for (unsigned ln = 0; ln < w->nlanes; ln++) {
-        if (!lane_active(g, w, ln, !own) || (atom && kernel_tid(w, ln) % g->h->bx % 32))
-            continue;
-        mask |= 1ull << ln;
-        w->lane_addr[ln] = b->base + lane_particle(g, w, ln, own, s->u) * 4;
-    }
-    op->kind = atom ? KOP_ATOMIC : KOP_LOAD;
-    op->size = !atom && (loop == H_I || loop == H_J) ? 16 : 4;
-    op->lanes = true;
-    op->mask = mask;
-    op->dst = s->dst;
-    return mask != 0;
-}
-
-static uint32_t alu_n(const struct hgeo *g, const struct kernel_warp *w, const struct hstep *s)
-{
-    uint32_t n = s->n;
-    if (s->if1 && warp_trips(g, w, s->if1 - 1u))
-        n += s->x1;
-    if (s->if2 && warp_trips(g, w, s->if2 - 1u))
-        n += s->x2;
-    return n;
-}
-
-static void hacc_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    struct hgeo g;
-    hgeo_of(k->ctx, (uint32_t)k->p[0], &g);
-    while (w->pc < H_NSTEPS) {
-        const struct hstep *s = &h_prog[w->pc];
-        if (s->kind == HS_LOOP) {
-            loop_begin(&g, w, s);
-            continue;
-        }
-        if (s->kind == HS_END) {
-            loop_end(w);
-            continue;
-        }
-        w->pc++;
-        if (s->kind != HS_ALU) {
-            if (hacc_mem(&g, w, s, op))
-                return;
-            memset(op, 0, sizeof *op);
-            continue;
-        }
-        op->kind = KOP_ALU;
-        op->n = alu_n(&g, w, s);
-        op->src[0] = s->src0;
-        op->src[1] = s->src1;
-        return;
-    }
-    op->kind = KOP_EXIT;
-}
-
-/* Particles [lo, hi) of the leaf that work-group row wy updates in loop
- * `loop` (one iteration per thread: an uncapped grid). */
-static void rows_range(const struct hgeo *g, unsigned loop, uint64_t wy, uint64_t *lo,
-                       uint64_t *hi)
-{
-    uint64_t stride, lim = loop_lim(g, loop, &stride), n4 = g->l->count / H_TILE * H_TILE;
-    uint64_t a = min_u64(wy * g->h->by, lim), b = min_u64(a + g->h->by, lim);
-    *lo = loop == H_I ? a * H_TILE : n4 + a;
-    *hi = loop == H_I ? b * H_TILE : n4 + b;
-}
-
-/* Argument order: xx, yy, zz, mass (the leaf's and the listed particles':
- * no ranges), vx, vy, vz (the particles of the work-group's rows). */
-static unsigned hacc_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                            struct addr_range *out, unsigned max)
-{
-    if (arg < 4 || arg >= k->nargs)
-        return 0;
-    struct hgeo g;
-    hgeo_of(k->ctx, (uint32_t)k->p[0], &g);
-    addr_t base = k->args[arg].buf->base + g.l->first * 4ull;
-    struct range_list l;
-    range_list_init(&l, out, max, 0);
-    bool whole = g.sy < g.l->count / H_TILE; /* rows loop: the whole leaf */
-    for (unsigned i = 0; i < 2; i++) {
-        uint64_t lo = 0, hi = g.l->count;
-        if (!whole)
-            rows_range(&g, i ? H_K : H_I, wg / g.gx, &lo, &hi);
-        range_list_add(&l, base + lo * 4, base + hi * 4);
-    }
-    return range_list_done(&l, base);
-}
-
-static bool hacc_next_kernel(void *self, struct kernel *k)
-{
-    struct hacc *h = self;
-    if (h->launched == h->steps * h->nleaf)
+    const struct hacc *h = (const struct hacc *)w;
+    if (i == (uint64_t)h->steps * h->nleaf)
         return false;
-    uint32_t leaf = h->launched % h->nleaf;
-    struct hgeo g;
-    hgeo_of(h, leaf, &g);
-    wl_kernel_init(k, "Step10_kernel", g.gx, g.gy, h->bx, h->by, hacc_next);
-    for (int d = 0; d < 3; d++)
-        wl_kernel_arg(k, h->pos[d], KERNEL_R);
-    wl_kernel_arg(k, h->mass, KERNEL_R);
-    for (int d = 0; d < 3; d++)
-        wl_kernel_arg(k, h->vel[d], KERNEL_RW);
-    k->p[0] = leaf;
-    k->ranges = hacc_ranges;
-    k->ctx = h;
-    h->launched++;
+    const struct hleaf *f = &h->leaf[i % h->nleaf];
+    l->prog = h->bx <= 32 ? 0 : 1;
+    l->grid = (struct kernel_dim){(uint32_t)min_u64(div_ceil(f->icount, h->bx), H_MAXX),
+                                  (uint32_t)min_u64(div_ceil(f->count, h->by), H_MAXY), 1};
+    l->block = (struct kernel_dim){h->bx, h->by, 1};
+    int64_t p[] = {f->first,          f->ioff,             f->count / H_TILE,
+                   f->count % H_TILE, f->icount / H_TILE, f->icount % H_TILE};
+    memcpy(l->params, p, sizeof p);
+    memcpy(l->bufs, h->bufs, sizeof h->bufs);
+    l->arrays[0] = (struct kd_array){h->ient, h->nient};
+    l->arrays[1] = (struct kd_array){h->lead, h->bx};
     return true;
+}
+
+static uint64_t hacc_count(const struct kdw *w)
+{
+    const struct hacc *h = (const struct hacc *)w;
+    return (uint64_t)h->steps * h->nleaf;
+}
+
+static const struct kd_desc *const hacc_descs[] = {&hacc_kd_32, &hacc_kd_64, NULL};
+static const struct kdw_model hacc_model = {
+    .size = sizeof(struct hacc), .descs = hacc_descs, .setup = hacc_setup, .plan = hacc_plan,
+    .count = hacc_count, .release = hacc_release};
+
+static void *hacc_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+{
+    return kdw_create(&hacc_model, env, sec, e);
 }
 
 static const char *const hacc_small[] = {"np=256", "steps=1", "leaf=64", "rmax=0.05", NULL};
@@ -527,6 +327,7 @@ const struct wl_ops wl_hacc = {
     .keys = hacc_keys,
     .small = hacc_small,
     .create = hacc_create,
-    .next_kernel = hacc_next_kernel,
-    .destroy = hacc_destroy,
+    .next_kernel = kdw_next_kernel,
+    .destroy = kdw_destroy,
+    .kernels = kdw_kernels,
 };
