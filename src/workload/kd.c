@@ -1210,6 +1210,22 @@ static struct kd_bound *find_launch(const struct kd_prog *p, const struct kd_bou
     return NULL;
 }
 
+/* Keep binding b for later identical launches: in a new slot while there
+ * are fewer than KD_MAX_LAUNCHES, else in place of the oldest. */
+static void keep_launch(struct kd_prog *p, struct kd_bound *b)
+{
+    if (p->nlaunch < KD_MAX_LAUNCHES) {
+        p->launch = xgrow(p->launch, sizeof *p->launch, &p->launch_cap, p->nlaunch + 1);
+        p->launch[p->nlaunch++] = b;
+        return;
+    }
+    struct kd_bound **old = &p->launch[p->oldest];
+    free((*old)->b);
+    free(*old);
+    *old = b;
+    p->oldest = (p->oldest + 1) % KD_MAX_LAUNCHES;
+}
+
 int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struct kernel_dim block,
               const int64_t *params, const struct kernel_buf *const *bufs,
               const struct kd_array *arrays, struct err *e)
@@ -1230,8 +1246,7 @@ int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struc
             free(b);
             return -1;
         }
-        p->launch = xgrow(p->launch, sizeof *p->launch, &p->launch_cap, p->nlaunch + 1);
-        p->launch[p->nlaunch++] = b;
+        keep_launch(p, b);
     }
     *k = (struct kernel){.grid = grid, .block = block, .next = kd_next, .ranges = kd_ranges,
                          .ctx = b};

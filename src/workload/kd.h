@@ -121,9 +121,13 @@ struct kd_prog {
     unsigned nparams, nbufs, narrays, nstmt, nsites;
     struct kd_stmt *s;
     bool writes[KD_MAX_BUFS]; /* stored to or updated atomically */
-    struct kd_bound **launch;
-    size_t nlaunch, launch_cap;
+    struct kd_bound **launch; /* at most KD_MAX_LAUNCHES, the oldest at [oldest] once full */
+    size_t nlaunch, launch_cap, oldest;
 };
+
+/* Distinct launches of a description kept bound at once (a workload whose
+ * launches all differ, one per tree leaf or graph level, keeps only these). */
+#define KD_MAX_LAUNCHES 64
 
 /* Parse d. NULL with the reason (statement line and what is wrong) in e. */
 struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e);
@@ -135,8 +139,10 @@ void kd_prog_free(struct kd_prog *p);
  * read-write as the body uses them), the interpreter, and per-work-group
  * ranges of every argument (the rows and planes of a block, and lanes whose
  * elements are not adjacent, are pieces of their own). A launch identical
- * to an earlier one shares its binding. Returns 0, or -1 with the reason in
- * e (an index not affine per thread at this launch). */
+ * to one of the last KD_MAX_LAUNCHES distinct ones shares its binding; k may
+ * be used until KD_MAX_LAUNCHES more distinct launches of p (kernels run one
+ * at a time). Returns 0, or -1 with the reason in e (an index not affine per
+ * thread at this launch). */
 int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struct kernel_dim block,
               const int64_t *params, const struct kernel_buf *const *bufs,
               const struct kd_array *arrays, struct err *e);

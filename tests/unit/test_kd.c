@@ -451,6 +451,27 @@ Test(kd, identical_launches_share_a_binding)
     kd_prog_free(p);
 }
 
+/* Launches that all differ (one per leaf of a tree, say) keep the last
+ * KD_MAX_LAUNCHES bound; the oldest is bound again when it comes back. */
+Test(kd, distinct_launches_keep_the_last_ones)
+{
+    struct kd_prog *p = compile("load a[gid + n] 4 -> r1\n");
+    struct kernel k, first;
+    launch(p, &first, 1, 64, 1, 0, 0);
+    for (int64_t n = 1; n <= KD_MAX_LAUNCHES; n++)
+        launch(p, &k, 1, 64, 1, n, 0);
+    cr_expect_eq(p->nlaunch, KD_MAX_LAUNCHES);
+    struct kernel_warp w = warp(&k, 0, 0, 32);
+    cr_expect_eq(next(&k, &w).base, 0x100000 + KD_MAX_LAUNCHES * 4, "the last launch");
+    struct kernel again;
+    launch(p, &again, 1, 64, 1, 1, 0); /* still kept: shared */
+    cr_expect_eq(p->nlaunch, KD_MAX_LAUNCHES);
+    launch(p, &again, 1, 64, 1, 0, 0); /* dropped with the first: bound again */
+    w = warp(&again, 0, 0, 32);
+    cr_expect_eq(next(&again, &w).base, 0x100000);
+    kd_prog_free(p);
+}
+
 static void expect_error(const char *body, const char *want)
 {
     struct kd_desc d = {.name = "bad", .params = params, .bufs = bufs, .arrays = arrays,
