@@ -13,6 +13,7 @@ extern const struct wl_ops wl_btree, wl_dwt2d, wl_nw, wl_pathfinder, wl_srad_v2;
 extern const struct wl_ops wl_babelstream, wl_hacc, wl_lulesh, wl_pennant;
 extern const struct wl_ops wl_trace;
 /* the benchmark library: Polybench and CUDA SDK */
+extern const struct wl_ops wl_gemm, wl_2mm, wl_3mm, wl_atax, wl_bicg, wl_2dconv;
 /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
 /* the benchmark library: deep-learning layers */
 
@@ -46,6 +47,12 @@ const struct wl_ops *const wl_registry[] = {
     &wl_lulesh,
     &wl_pennant,
     /* the benchmark library: Polybench and CUDA SDK */
+    &wl_gemm,
+    &wl_2mm,
+    &wl_3mm,
+    &wl_atax,
+    &wl_bicg,
+    &wl_2dconv,
     /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
     /* the benchmark library: deep-learning layers */
     &wl_trace,

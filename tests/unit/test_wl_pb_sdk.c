@@ -1,0 +1,353 @@
+/*
+ * The benchmark library's Polybench and CUDA SDK models: each runs at its
+ * small size on the tiny machine under viper, cpelide and hmg with no stale
+ * read and no annotation violation; each model's kernels, geometry,
+ * argument modes, the first operations and addresses of chosen warps and
+ * chosen work-groups' ranges are those of the real code, derived by hand
+ * (the models driven directly, without a GPU); parameter errors.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "machine.h"
+#include "test_util.h"
+#include "wl_harness.h"
+
+extern const struct wl_ops wl_gemm, wl_2mm, wl_3mm, wl_atax, wl_bicg, wl_2dconv;
+
+/* ---- whole runs ------------------------------------------------------------ */
+
+static void run_small(const struct wl_ops *w, uint64_t kernels)
+{
+    static const char *const schemes[] = {"viper", "cpelide", "hmg"};
+    for (unsigned s = 0; s < 3; s++) {
+        char ini[1024];
+        int n = snprintf(ini, sizeof ini,
+                         "[coherence]\nscheme = %s\n[check]\nannotations = true\n[workload]\n",
+                         schemes[s]);
+        for (const char *const *o = w->small; *o; o++) {
+            const char *eq = strchr(*o, '=');
+            n += snprintf(ini + n, sizeof ini - (size_t)n, "%.*s = %s\n", (int)(eq - *o), *o,
+                          eq + 1);
+        }
+        struct err e;
+        struct machine *m = machine_new_wl(ini, w, &e);
+        cr_assert(m, "%s: %s", w->name, e.msg);
+        cr_assert_eq(machine_run(m), SIM_DONE, "%s under %s", w->name, schemes[s]);
+        cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0, "%s under %s", w->name,
+                     schemes[s]);
+        cr_expect_eq(machine_stat(m, "checker.annotation_violations"), 0, "%s under %s",
+                     w->name, schemes[s]);
+        cr_expect_eq(m->g.cp.st.kernels, kernels, "%s under %s: %llu kernels", w->name,
+                     schemes[s], (unsigned long long)m->g.cp.st.kernels);
+        machine_free(m);
+    }
+}
+
+/* ---- the models driven directly -------------------------------------------- */
+
+static void open_wl(struct wlh *h, const struct wl_ops *w, const char *ini)
+{
+    cr_assert(wlh_try(h, w, ini, 4, 16), "%s: %s", w->name, h->e.msg);
+}
+
+static void expect_error(const struct wl_ops *w, const char *ini, const char *want)
+{
+    struct wlh h;
+    cr_expect_null(wlh_try(&h, w, ini, 4, 16), "%s accepted %s", w->name, ini);
+    cr_expect(strstr(h.e.msg, want), "%s: '%s' does not say '%s'", w->name, h.e.msg, want);
+    wlh_close(&h);
+}
+
+/* The next kernel: its name, grid and block. */
+static void expect_kernel(struct wlh *h, struct kernel *k, const char *name, uint32_t gx,
+                          uint32_t gy, uint32_t bx, uint32_t by)
+{
+    cr_assert(h->ops->next_kernel(h->self, k), "no kernel %s", name);
+    cr_expect_str_eq(k->name, name);
+    cr_expect(k->grid.x == gx && k->grid.y == gy && k->block.x == bx && k->block.y == by,
+              "%s: grid %ux%u block %ux%u", name, k->grid.x, k->grid.y, k->block.x, k->block.y);
+}
+
+/* Its arguments: "C+ A B" names each buffer, + for read-write. */
+static void expect_args(const struct kernel *k, const char *want)
+{
+    char got[256] = "";
+    for (unsigned a = 0; a < k->nargs; a++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s%s", a ? " " : "",
+                 k->args[a].buf->name, k->args[a].mode == KERNEL_RW ? "+" : "");
+    cr_expect_str_eq(got, want, "%s arguments", k->name);
+}
+
+static void expect_done(struct wlh *h)
+{
+    struct kernel k;
+    cr_expect_not(h->ops->next_kernel(h->self, &k), "a kernel too many: %s", k.name);
+}
+
+/* The next ops of warp w, as tokens: aN (N ALU instructions), l s t (global
+ * load, store, atomic), L S (LDS load, store), b (barrier), x (exit).
+ * Returns the last. */
+static struct kernel_op expect_ops(const struct kernel *k, struct kernel_warp *w,
+                                   const char *want)
+{
+    static const char kinds[] = {[KOP_ALU] = 'a', [KOP_LOAD] = 'l', [KOP_STORE] = 's',
+                                 [KOP_ATOMIC] = 't', [KOP_LDS_LOAD] = 'L', [KOP_LDS_STORE] = 'S',
+                                 [KOP_BARRIER] = 'b', [KOP_EXIT] = 'x'};
+    struct kernel_op op = {0};
+    for (const char *p = want; *p;) {
+        while (*p == ' ')
+            p++;
+        char *end;
+        char c = *p++;
+        unsigned long n = c == 'a' ? strtoul(p, &end, 10) : 0;
+        p = c == 'a' ? end : p;
+        op = wlh_step(k, w);
+        cr_assert(op.kind < sizeof kinds && kinds[op.kind] == c, "%s: op '%c' (kind %u) at '%s'",
+                  k->name, kinds[op.kind], op.kind, p - 1);
+        cr_assert(c != 'a' || op.n == n, "%s: alu %u, want %lu at '%s'", k->name, op.n, n, p - 1);
+    }
+    return op;
+}
+
+/* The address of lane l of op, relative to buffer b (0 for the LDS). */
+static uint64_t lane_at(const struct kernel_warp *w, const struct kernel_op *op, unsigned l,
+                        const struct kernel_buf *b)
+{
+    addr_t a = op->lanes ? w->lane_addr[l] : op->base + (addr_t)((int64_t)l * op->stride);
+    return a - (b ? b->base : 0);
+}
+
+static void expect_lane(const struct kernel_warp *w, const struct kernel_op *op,
+                        const struct kernel_buf *b, unsigned l, uint64_t want)
+{
+    cr_expect_eq(lane_at(w, op, l, b), want, "%s lane %u at %llu, want %llu", b ? b->name : "lds",
+                 l, (unsigned long long)lane_at(w, op, l, b), (unsigned long long)want);
+}
+
+/* Work-group g's ranges of argument a, relative to its buffer: lo, hi pairs. */
+static void expect_ranges(const struct kernel *k, uint32_t g, unsigned a, const uint64_t *want,
+                          unsigned n)
+{
+    struct addr_range got[64];
+    unsigned m = k->ranges(k, g, a, got, 64);
+    addr_t b = k->args[a].buf->base;
+    cr_assert_eq(m, n, "%s wg %u arg %u: %u ranges, want %u", k->name, g, a, m, n);
+    for (unsigned i = 0; i < n; i++)
+        cr_expect(got[i].lo - b == want[2 * i] && got[i].hi - b == want[2 * i + 1],
+                  "%s wg %u arg %u range %u: [%llu, %llu)", k->name, g, a, i,
+                  (unsigned long long)(got[i].lo - b), (unsigned long long)(got[i].hi - b));
+}
+
+/* ---- Polybench ------------------------------------------------------------- */
+Test(wl_pb_sdk, polybench_small_runs)
+{
+    run_small(&wl_gemm, 1);
+    run_small(&wl_2mm, 2);
+    run_small(&wl_3mm, 3);
+    run_small(&wl_atax, 2);
+    run_small(&wl_bicg, 2);
+    run_small(&wl_2dconv, 1);
+}
+
+/* One group of four steps of gemm's unrolled k loop (A[i][k] before B[k][j]). */
+#define GEMM_GROUP "a1 l a1 l a1 s  l a2 l a1 s  l a2 l a1 s  l a3 l a1 s  a5 "
+
+/* gemm 32 x 32, nk 18: 1 x 4 work-groups of 32 x 8; warp 1 of work-group 2
+ * holds rows 18 and 19 (lanes 0-31, 32-63), columns 0-31. Four groups of
+ * four steps, then the remainder's test and set-up (2 + 7) and two steps. */
+Test(wl_pb_sdk, gemm_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_gemm, "[workload]\nni = 32\nnj = 32\nnk = 18\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "gemm_kernel", 1, 4, 32, 8);
+    expect_args(&k, "C+ A B");
+    const struct kernel_buf *c = k.args[0].buf, *a = k.args[1].buf, *b = k.args[2].buf;
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 2, 1);
+    struct kernel_op op = expect_ops(&k, &w, "a23 l");
+    expect_lane(&w, &op, c, 0, 18 * 32 * 4);
+    expect_lane(&w, &op, c, 33, (19 * 32 + 1) * 4);
+    op = expect_ops(&k, &w, "a1 s a15 a1 l");
+    expect_lane(&w, &op, a, 0, 18 * 18 * 4);
+    expect_lane(&w, &op, a, 63, 19 * 18 * 4);
+    op = expect_ops(&k, &w, "a1 l");
+    expect_lane(&w, &op, b, 5, 5 * 4);
+    op = expect_ops(&k, &w, "a1 s l");
+    expect_lane(&w, &op, a, 32, (19 * 18 + 1) * 4);
+    op = expect_ops(&k, &w, "a2 l");
+    expect_lane(&w, &op, b, 7, (32 + 7) * 4);
+    expect_ops(&k, &w, "a1 s  l a2 l a1 s  l a3 l a1 s  a5 " GEMM_GROUP GEMM_GROUP GEMM_GROUP
+                       "a9 l a1 l a1 s a5 l a1");
+    op = expect_ops(&k, &w, "l");
+    expect_lane(&w, &op, b, 1, (17 * 32 + 1) * 4);
+    expect_ops(&k, &w, "a1 s a5 x");
+    /* work-group 2: rows 16-23 of A (one range), of C, and all of B */
+    expect_ranges(&k, 2, 1, (const uint64_t[]){16 * 18 * 4, 24 * 18 * 4}, 1);
+    expect_ranges(&k, 2, 0, (const uint64_t[]){16 * 32 * 4, 24 * 32 * 4}, 1);
+    expect_ranges(&k, 2, 2, (const uint64_t[]){0, 18 * 32 * 4}, 1);
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* One group of four steps of mm_kernel (Z[k][j] before Y[i][k]). */
+#define MM_GROUP "a1 l l a1 s  a1 l l a1 s  a1 l l a1 s  a2 l l a1 s  a5 "
+
+/* 2mm at its small size (ni 16, nj 32, nk 16, nl 32): C = A.B (inner 16),
+ * then E = C.D (inner 32), each over 1 x 2 work-groups. */
+Test(wl_pb_sdk, mm2_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_2mm, "[workload]\nni = 16\nnj = 32\nnk = 16\nnl = 32\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "mm_kernel", 1, 2, 32, 8);
+    expect_args(&k, "C+ A B");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 3); /* rows 14, 15 */
+    struct kernel_op op = expect_ops(&k, &w, "a22 s");
+    expect_lane(&w, &op, k.args[0].buf, 32, 15 * 32 * 4);
+    op = expect_ops(&k, &w, "a16 a1 l");
+    expect_lane(&w, &op, k.args[2].buf, 3, 3 * 4);
+    op = expect_ops(&k, &w, "l");
+    expect_lane(&w, &op, k.args[1].buf, 0, 14 * 16 * 4);
+    expect_ops(&k, &w, "a1 s  a1 l l a1 s  a1 l l a1 s  a2 l l a1 s  a5 " MM_GROUP MM_GROUP
+                       MM_GROUP "a2 x");
+    expect_kernel(&h, &k, "mm_kernel", 1, 2, 32, 8);
+    expect_args(&k, "E+ C D");
+    wlh_warp_at(&w, &k, 0, 0);
+    op = expect_ops(&k, &w, "a22 s a16 a1 l l");
+    expect_lane(&w, &op, k.args[1].buf, 32, 32 * 4); /* C[1][0]: rows of 32 */
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* 3mm at its small size: E = A.B (16 x 32), F = C.D (32 x 32), G = E.F
+ * (16 x 32, inner 32). */
+Test(wl_pb_sdk, mm3_kernels)
+{
+    struct wlh h;
+    open_wl(&h, &wl_3mm, "[workload]\nni = 16\nnj = 32\nnk = 16\nnl = 32\nnm = 16\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "mm_kernel", 1, 2, 32, 8);
+    expect_args(&k, "E+ A B");
+    expect_kernel(&h, &k, "mm_kernel", 1, 4, 32, 8);
+    expect_args(&k, "F+ C D");
+    expect_kernel(&h, &k, "mm_kernel", 1, 2, 32, 8);
+    expect_args(&k, "G+ E F");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_ops(&k, &w, "a22 s a16 " MM_GROUP MM_GROUP MM_GROUP MM_GROUP MM_GROUP MM_GROUP MM_GROUP
+                       MM_GROUP "a2 x");
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* atax 64 x 64 (one work-group of 256, lanes 0-63 active) and 64 x 70:
+ * kernel1 runs over rows (A[i][j], x[j] the same in every lane), kernel2
+ * over columns (A[i][j] a row apart per lane, tmp[i] the same). */
+Test(wl_pb_sdk, atax_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_atax, "[workload]\nnx = 64\nny = 70\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "atax_kernel1", 1, 1, 256, 1);
+    expect_args(&k, "A x tmp+");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 1); /* threads 64-127: no row */
+    expect_ops(&k, &w, "a21 x");
+    wlh_warp_at(&w, &k, 0, 0);
+    struct kernel_op op = expect_ops(&k, &w, "a21 l a5 l");
+    expect_lane(&w, &op, k.args[0].buf, 3, 3 * 70 * 4);
+    op = expect_ops(&k, &w, "l");
+    expect_lane(&w, &op, k.args[1].buf, 40, 0);
+    for (unsigned g = 0; g < 70 / 4; g++)
+        expect_ops(&k, &w, g ? "l l a1 s  l l a1 s  l l a1 s  l l a1 s  a6"
+                             : "a1 s  l l a1 s  l l a1 s  l l a1 s  a6");
+    op = expect_ops(&k, &w, "a2 l a5 l"); /* the remainder: j = 68, 69 */
+    expect_lane(&w, &op, k.args[0].buf, 1, (70 + 68) * 4);
+    expect_ops(&k, &w, "l a1 s a5 l l a1 s a5 x");
+    expect_kernel(&h, &k, "atax_kernel2", 1, 1, 256, 1);
+    expect_args(&k, "A tmp y+");
+    wlh_warp_at(&w, &k, 0, 1); /* threads 64-69 */
+    op = expect_ops(&k, &w, "a22 l");
+    cr_expect_eq(op.mask, 0x3f);
+    op = expect_ops(&k, &w, "a5 l");
+    expect_lane(&w, &op, k.args[0].buf, 5, 69 * 4);
+    op = expect_ops(&k, &w, "l a1 s a1 l");
+    expect_lane(&w, &op, k.args[0].buf, 0, (70 + 64) * 4);
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* bicg 64 x 64: kernel1 over columns (s[j] zeroed, then r[i] A[i][j]),
+ * kernel2 over rows (q[i] zeroed, then A[i][j] p[j]); no remainder. */
+Test(wl_pb_sdk, bicg_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_bicg, "[workload]\nnx = 64\nny = 64\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "bicg_kernel1", 1, 1, 256, 1);
+    expect_args(&k, "A r s+");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    struct kernel_op op = expect_ops(&k, &w, "a15 s a14 l");
+    expect_lane(&w, &op, k.args[0].buf, 9, 9 * 4);
+    for (unsigned g = 0; g < 16; g++)
+        expect_ops(&k, &w, g ? "l l a1 s  a1 l l a1 s  a1 l l a1 s  a2 l l a1 s  a5"
+                             : "l a1 s  a1 l l a1 s  a1 l l a1 s  a2 l l a1 s  a5");
+    expect_ops(&k, &w, "a2 x");
+    expect_kernel(&h, &k, "bicg_kernel2", 1, 1, 256, 1);
+    expect_args(&k, "A p q+");
+    wlh_warp_at(&w, &k, 0, 0);
+    op = expect_ops(&k, &w, "a14 s a14 l");
+    expect_lane(&w, &op, k.args[0].buf, 2, 2 * 64 * 4);
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* 2dconv 64 x 64: 2 x 8 work-groups of 32 x 8. Warp 0 of work-group 0 holds
+ * rows 0 and 1, columns 0-31: only row 1, columns 1-31 (lanes 33-63) work. */
+Test(wl_pb_sdk, conv2d_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_2dconv, "[workload]\nni = 64\nnj = 64\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "Convolution2D_kernel", 2, 8, 32, 8);
+    expect_args(&k, "A B+");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    struct kernel_op op = expect_ops(&k, &w, "a29 l");
+    cr_expect_eq(op.mask, ~0ull << 33);
+    expect_lane(&w, &op, k.args[0].buf, 33, 0);
+    expect_lane(&w, &op, k.args[0].buf, 40, 7 * 4);
+    op = expect_ops(&k, &w, "l a2 l a4 l a2 l a1 l a2 l a1 l a1 l");
+    expect_lane(&w, &op, k.args[0].buf, 33, (2 * 64 + 2) * 4);
+    op = expect_ops(&k, &w, "a3 s");
+    expect_lane(&w, &op, k.args[1].buf, 63, (64 + 31) * 4);
+    expect_ops(&k, &w, "x");
+    /* work-group 15 (the last): rows 56-62 and columns 32-62 work, so it
+     * reads rows 55-63, columns 31-63 (one piece a row), and writes rows
+     * 56-62, columns 32-62 */
+    uint64_t rd[18], wr[14];
+    for (unsigned r = 0; r < 9; r++) {
+        rd[2 * r] = ((55 + r) * 64 + 31) * 4;
+        rd[2 * r + 1] = (55 + r + 1) * 64 * 4;
+    }
+    for (unsigned r = 0; r < 7; r++) {
+        wr[2 * r] = ((56 + r) * 64 + 32) * 4;
+        wr[2 * r + 1] = ((56 + r) * 64 + 63) * 4;
+    }
+    expect_ranges(&k, 15, 0, rd, 9);
+    expect_ranges(&k, 15, 1, wr, 7);
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+Test(wl_pb_sdk, polybench_parameter_errors)
+{
+    expect_error(&wl_gemm, "[workload]\nni = 0\n", "ni");
+    expect_error(&wl_2mm, "[workload]\nnl = 65537\n", "nl");
+    expect_error(&wl_2dconv, "[workload]\nnj = 2\n", "nj");
+}
