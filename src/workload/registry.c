@@ -14,6 +14,8 @@ extern const struct wl_ops wl_babelstream, wl_hacc, wl_lulesh, wl_pennant;
 extern const struct wl_ops wl_trace;
 /* the benchmark library: Polybench and CUDA SDK */
 extern const struct wl_ops wl_gemm, wl_2mm, wl_3mm, wl_atax, wl_bicg, wl_2dconv;
+extern const struct wl_ops wl_transpose, wl_scalarprod, wl_blackscholes, wl_reduction,
+    wl_convolution;
 /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
 /* the benchmark library: deep-learning layers */
 
@@ -53,6 +55,11 @@ const struct wl_ops *const wl_registry[] = {
     &wl_atax,
     &wl_bicg,
     &wl_2dconv,
+    &wl_transpose,
+    &wl_scalarprod,
+    &wl_blackscholes,
+    &wl_reduction,
+    &wl_convolution,
     /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
     /* the benchmark library: deep-learning layers */
     &wl_trace,

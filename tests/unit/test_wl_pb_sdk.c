@@ -15,6 +15,8 @@
 #include "wl_harness.h"
 
 extern const struct wl_ops wl_gemm, wl_2mm, wl_3mm, wl_atax, wl_bicg, wl_2dconv;
+extern const struct wl_ops wl_transpose, wl_scalarprod, wl_blackscholes, wl_reduction,
+    wl_convolution;
 
 /* ---- whole runs ------------------------------------------------------------ */
 
@@ -99,6 +101,8 @@ static struct kernel_op expect_ops(const struct kernel *k, struct kernel_warp *w
     for (const char *p = want; *p;) {
         while (*p == ' ')
             p++;
+        if (!*p)
+            break;
         char *end;
         char c = *p++;
         unsigned long n = c == 'a' ? strtoul(p, &end, 10) : 0;
@@ -109,6 +113,16 @@ static struct kernel_op expect_ops(const struct kernel *k, struct kernel_warp *w
         cr_assert(c != 'a' || op.n == n, "%s: alu %u, want %lu at '%s'", k->name, op.n, n, p - 1);
     }
     return op;
+}
+
+/* n copies of the tokens t (expect_ops), in a static buffer. */
+static const char *rep(unsigned n, const char *t)
+{
+    static char buf[4096];
+    buf[0] = 0;
+    for (unsigned i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s ", t);
+    return buf;
 }
 
 /* The address of lane l of op, relative to buffer b (0 for the LDS). */
@@ -350,4 +364,212 @@ Test(wl_pb_sdk, polybench_parameter_errors)
     expect_error(&wl_gemm, "[workload]\nni = 0\n", "ni");
     expect_error(&wl_2mm, "[workload]\nnl = 65537\n", "nl");
     expect_error(&wl_2dconv, "[workload]\nnj = 2\n", "nj");
+}
+
+/* ---- CUDA SDK -------------------------------------------------------------- */
+
+Test(wl_pb_sdk, sdk_small_runs)
+{
+    run_small(&wl_transpose, 2);
+    run_small(&wl_scalarprod, 1);
+    run_small(&wl_blackscholes, 2);
+    run_small(&wl_reduction, 2);
+    run_small(&wl_convolution, 2);
+}
+
+/* transpose 64 wide, 48 high: 4 x 3 tiles. Warp 1 of tile (1, 2) holds
+ * thread rows 4-7: it reads rows 36-39, columns 16-31 of idata and writes
+ * rows 20-23, columns 32-47 of odata (48 wide). */
+Test(wl_pb_sdk, transpose_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_transpose, "[workload]\nwidth = 64\nheight = 48\niterations = 2\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "transposeCoalesced", 4, 3, 16, 16);
+    expect_args(&k, "odata+ idata");
+    cr_expect_eq(k.lds_b, 16 * 17 * 4);
+    const struct kernel_buf *o = k.args[0].buf, *in = k.args[1].buf;
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 9, 1);
+    struct kernel_op op = expect_ops(&k, &w, "a18 l");
+    expect_lane(&w, &op, in, 0, (36 * 64 + 16) * 4);
+    expect_lane(&w, &op, in, 17, (37 * 64 + 17) * 4);
+    op = expect_ops(&k, &w, "a4 S");
+    expect_lane(&w, &op, NULL, 17, (17 * 5 + 1) * 4);
+    op = expect_ops(&k, &w, "b a3 L");
+    expect_lane(&w, &op, NULL, 17, (17 * 1 + 5) * 4);
+    op = expect_ops(&k, &w, "a2 s");
+    expect_lane(&w, &op, o, 0, (20 * 48 + 32) * 4);
+    expect_lane(&w, &op, o, 63, (23 * 48 + 47) * 4);
+    expect_ops(&k, &w, "x");
+    uint64_t rin[32], rout[32];
+    for (unsigned r = 0; r < 16; r++) {
+        rin[2 * r] = ((32 + r) * 64 + 16) * 4;
+        rin[2 * r + 1] = ((32 + r) * 64 + 32) * 4;
+        rout[2 * r] = ((16 + r) * 48 + 32) * 4;
+        rout[2 * r + 1] = (17 + r) * 48 * 4;
+    }
+    expect_ranges(&k, 9, 1, rin, 16);
+    expect_ranges(&k, 9, 0, rout, 16);
+    expect_kernel(&h, &k, "transposeCoalesced", 4, 3, 16, 16);
+    cr_expect(k.args[0].same_pattern && k.args[1].same_pattern);
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* scalarProd: 4 vectors of 1536 over 2 work-groups (vectors bx and bx + 2),
+ * two passes over the elements (the second for accumulators below 512). */
+Test(wl_pb_sdk, scalarprod_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_scalarprod, "[workload]\nvectors = 4\nelements = 1536\nblocks = 2\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "scalarProdGPU", 2, 1, 256, 1);
+    expect_args(&k, "C+ A B");
+    cr_expect_eq(k.lds_b, 4096);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0);
+    struct kernel_op op = expect_ops(&k, &w, "a16 a6 a15 l");
+    expect_lane(&w, &op, k.args[1].buf, 3, (1536 + 3) * 4);
+    op = expect_ops(&k, &w, "l a2 l");
+    expect_lane(&w, &op, k.args[1].buf, 3, (1536 + 1024 + 3) * 4);
+    expect_ops(&k, &w, "l a2 a8 S a4  a15 l l a2 l l a2 a8 S a4  a15 l l a2 a8 S a4"
+                       "  a15 l l a2 a8 S a4");
+    /* ten halving steps: offsets 512 (two accumulators a thread) .. 1 */
+    expect_ops(&k, &w, "a1 b a2 a3 L L a1 S a3 a3 L L a1 S a3");
+    expect_ops(&k, &w, rep(9, "a1 b a2 a3 L L a1 S a3"));
+    op = expect_ops(&k, &w, "a1 b a1 L a2 s");
+    expect_lane(&w, &op, k.args[0].buf, 0, 1 * 4);
+    op = expect_ops(&k, &w, "a3 a6 a15 l");
+    expect_lane(&w, &op, k.args[1].buf, 0, 3 * 1536 * 4);
+    /* work-group 0's last warp (threads 192-255) adds only at 512 and 256 */
+    wlh_warp_at(&w, &k, 0, 3);
+    expect_ops(&k, &w, "a16 a6 a15 l l a2 l l a2 a8 S a4  a15 l l a2 l l a2 a8 S a4"
+                       "  a15 l l a2 a8 S a4  a15 l l a2 a8 S a4");
+    expect_ops(&k, &w, "a1 b a2 a3 L L a1 S a3 a3 L L a1 S a3  a1 b a2 a3 L L a1 S a3");
+    expect_ops(&k, &w, rep(8, "a1 b a2"));
+    expect_ops(&k, &w, "a1 b a3 a6");
+    expect_ranges(&k, 1, 1, (const uint64_t[]){1536 * 4, 2 * 1536 * 4, 3 * 1536 * 4, 4 * 1536 * 4},
+                  2);
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* BlackScholes: 1500 options over 8 x 128 threads, two options a thread
+ * where gid < 476. */
+Test(wl_pb_sdk, blackscholes_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_blackscholes,
+            "[workload]\noptions = 1500\nblocks = 8\nthreads = 128\niterations = 2\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "BlackScholesGPU", 8, 1, 128, 1);
+    expect_args(&k, "CallResult+ PutResult+ StockPrice OptionStrike OptionYears");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 3, 1); /* options 448-511 */
+    struct kernel_op op = expect_ops(&k, &w, "a32 l");
+    expect_lane(&w, &op, k.args[4].buf, 0, 448 * 4);
+    op = expect_ops(&k, &w, "a1 l l a50 s a6 s a4 l");
+    cr_expect_eq(op.mask, 0x0fffffff); /* options 1472-1499 */
+    expect_lane(&w, &op, k.args[4].buf, 27, 1499 * 4);
+    expect_ops(&k, &w, "a1 l l a50 s a6 s a4 x");
+    wlh_warp_at(&w, &k, 7, 1);
+    expect_ops(&k, &w, "a32 l a1 l l a50 s a6 s a4 x");
+    expect_kernel(&h, &k, "BlackScholesGPU", 8, 1, 128, 1);
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* reduction of 16384 floats, at most 8 work-groups: a pass of 8 x 256
+ * threads (four grid-stride steps), then one of 1 x 4 threads over the 8
+ * partial sums, in place. */
+Test(wl_pb_sdk, reduction_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_reduction, "[workload]\nn = 16384\nblocks = 8\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "reduce6", 8, 1, 256, 1);
+    expect_args(&k, "g_idata g_odata+");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0);
+    struct kernel_op op = expect_ops(&k, &w, "a13 a2 l");
+    expect_lane(&w, &op, k.args[0].buf, 0, 512 * 4);
+    op = expect_ops(&k, &w, "a4 l");
+    expect_lane(&w, &op, k.args[0].buf, 0, 768 * 4);
+    op = expect_ops(&k, &w, "a4 a2 l");
+    expect_lane(&w, &op, k.args[0].buf, 1, (4096 + 513) * 4);
+    expect_ops(&k, &w, "a4 l a4 a2 l a4 l a4 a2 l a4 l a4 a3 S b a2 L a1 S b a2 L a1 S b a2");
+    op = expect_ops(&k, &w, "L");
+    cr_expect_eq(op.mask, 0xffffffffull);
+    expect_lane(&w, &op, NULL, 1, (1 + 32) * 4);
+    op = expect_ops(&k, &w, "a1 S L a1 S L a1 S L a1 S L a1 S L");
+    expect_lane(&w, &op, NULL, 0, 1 * 4);
+    op = expect_ops(&k, &w, "a1 S a2 L a2 s");
+    expect_lane(&w, &op, k.args[1].buf, 0, 1 * 4);
+    wlh_warp_at(&w, &k, 1, 2); /* threads 128-191: no tree step */
+    expect_ops(&k, &w, "a13 a2 l a4 l a4 a2 l a4 l a4 a2 l a4 l a4 a2 l a4 l a4 a3 S"
+                       " b a2 b a2 b a2 a2 x");
+    expect_kernel(&h, &k, "reduce6", 1, 1, 4, 1);
+    expect_args(&k, "g_odata+");
+    wlh_warp_at(&w, &k, 0, 0);
+    op = expect_ops(&k, &w, "a13 a2 l a4 l");
+    expect_lane(&w, &op, k.args[0].buf, 3, 7 * 4);
+    expect_ops(&k, &w, "a4 a3 S b a2 L a1 S L a1 S a2 L a2 s x");
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* convolutionSeparable on 128 x 64: rows over 1 x 16 work-groups of 16 x 4
+ * (no halo inside the image on either side), columns over 8 x 1 of 16 x 8. */
+Test(wl_pb_sdk, convolution_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_convolution, "[workload]\nwidth = 128\nheight = 64\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "convolutionRowsKernel", 1, 16, 16, 4);
+    expect_args(&k, "d_Buffer+ d_Input");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0); /* rows 4-7 */
+    struct kernel_op op = expect_ops(&k, &w, "a23 l");
+    expect_lane(&w, &op, k.args[1].buf, 0, 4 * 128 * 4);
+    expect_lane(&w, &op, k.args[1].buf, 17, (5 * 128 + 1) * 4);
+    op = expect_ops(&k, &w, "S");
+    expect_lane(&w, &op, NULL, 17, (160 + 1 + 16) * 4);
+    expect_ops(&k, &w, rep(7, "l S"));
+    expect_ops(&k, &w, "a4 S a3 S b");
+    op = expect_ops(&k, &w, "L");
+    expect_lane(&w, &op, NULL, 0, 8 * 4);
+    expect_ops(&k, &w, "a2");
+    expect_ops(&k, &w, rep(16, "L a2"));
+    op = expect_ops(&k, &w, "a2 s");
+    expect_lane(&w, &op, k.args[0].buf, 0, 4 * 128 * 4);
+    for (unsigned i = 1; i < 8; i++) {
+        expect_ops(&k, &w, rep(16, "L a1"));
+        expect_ops(&k, &w, "a1 s");
+    }
+    expect_ops(&k, &w, "x");
+    expect_kernel(&h, &k, "convolutionColumnsKernel", 8, 1, 16, 8);
+    expect_args(&k, "d_Output+ d_Buffer");
+    wlh_warp_at(&w, &k, 2, 1); /* columns 32-47, thread rows 4-7 */
+    op = expect_ops(&k, &w, "a24 l");
+    expect_lane(&w, &op, k.args[1].buf, 0, (4 * 128 + 32) * 4);
+    expect_ops(&k, &w, "S a1");
+    expect_ops(&k, &w, rep(7, "l S a1"));
+    expect_ops(&k, &w, "a5 S a8 S b");
+    expect_ops(&k, &w, rep(17, "L a2"));
+    op = expect_ops(&k, &w, "a1 s");
+    expect_lane(&w, &op, k.args[0].buf, 16, (5 * 128 + 32) * 4);
+    op = expect_ops(&k, &w, "L");
+    expect_lane(&w, &op, NULL, 0, (4 + 17) * 4); /* output 2's first new tap */
+    wlh_close(&h);
+}
+
+Test(wl_pb_sdk, sdk_parameter_errors)
+{
+    expect_error(&wl_transpose, "[workload]\nwidth = 40\n", "width");
+    expect_error(&wl_scalarprod, "[workload]\nvectors = 6\nblocks = 4\n", "vectors");
+    expect_error(&wl_scalarprod, "[workload]\nvectors = 2\nblocks = 4\n", "blocks");
+    expect_error(&wl_reduction, "[workload]\nn = 1000\n", "n");
+    expect_error(&wl_reduction, "[workload]\nblocks = 3\n", "blocks");
+    expect_error(&wl_convolution, "[workload]\nheight = 100\n", "height");
 }
