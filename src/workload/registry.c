@@ -15,7 +15,7 @@ extern const struct wl_ops wl_trace;
 /* the benchmark library: Polybench and CUDA SDK */
 extern const struct wl_ops wl_gemm, wl_2mm, wl_3mm, wl_atax, wl_bicg, wl_2dconv;
 extern const struct wl_ops wl_transpose, wl_scalarprod, wl_blackscholes, wl_reduction,
-    wl_convolution;
+    wl_convolution, wl_bitonic, wl_fwt, wl_histogram;
 /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
 /* the benchmark library: deep-learning layers */
 
@@ -60,6 +60,9 @@ const struct wl_ops *const wl_registry[] = {
     &wl_blackscholes,
     &wl_reduction,
     &wl_convolution,
+    &wl_bitonic,
+    &wl_fwt,
+    &wl_histogram,
     /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
     /* the benchmark library: deep-learning layers */
     &wl_trace,

@@ -16,7 +16,7 @@
 
 extern const struct wl_ops wl_gemm, wl_2mm, wl_3mm, wl_atax, wl_bicg, wl_2dconv;
 extern const struct wl_ops wl_transpose, wl_scalarprod, wl_blackscholes, wl_reduction,
-    wl_convolution;
+    wl_convolution, wl_bitonic, wl_fwt, wl_histogram;
 
 /* ---- whole runs ------------------------------------------------------------ */
 
@@ -147,7 +147,9 @@ static void expect_ranges(const struct kernel *k, uint32_t g, unsigned a, const 
     struct addr_range got[64];
     unsigned m = k->ranges(k, g, a, got, 64);
     addr_t b = k->args[a].buf->base;
-    cr_assert_eq(m, n, "%s wg %u arg %u: %u ranges, want %u", k->name, g, a, m, n);
+    cr_assert_eq(m, n, "%s wg %u arg %u: %u ranges, want %u (first [%llu, %llu))", k->name, g, a,
+                 m, n, (unsigned long long)(m ? got[0].lo - b : 0),
+                 (unsigned long long)(m ? got[0].hi - b : 0));
     for (unsigned i = 0; i < n; i++)
         cr_expect(got[i].lo - b == want[2 * i] && got[i].hi - b == want[2 * i + 1],
                   "%s wg %u arg %u range %u: [%llu, %llu)", k->name, g, a, i,
@@ -375,6 +377,9 @@ Test(wl_pb_sdk, sdk_small_runs)
     run_small(&wl_blackscholes, 2);
     run_small(&wl_reduction, 2);
     run_small(&wl_convolution, 2);
+    run_small(&wl_bitonic, 45);
+    run_small(&wl_fwt, 7);
+    run_small(&wl_histogram, 2);
 }
 
 /* transpose 64 wide, 48 high: 4 x 3 tiles. Warp 1 of tile (1, 2) holds
@@ -572,4 +577,203 @@ Test(wl_pb_sdk, sdk_parameter_errors)
     expect_error(&wl_reduction, "[workload]\nn = 1000\n", "n");
     expect_error(&wl_reduction, "[workload]\nblocks = 3\n", "blocks");
     expect_error(&wl_convolution, "[workload]\nheight = 100\n", "height");
+}
+
+/* Kernel n (from 0) of the workload. */
+static void skip_kernels(struct wlh *h, unsigned n)
+{
+    struct kernel k;
+    for (unsigned i = 0; i < n; i++)
+        cr_assert(h->ops->next_kernel(h->self, &k), "no kernel %u", i);
+}
+
+/* The pair of one bitonic thread: leftId and rightId, in keys. */
+static void expect_pair(struct wlh *h, unsigned skip, uint32_t wg, unsigned lane, uint64_t left,
+                        uint64_t d)
+{
+    struct kernel k;
+    skip_kernels(h, skip);
+    expect_kernel(h, &k, "bitonicSort", 4, 1, 64, 1);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, wg, 0);
+    struct kernel_op op = expect_ops(&k, &w, "a19 l");
+    expect_lane(&w, &op, k.args[0].buf, lane, left * 4);
+    op = expect_ops(&k, &w, "a2 l");
+    expect_lane(&w, &op, k.args[0].buf, lane, (left + d) * 4);
+    op = expect_ops(&k, &w, "a10 s");
+    expect_lane(&w, &op, k.args[0].buf, lane, left * 4);
+    op = expect_ops(&k, &w, "s");
+    expect_lane(&w, &op, k.args[0].buf, lane, (left + d) * 4);
+    expect_ops(&k, &w, "x");
+}
+
+/* bitonic sort of 512 keys in work-groups of 64: 9 stages, 45 passes;
+ * thread t's left key is (t mod d) + (t / d) 2d. */
+Test(wl_pb_sdk, bitonic_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_bitonic, "[workload]\nn = 512\nblock = 64\n");
+    cr_expect_eq(h.ops->kernels(h.self), 45);
+    expect_pair(&h, 0, 1, 3, 134, 1);         /* stage 0, d 1: t 67 */
+    expect_pair(&h, 28 - 1, 3, 0, 320, 128);  /* stage 7, pass 0, d 128: t 192 */
+    expect_pair(&h, 30 - 29, 1, 40, 200, 32); /* stage 7, pass 2, d 32: t 104 */
+    expect_pair(&h, 36 - 31, 3, 5, 197, 256); /* stage 8, pass 0, d 256: t 197 */
+    skip_kernels(&h, 44 - 37);
+    struct kernel k;
+    expect_kernel(&h, &k, "bitonicSort", 4, 1, 64, 1);
+    expect_args(&k, "theArray+");
+    struct addr_range r[4];
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 4), 0, "ranges through an array: unknown");
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* The Walsh transform of 2^12 points: fwtBatch2Kernel (stride 1024, 4 x
+ * 256 threads), fwtBatch1Kernel (4 batches of 1024), the same on
+ * d_Kernel, modulateKernel, and the transform of d_Data again. */
+Test(wl_pb_sdk, fwt_sequence)
+{
+    struct wlh h;
+    open_wl(&h, &wl_fwt, "[workload]\nlog2 = 12\n");
+    struct kernel k;
+    static const char *const bufs[] = {"d_Data+", "d_Data+", "d_Kernel+", "d_Kernel+",
+                                       "d_Data+ d_Kernel", "d_Data+", "d_Data+"};
+    for (unsigned i = 0; i < 7; i++) {
+        bool b1 = i == 1 || i == 3 || i == 6;
+        if (i == 4)
+            expect_kernel(&h, &k, "modulateKernel", 128, 1, 256, 1);
+        else if (b1)
+            expect_kernel(&h, &k, "fwtBatch1Kernel", 4, 1, 256, 1);
+        else
+            expect_kernel(&h, &k, "fwtBatch2Kernel", 4, 1, 256, 1);
+        expect_args(&k, bufs[i]);
+        struct kernel_warp w;
+        wlh_warp_at(&w, &k, 2, 1);
+        if (i == 0) { /* gid 576: i0 = gid, stride 1024 */
+            struct kernel_op op = expect_ops(&k, &w, "a22 l");
+            expect_lane(&w, &op, k.args[0].buf, 0, 576 * 4);
+            op = expect_ops(&k, &w, "a2 l");
+            expect_lane(&w, &op, k.args[0].buf, 0, (576 + 1024) * 4);
+            expect_ops(&k, &w, "a1 l a1 l a6 s a2 s a2 s a2 s x");
+        }
+        if (i == 4) {
+            expect_ops(&k, &w, "a29 a2 l a2 l a1 s a1 x");
+            wlh_warp_at(&w, &k, 16, 0); /* gid 4096: none */
+            expect_ops(&k, &w, "a29 x");
+        }
+    }
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+/* 2^14 points: the second fwtBatch2Kernel has stride 1024, so i0 = 4 pos -
+ * 3 (pos mod 1024); fwtBatch1Kernel then has 16 batches of 1024 points
+ * (five radix-4 stages, no radix-2). 2^13: batches of 2048 (odd: a
+ * radix-2 stage of paired LDS accesses). */
+Test(wl_pb_sdk, fwt_butterflies)
+{
+    struct wlh h;
+    open_wl(&h, &wl_fwt, "[workload]\nlog2 = 14\n");
+    skip_kernels(&h, 1);
+    struct kernel k;
+    expect_kernel(&h, &k, "fwtBatch2Kernel", 16, 1, 256, 1);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 5, 0); /* pos 1280: lo 256, i0 4352 */
+    struct kernel_op op = expect_ops(&k, &w, "a22 l");
+    expect_lane(&w, &op, k.args[0].buf, 0, 4352 * 4);
+    expect_kernel(&h, &k, "fwtBatch1Kernel", 16, 1, 256, 1);
+    cr_expect_eq(k.lds_b, 4096);
+    wlh_warp_at(&w, &k, 3, 1);
+    op = expect_ops(&k, &w, "a13 a4 l");
+    expect_lane(&w, &op, k.args[0].buf, 1, (3 * 1024 + 65) * 4);
+    expect_ops(&k, &w, "a3 S a3 a4 l a3 S a3 a4 l a3 S a3 a4 l a3 S a3 a4");
+    const char *stage = "a6 b a6 L L a2 L L a3 S a1 S a1 S a1 S a3";
+    op = expect_ops(&k, &w, "a6 b a6 L");
+    expect_lane(&w, &op, NULL, 1, 65 * 4); /* stride 256: i0 = tx */
+    expect_ops(&k, &w, "L a2 L L a3 S a1 S a1 S a1 S a3 a6 b a6");
+    op = expect_ops(&k, &w, "L");
+    expect_lane(&w, &op, NULL, 1, 257 * 4); /* stride 64: tx 65, lo 1 */
+    expect_ops(&k, &w, "L a2 L L a3 S a1 S a1 S a1 S a3");
+    expect_ops(&k, &w, rep(3, stage));
+    expect_ops(&k, &w, "a6 b a3");
+    expect_ops(&k, &w, rep(4, "a2 L a4 s a3"));
+    expect_ops(&k, &w, "x");
+    wlh_close(&h);
+    open_wl(&h, &wl_fwt, "[workload]\nlog2 = 13\n");
+    skip_kernels(&h, 1);
+    expect_kernel(&h, &k, "fwtBatch1Kernel", 4, 1, 512, 1);
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_ops(&k, &w, "a13");
+    expect_ops(&k, &w, rep(4, "a4 l a3 S a3"));
+    expect_ops(&k, &w, "a4");
+    expect_ops(&k, &w, rep(5, stage));
+    op = expect_ops(&k, &w, "a6 b a7 a3 L");
+    cr_expect_eq(op.size, 8);
+    expect_lane(&w, &op, NULL, 1, 8);
+    expect_ops(&k, &w, "a2 S a3 a3 L a2 S a3 b a3");
+    wlh_close(&h);
+}
+
+/* histogram of 6144 bytes over 4 work-groups of 192 (1536 words, two
+ * grid-stride steps), merged by 256 work-groups of 32 threads. */
+Test(wl_pb_sdk, histogram_ops)
+{
+    struct wlh h;
+    open_wl(&h, &wl_histogram, "[workload]\nbytes = 6144\npartials = 4\nmerge_threads = 32\n");
+    struct kernel k;
+    expect_kernel(&h, &k, "histogram256Kernel", 4, 1, 192, 1);
+    expect_args(&k, "d_PartialHistograms+ d_Data");
+    cr_expect_eq(k.lds_b, 6144);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    struct kernel_op op = expect_ops(&k, &w, "a8 S");
+    expect_lane(&w, &op, NULL, 5, 5 * 4);
+    op = expect_ops(&k, &w, "S");
+    expect_lane(&w, &op, NULL, 5, (192 + 5) * 4);
+    op = expect_ops(&k, &w, "S S S S S S b a9 a2 l");
+    expect_lane(&w, &op, k.args[1].buf, 3, 3 * 4);
+    op = expect_ops(&k, &w, "a4 L");
+    for (unsigned l = 0; l < 64; l++) { /* lanes 32-63: warp 1's sub-histogram */
+        uint64_t at = lane_at(&w, &op, l, NULL);
+        cr_expect(at >= (l / 32) * 1024 && at < (l / 32 + 1) * 1024, "lane %u at %llu", l,
+                  (unsigned long long)at);
+    }
+    op = expect_ops(&k, &w, "S a5 L S a5 L S a4 L S a3 a2 l");
+    expect_lane(&w, &op, k.args[1].buf, 0, 768 * 4);
+    expect_ops(&k, &w, "a4 L S a5 L S a5 L S a4 L S a3 b a5");
+    const char *bin = "L L a1 L a1 L a1 L a1 L a3";
+    expect_ops(&k, &w, bin);
+    op = expect_ops(&k, &w, "s a5");
+    expect_ops(&k, &w, bin);
+    op = expect_ops(&k, &w, "s");
+    expect_lane(&w, &op, k.args[0].buf, 0, 192 * 4);
+    expect_ops(&k, &w, "a5 x");
+    expect_ranges(&k, 1, 1, (const uint64_t[]){192 * 4, 384 * 4, 960 * 4, 1152 * 4}, 2);
+    expect_ranges(&k, 1, 0, (const uint64_t[]){1024, 2048}, 1);
+    expect_kernel(&h, &k, "mergeHistogram256Kernel", 256, 1, 32, 1);
+    expect_args(&k, "d_Histogram+ d_PartialHistograms");
+    wlh_warp_at(&w, &k, 7, 0);
+    op = expect_ops(&k, &w, "a12 a2 l");
+    cr_expect_eq(op.mask, 0xf);
+    expect_lane(&w, &op, k.args[1].buf, 3, (7 + 3 * 256) * 4);
+    expect_ops(&k, &w, "a5 a3 S");
+    expect_ops(&k, &w, rep(4, "b a2 L L a1 S"));
+    op = expect_ops(&k, &w, "b a2 L L a1 S L a3 s");
+    expect_lane(&w, &op, k.args[0].buf, 0, 7 * 4);
+    expect_ops(&k, &w, "x");
+    /* bin 7 of the 4 partial histograms: the span of the column (a
+     * thread index a row apart spans its values) */
+    expect_ranges(&k, 7, 1, (const uint64_t[]){7 * 4, (7 + 3 * 256 + 1) * 4}, 1);
+    expect_done(&h);
+    wlh_close(&h);
+}
+
+Test(wl_pb_sdk, sdk_more_parameter_errors)
+{
+    expect_error(&wl_bitonic, "[workload]\nn = 1000\n", "n");
+    expect_error(&wl_bitonic, "[workload]\nn = 64\nblock = 64\n", "n");
+    expect_error(&wl_bitonic, "[workload]\nblock = 48\n", "block");
+    expect_error(&wl_histogram, "[workload]\nbytes = 6145\n", "bytes");
+    expect_error(&wl_histogram, "[workload]\nmerge_threads = 48\n", "merge_threads");
+    expect_error(&wl_fwt, "[workload]\nlog2 = 3\n", "log2");
 }
