@@ -206,6 +206,11 @@ Test(wl_pb_sdk, gemm_ops)
     expect_ranges(&k, 2, 2, (const uint64_t[]){0, 18 * 32 * 4}, 1);
     expect_done(&h);
     wlh_close(&h);
+    /* 33 columns: work-group 0's rows of C are 4 bytes apart, one range */
+    open_wl(&h, &wl_gemm, "[workload]\nni = 16\nnj = 33\nnk = 16\n");
+    expect_kernel(&h, &k, "gemm_kernel", 2, 2, 32, 8);
+    expect_ranges(&k, 0, 0, (const uint64_t[]){0, (7 * 33 + 32) * 4}, 1);
+    wlh_close(&h);
 }
 
 /* One group of four steps of mm_kernel (Z[k][j] before Y[i][k]). */
@@ -344,18 +349,14 @@ Test(wl_pb_sdk, conv2d_ops)
     expect_lane(&w, &op, k.args[1].buf, 63, (64 + 31) * 4);
     expect_ops(&k, &w, "x");
     /* work-group 15 (the last): rows 56-62 and columns 32-62 work, so it
-     * reads rows 55-63, columns 31-63 (one piece a row), and writes rows
-     * 56-62, columns 32-62 */
-    uint64_t rd[18], wr[14];
-    for (unsigned r = 0; r < 9; r++) {
-        rd[2 * r] = ((55 + r) * 64 + 31) * 4;
-        rd[2 * r + 1] = (55 + r + 1) * 64 * 4;
-    }
+     * reads rows 55-63, columns 31-63 (pieces 124 bytes apart, joined: less
+     * than a line), and writes rows 56-62, columns 32-62 (132 bytes apart) */
+    uint64_t wr[14];
     for (unsigned r = 0; r < 7; r++) {
         wr[2 * r] = ((56 + r) * 64 + 32) * 4;
         wr[2 * r + 1] = ((56 + r) * 64 + 63) * 4;
     }
-    expect_ranges(&k, 15, 0, rd, 9);
+    expect_ranges(&k, 15, 0, (const uint64_t[]){(55 * 64 + 31) * 4, 64 * 64 * 4}, 1);
     expect_ranges(&k, 15, 1, wr, 7);
     expect_done(&h);
     wlh_close(&h);

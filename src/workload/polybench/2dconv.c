@@ -27,6 +27,7 @@ static const struct kd_desc conv_kd = {
     .name = "Convolution2D_kernel",
     .params = (const char *const[]){"ni", "nj", NULL},
     .bufs = (const char *const[]){"A", "B", NULL},
+    .range_join = PB_JOIN,
     .body = "alu 29\n"
             "if 0 < " PB_I "\n"
             " if " PB_I " < ni - 1\n"

@@ -31,6 +31,7 @@ static const struct kd_desc gemm_kd = {
     .name = "gemm_kernel",
     .params = (const char *const[]){"ni", "nj", "nk", "q", NULL},
     .bufs = gemm_bufs,
+    .range_join = PB_JOIN,
     .body = "alu 23\n"
             "if " PB_I " < ni\n"
             " if " PB_J " < nj\n"

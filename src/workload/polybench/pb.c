@@ -12,6 +12,7 @@ const struct kd_desc pb_mm_kd = {
     .name = "mm_kernel",
     .params = pb_mm_params,
     .bufs = pb_mm_bufs,
+    .range_join = PB_JOIN,
     .body = "alu 22\n"
             "if " PB_I " < ni\n"
             " if " PB_J " < nj\n"

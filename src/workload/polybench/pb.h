@@ -13,6 +13,10 @@
 
 #define PB_BX 32 /* DIM_THREAD_BLOCK_X */
 #define PB_BY 8  /* DIM_THREAD_BLOCK_Y */
+/* The rows of a 2D work-group are pieces of their own; rows less than a
+ * line apart (a partial last work-group column) join, since the checker
+ * tests a line access against one range. */
+#define PB_JOIN 128
 
 /* i (row) and j (column) of a thread of a 2D kernel. */
 #define PB_I "(by*bdy + ty)"

@@ -41,7 +41,7 @@ static const char *const cv_params[] = {"w", "h", NULL};
 static const char *const cv_bufs[] = {"dst", "src", NULL};
 static const struct kd_desc cv_kd[2] = {
     [CV_ROWS] = {
-        .name = "convolutionRowsKernel", .params = cv_params, .bufs = cv_bufs,
+        .name = "convolutionRowsKernel", .params = cv_params, .bufs = cv_bufs, .range_join = SDK_JOIN,
         .body = "alu 23\n"
                 "for m0 = 1 .. 9\n"
                 "  load src[" CV_RY " + " CV_RX " + 16*m0] 4 -> r1\n"
@@ -79,7 +79,7 @@ static const struct kd_desc cv_kd[2] = {
      * the others reuse nine values: 8 reads, 2 after each and 2 more (18;
      * 19 for the second). */
     [CV_COLS] = {
-        .name = "convolutionColumnsKernel", .params = cv_params, .bufs = cv_bufs,
+        .name = "convolutionColumnsKernel", .params = cv_params, .bufs = cv_bufs, .range_join = SDK_JOIN,
         .body = "alu 24\n"
                 "for m0 = 1 .. 9\n"
                 "  load src[(64*by - 8 + ty + 8*m0)*w + 16*bx + tx] 4 -> r1\n"

@@ -10,6 +10,10 @@
 
 #include "workload/kdw.h"
 
+/* Derived ranges less than a line apart join (the rows of 2D work-groups;
+ * the checker tests a line access against one range). */
+#define SDK_JOIN 128
+
 /* out[] = from, from / 2, ... down to 1 and above `stop`; how many. */
 unsigned sdk_halves(uint32_t *out, uint32_t from, uint32_t stop);
 

@@ -27,6 +27,7 @@ static const struct kd_desc tr_kd = {
     .name = "transposeCoalesced",
     .params = (const char *const[]){"width", "height", NULL},
     .bufs = (const char *const[]){"odata", "idata", NULL},
+    .range_join = SDK_JOIN,
     .body = "alu 18\n"
             "load idata[(16*by + ty)*width + 16*bx + tx] 4 -> r1\n"
             "alu 4\n"
