@@ -762,9 +762,13 @@ Test(wl_pb_sdk, histogram_ops)
     op = expect_ops(&k, &w, "b a2 L L a1 S L a3 s");
     expect_lane(&w, &op, k.args[0].buf, 0, 7 * 4);
     expect_ops(&k, &w, "x");
-    /* bin 7 of the 4 partial histograms: the span of the column (a
-     * thread index a row apart spans its values) */
-    expect_ranges(&k, 7, 1, (const uint64_t[]){7 * 4, (7 + 3 * 256 + 1) * 4}, 1);
+    /* bin 7 of the 4 partial histograms: a word each, a row apart */
+    uint64_t rp[8];
+    for (unsigned t = 0; t < 4; t++) {
+        rp[2 * t] = (7 + 256 * t) * 4;
+        rp[2 * t + 1] = rp[2 * t] + 4;
+    }
+    expect_ranges(&k, 7, 1, rp, 4);
     expect_done(&h);
     wlh_close(&h);
 }

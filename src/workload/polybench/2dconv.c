@@ -29,17 +29,13 @@ static const struct kd_desc conv_kd = {
     .bufs = (const char *const[]){"A", "B", NULL},
     .range_join = PB_JOIN,
     .body = "alu 29\n"
-            "if 0 < " PB_I "\n"
-            " if " PB_I " < ni - 1\n"
-            "  if 0 < " PB_J "\n"
-            "   if " PB_J " < nj - 1\n" CONV_LD(1, -1, -1) CONV_LD(2, -1, 0) "    alu 2\n"
+            "if 0 < " PB_I " < ni - 1\n"
+            " if 0 < " PB_J " < nj - 1\n" CONV_LD(1, -1, -1) CONV_LD(2, -1, 0) "    alu 2\n"
                 CONV_LD(3, -1, 1) "    alu 4\n" CONV_LD(4, 0, -1) "    alu 2\n" CONV_LD(5, 0, 0)
             "    alu 1\n" CONV_LD(6, 0, 1) "    alu 2\n" CONV_LD(7, 1, -1) "    alu 1\n"
                 CONV_LD(8, 1, 0) "    alu 1\n" CONV_LD(9, 1, 1)
             "    alu 3 < r1 r2 r3 r4 r5 r6 r7 r8 r9\n"
             "    store B[" PB_I "*nj + " PB_J "] 4 < r9\n"
-            "   end\n"
-            "  end\n"
             " end\n"
             "end\n",
 };
