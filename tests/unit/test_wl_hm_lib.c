@@ -12,7 +12,7 @@
 
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_random_loc;
+extern const struct wl_ops wl_aes, wl_fir, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -119,4 +119,72 @@ Test(wl_hm_lib, random_loc_gathers_and_stores_its_own_elements)
     wlh_close(&h);
     expect_error(&wl_random_loc, "[workload]\nblocks = 16777216\nblock = 512\n",
                  "t.ini:2: [workload] blocks = 16777216: 8589934592 threads: at most 4294967295");
+}
+
+/* ==== fir ==== */
+
+/* Two blocks of 2048 samples, 4 taps, 8 work-groups of 256. In the second
+ * launch warp 0 of work-group 0 reads input[2048 + tid - i]; for tap i the
+ * first i lanes read history[4 + tid - i] instead. */
+Test(wl_hm_lib, fir_reads_the_history_for_the_first_taps)
+{
+    struct wlh h;
+    open_small(&h, &wl_fir, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "fir", 8, 1, 256, 1, "RWRR");
+    next_kernel(&h, &k, "fir", 8, 1, 256, 1, "RWRR");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 17);
+    for (unsigned i = 0; i < 4; i++) {
+        expect_alu(&k, &w, 8);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + (2048 - i) * 4, 4, ALL64 << i);
+        if (i)
+            expect_mem(&k, &w, KOP_LOAD, arg(&k, 3) + (4 - i) * 4, 4, (1ull << i) - 1);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 2) + i * 4, 0, ALL64);
+        expect_alu(&k, &w, 5);
+    }
+    expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 1) + 2048 * 4, 4, ALL64);
+    /* work-group 7 declares its block's slice of output: [2048 + 1792, 4096) */
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 7, 1, r, 4), 1);
+    cr_expect(r[0].lo == arg(&k, 1) + 3840 * 4 && r[0].hi == arg(&k, 1) + 4096 * 4);
+    no_more(&h);
+    wlh_close(&h);
+    expect_error(&wl_fir, "[workload]\nn = 1000\n",
+                 "t.ini:2: [workload] n = 1000: must be a multiple of block (256): one thread per sample");
+}
+
+/* ==== aes ==== */
+
+/* 1024 bytes: 64 threads in one work-group. The warp reads round key 0's
+ * first word (one address) and its state's bytes 16 apart; each round makes
+ * 16 S-box lookups inside the 256-byte table. */
+Test(wl_hm_lib, aes_reads_its_block_bytewise_and_looks_up_the_sbox)
+{
+    struct wlh h;
+    open_small(&h, &wl_aes, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "aes_encrypt", 1, 1, 64, 1, "WRR");
+    addr_t data = arg(&k, 0), key = arg(&k, 1), sbox = arg(&k, 2);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 13);
+    expect_mem(&k, &w, KOP_LOAD, key, 0, ALL64);
+    expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, data, 16, ALL64);
+    expect_alu(&k, &w, 3);
+    expect_mem(&k, &w, KOP_LOAD, data + 1, 16, ALL64);
+    for (int i = 0; i < 5 + 3 * 10; i++) /* the rest of the state and round key 0 */
+        wlh_step(&k, &w);
+    expect_alu(&k, &w, 3);
+    struct kernel_op op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.lanes && op.size == 1);
+    for (unsigned l = 0; l < 64; l++)
+        cr_expect(w.lane_addr[l] >= sbox && w.lane_addr[l] < sbox + 256, "lane %u", l);
+    no_more(&h);
+    wlh_close(&h);
+    expect_error(&wl_aes, "[workload]\nbytes = 1000\n",
+                 "t.ini:2: [workload] bytes = 1000: must be a multiple of the 16-byte AES block");
 }
