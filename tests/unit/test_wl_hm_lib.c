@@ -12,7 +12,7 @@
 
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_aes, wl_fir, wl_random_loc;
+extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -154,6 +154,46 @@ Test(wl_hm_lib, fir_reads_the_history_for_the_first_taps)
     wlh_close(&h);
     expect_error(&wl_fir, "[workload]\nn = 1000\n",
                  "t.ini:2: [workload] n = 1000: must be a multiple of block (256): one thread per sample");
+}
+
+/* ==== kmeans ==== */
+
+/* 512 points of 4 features, 3 centres: the transpose, then two passes.
+ * Warp 1 of work-group 1 (points 320 ..) reads feature[p * 4 + f] (16 B
+ * apart) and writes feature_swap[f * 512 + p]; in a pass warp 0 reads
+ * feature_swap[f * 512 + p] and the one address clusters[c * 4 + f]. */
+Test(wl_hm_lib, kmeans_transposes_then_reads_columns_and_broadcast_centres)
+{
+    struct wlh h;
+    open_small(&h, &wl_kmeans, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "kmeans_swap", 2, 1, 256, 1, "RW");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 1);
+    expect_alu(&k, &w, 19);
+    for (unsigned f = 0; f < 2; f++) {
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + (320 * 4 + f) * 4, 16, ALL64);
+        expect_mem(&k, &w, KOP_STORE, arg(&k, 1) + (f * 512 + 320) * 4, 4, ALL64);
+        expect_alu(&k, &w, 5);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        next_kernel(&h, &k, "kmeans_compute", 2, 1, 256, 1, "RRW");
+        wlh_warp_at(&w, &k, 0, 0);
+        expect_alu(&k, &w, 18);
+        expect_alu(&k, &w, 7);
+        expect_alu(&k, &w, 6);
+        for (unsigned f = 0; f < 4; f++) {
+            expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + f * 512 * 4, 4, ALL64);
+            expect_mem(&k, &w, KOP_LOAD, arg(&k, 1) + f * 4, 0, ALL64);
+            expect_alu(&k, &w, 14);
+        }
+        expect_alu(&k, &w, 9);
+        expect_alu(&k, &w, 6);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, ALL64);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 1) + 4 * 4, 0, ALL64);
+    }
+    no_more(&h);
+    wlh_close(&h);
 }
 
 /* ==== aes ==== */
