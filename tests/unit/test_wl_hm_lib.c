@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "wl_harness.h"
+#include "workload/pannotia/graph.h"
 
-extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_random_loc;
+extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -194,6 +195,107 @@ Test(wl_hm_lib, kmeans_transposes_then_reads_columns_and_broadcast_centres)
     }
     no_more(&h);
     wlh_close(&h);
+}
+
+/* ==== spmv ==== */
+
+/* The generated 512 x 512 matrix of 2048 non-zeros (seed 1, as the harness
+ * sets sim.seed): warp 0 of work-group 0 reads the bounds of rows 0..63,
+ * then each lane with a non-empty row reads cols[row[l]] and val[row[l]]
+ * and gathers vec[col[row[l]]]. */
+Test(wl_hm_lib, spmv_walks_each_threads_row)
+{
+    struct graph_coo g;
+    graph_gen_uniform(&g, 512, 2048, 1, 1);
+    struct graph c;
+    graph_csr(&c, &g, false);
+    struct wlh h;
+    open_small(&h, &wl_spmv, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "spmv_csr_scalar", 4, 1, 128, 1, "RRRRW");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 15);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 2), 4, ALL64);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 2) + 4, 4, ALL64);
+    expect_alu(&k, &w, 7);
+    uint64_t mask = 0;
+    for (unsigned l = 0; l < 64; l++)
+        mask |= (uint64_t)(c.row[l] < c.row[l + 1]) << l;
+    struct kernel_op op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && (op.mask ? op.mask : ALL64) == mask, "cols mask %#llx",
+              (unsigned long long)op.mask);
+    for (unsigned l = 0; l < 64; l++)
+        if (mask >> l & 1)
+            cr_expect_eq(op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride,
+                         arg(&k, 1) + c.row[l] * 4ull, "lane %u", l);
+    expect_alu(&k, &w, 2);
+    op = wlh_step(&k, &w); /* val[j] */
+    op = wlh_step(&k, &w); /* vec[cols[j]] */
+    cr_expect(op.kind == KOP_LOAD && op.lanes);
+    for (unsigned l = 0; l < 64; l++)
+        if (mask >> l & 1)
+            cr_expect_eq(w.lane_addr[l], arg(&k, 3) + c.col[c.row[l]] * 4ull, "lane %u", l);
+    next_kernel(&h, &k, "spmv_csr_scalar", 4, 1, 128, 1, "RRRRW");
+    no_more(&h);
+    wlh_close(&h);
+    graph_free(&c);
+    graph_coo_free(&g);
+}
+
+/* ==== pagerank ==== */
+
+/* 32 rows of the generated 256-arc graph, one work-group of 64 per row, x
+ * and y swapped in the second launch. Row 0's work-group zeroes y[0], reads
+ * its bounds (one address for all lanes), zeroes vals in LDS, and then
+ * lanes l with row[0] <= l < row[1] read col[l]; six halving steps follow
+ * (lanes below 32, 16, ... 1), and lane 0 stores y[0]. */
+Test(wl_hm_lib, pagerank_gives_each_row_a_work_group_of_64)
+{
+    struct graph_coo g;
+    graph_gen_uniform(&g, 32, 256, 1, 1);
+    struct graph c;
+    graph_csr(&c, &g, false);
+    struct wlh h;
+    open_small(&h, &wl_pagerank, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "pageRank_kernel", 32, 1, 64, 1, "RRRRW");
+    addr_t x = arg(&k, 3), y = arg(&k, 4);
+    cr_expect_eq(k.lds_b, 256);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 21);
+    expect_mem(&k, &w, KOP_STORE, y, 0, ALL64);
+    expect_alu(&k, &w, 1);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 0, ALL64);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + 4, 0, ALL64);
+    expect_alu(&k, &w, 3);
+    expect_mem(&k, &w, KOP_LDS_STORE, 0, 4, ALL64);
+    expect_alu(&k, &w, 7);
+    cr_assert_gt(c.row[1], 0, "row 0 is empty");
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 1), 4, low_bits(c.row[1]));
+    expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 2), 4, low_bits(c.row[1]));
+    struct kernel_op op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.lanes);
+    for (unsigned l = 0; l < c.row[1]; l++)
+        cr_expect_eq(w.lane_addr[l], x + c.col[l] * 4ull, "lane %u", l);
+    expect_alu(&k, &w, 6);
+    expect_mem(&k, &w, KOP_LDS_STORE, 0, 4, low_bits(c.row[1]));
+    for (unsigned s = 32; s; s /= 2) {
+        expect_alu(&k, &w, 2);
+        expect_mem(&k, &w, KOP_LDS_LOAD, s * 4, 4, low_bits(s));
+        expect_alu(&k, &w, 1);
+        expect_mem(&k, &w, KOP_LDS_STORE, 0, 4, low_bits(s));
+    }
+    expect_alu(&k, &w, 1);
+    expect_mem(&k, &w, KOP_STORE, y, 0, 1);
+    next_kernel(&h, &k, "pageRank_kernel", 32, 1, 64, 1, "RRRRW");
+    cr_expect(arg(&k, 3) == y && arg(&k, 4) == x, "x and y swapped");
+    no_more(&h);
+    wlh_close(&h);
+    graph_free(&c);
+    graph_coo_free(&g);
 }
 
 /* ==== aes ==== */
