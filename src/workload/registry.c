@@ -17,7 +17,8 @@ extern const struct wl_ops wl_gemm, wl_2mm, wl_3mm, wl_atax, wl_bicg, wl_2dconv;
 extern const struct wl_ops wl_transpose, wl_scalarprod, wl_blackscholes, wl_reduction,
     wl_convolution, wl_bitonic, wl_fwt, wl_histogram;
 /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
-extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_random_loc;
+extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
+    wl_random_loc;
 /* the benchmark library: deep-learning layers */
 
 const struct wl_ops *const wl_registry[] = {
@@ -70,6 +71,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_kmeans,
     &wl_pagerank,
     &wl_spmv,
+    &wl_stencil2d,
     &wl_random_loc,
     /* the benchmark library: deep-learning layers */
     &wl_trace,

@@ -13,7 +13,8 @@
 #include "wl_harness.h"
 #include "workload/pannotia/graph.h"
 
-extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_random_loc;
+extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
+    wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -296,6 +297,48 @@ Test(wl_hm_lib, pagerank_gives_each_row_a_work_group_of_64)
     wlh_close(&h);
     graph_free(&c);
     graph_coo_free(&g);
+}
+
+/* ==== stencil2d ==== */
+
+/* A 32 x 32 grid (34 x 34 with the halo), 2 x 2 tiles of 16 x 16, two sweeps
+ * from a to b and back. Warp 0 of tile (1, 1) holds rows ty 0..3: it loads
+ * its cells in[(17 + ty) * 34 + 17 + tx] into LDS (ty + 1) * 18 + tx + 1;
+ * its first row (lanes 0..15) loads the rows above and below the tile. */
+Test(wl_hm_lib, stencil2d_stages_the_tile_and_its_halo_in_lds)
+{
+    struct wlh h;
+    open_small(&h, &wl_stencil2d, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "stencil2d", 2, 2, 16, 16, "RW");
+    addr_t a = arg(&k, 0), b = arg(&k, 1);
+    cr_expect_eq(k.lds_b, 18 * 18 * 4);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 3, 0);
+    expect_alu(&k, &w, 20);
+    struct kernel_op op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_LOAD);
+    for (unsigned l = 0; l < 64; l += 17)
+        cr_expect_eq(op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride,
+                     a + ((17 + l / 16) * 34 + 17 + l % 16) * 4ull, "lane %u", l);
+    expect_alu(&k, &w, 4);
+    op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_LDS_STORE);
+    for (unsigned l = 0; l < 64; l += 17)
+        cr_expect_eq(op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride,
+                     ((l / 16 + 1) * 18 + l % 16 + 1) * 4ull, "lane %u", l);
+    expect_alu(&k, &w, 5);
+    expect_mem(&k, &w, KOP_LOAD, a + (16 * 34 + 17) * 4, 4, 0xffff);
+    expect_alu(&k, &w, 1);
+    expect_mem(&k, &w, KOP_LDS_STORE, 4, 4, 0xffff);
+    expect_alu(&k, &w, 5);
+    expect_mem(&k, &w, KOP_LOAD, a + (33 * 34 + 17) * 4, 4, 0xffff);
+    next_kernel(&h, &k, "stencil2d", 2, 2, 16, 16, "RW");
+    cr_expect(arg(&k, 0) == b && arg(&k, 1) == a, "the grids swap");
+    no_more(&h);
+    wlh_close(&h);
+    expect_error(&wl_stencil2d, "[workload]\nn = 40\n",
+                 "t.ini:2: [workload] n = 40: must be a multiple of the 16 x 16 tile");
 }
 
 /* ==== aes ==== */
