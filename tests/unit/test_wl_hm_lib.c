@@ -14,7 +14,7 @@
 #include "workload/pannotia/graph.h"
 
 extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
-    wl_random_loc;
+    wl_spmv_jds, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -372,4 +372,49 @@ Test(wl_hm_lib, aes_reads_its_block_bytewise_and_looks_up_the_sbox)
     wlh_close(&h);
     expect_error(&wl_aes, "[workload]\nbytes = 1000\n",
                  "t.ini:2: [workload] bytes = 1000: must be a multiple of the 16-byte AES block");
+}
+
+/* ==== spmv-jds ==== */
+
+/* 256 rows of 8 non-zeros each within 16 of the diagonal: every row has the
+ * same length, so the sort keeps row order, every warp of 32 has 8
+ * diagonals and diagonal k starts at 256 k. Work-group 2 (rows 64..95)
+ * reads sh_zcnt[2], then per diagonal jds_ptr[k], d_index and d_data at
+ * 256 k + 64 + lane and x at its row's k-th column; the result goes to
+ * dst[perm[ix]] = dst[ix]. */
+Test(wl_hm_lib, spmv_jds_walks_the_jagged_diagonals)
+{
+    struct wlh h;
+    open_small(&h, &wl_spmv_jds, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "spmv_jds", 8, 1, 32, 1, "WRRRRRR");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 2, 0);
+    uint64_t lanes = low_bits(32);
+    expect_alu(&k, &w, 16);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 6) + 2 * 4, 0, lanes);
+    expect_alu(&k, &w, 5);
+    for (unsigned d = 0; d < 8; d++) {
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 5) + d * 4, 0, lanes);
+        expect_alu(&k, &w, 4);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 2) + (256 * d + 64) * 4, 4, lanes);
+        expect_alu(&k, &w, 2);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 1) + (256 * d + 64) * 4, 4, lanes);
+        struct kernel_op op = wlh_step(&k, &w);
+        cr_expect(op.kind == KOP_LOAD && op.lanes);
+        for (unsigned l = 0; l < 32; l++) {
+            int64_t col = (int64_t)(w.lane_addr[l] - arg(&k, 4)) / 4, row = 64 + l;
+            cr_expect(col != row && col >= row - 16 && col <= row + 16, "lane %u col %lld", l,
+                      (long long)col);
+        }
+        expect_alu(&k, &w, 5);
+    }
+    expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 3) + 64 * 4, 4, lanes);
+    expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 0) + 64 * 4, 4, lanes);
+    no_more(&h);
+    wlh_close(&h);
+    expect_error(&wl_spmv_jds, "[workload]\nrows = 4\nnnz = 13\n",
+                 "t.ini:3: [workload] nnz = 13: more than the 12 places off the diagonal of 4 rows");
 }

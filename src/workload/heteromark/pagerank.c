@@ -95,7 +95,7 @@ static const uint32_t pr_half[6] = {32, 16, 8, 4, 2, 1};
 static int pr_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
     struct pr *p = (struct pr *)w;
-    if (sparse_load(&p->a, sec, w->env->seed, e))
+    if (sparse_load(&p->a, sec, 0, w->env->seed, e))
         return -1;
     p->iterations = (unsigned)cfg_uint(sec, "iterations");
     uint32_t n = p->a.n;

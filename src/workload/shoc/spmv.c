@@ -67,7 +67,7 @@ struct spmv {
 static int spmv_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
     struct spmv *s = (struct spmv *)w;
-    if (sparse_load(&s->a, sec, w->env->seed, e))
+    if (sparse_load(&s->a, sec, 0, w->env->seed, e))
         return -1;
     s->block = (uint32_t)cfg_uint(sec, "block");
     s->iterations = (unsigned)cfg_uint(sec, "iterations");
