@@ -14,7 +14,7 @@
 #include "workload/pannotia/graph.h"
 
 extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
-    wl_spmv_jds, wl_random_loc;
+    wl_spmv_jds, wl_lbm, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -74,8 +74,9 @@ static void expect_mem(const struct kernel *k, struct kernel_warp *w, enum kerne
 {
     struct kernel_op op = wlh_step(k, w);
     cr_expect_eq(op.kind, kind, "%s: op %u, want %u", k->name, op.kind, kind);
-    cr_expect_eq(op.mask ? op.mask : ALL64, mask, "%s: mask %#llx, want %#llx", k->name,
-                 (unsigned long long)op.mask, (unsigned long long)mask);
+    uint64_t got_mask = op.mask ? op.mask : low_bits(w->nlanes); /* 0: the warp's lanes */
+    cr_expect_eq(got_mask, mask, "%s: mask %#llx, want %#llx", k->name,
+                 (unsigned long long)got_mask, (unsigned long long)mask);
     for (unsigned l = 0; l < 64; l++) {
         addr_t got = op.lanes ? w->lane_addr[l] : op.base + l * (uint64_t)op.stride;
         if (mask >> l & 1)
@@ -417,4 +418,45 @@ Test(wl_hm_lib, spmv_jds_walks_the_jagged_diagonals)
     wlh_close(&h);
     expect_error(&wl_spmv_jds, "[workload]\nrows = 4\nnnz = 13\n",
                  "t.ini:3: [workload] nnz = 13: more than the 12 places off the diagonal of 4 rows");
+}
+
+/* ==== lbm ==== */
+
+/* A 32 x 2 x 2 grid, rows of 32 cells, one margin plane each side: 256 cells
+ * per field. Work-group 3 is row y = 1 of plane z = 1, whose cells are at
+ * (1 + 1) * 64 + 32 = 160 + x of each field. It reads fields 0..18 and the
+ * flags (field 19), then writes field e at its cell moved by e's direction:
+ * east +1, west -1, ..., bottom-south -32 - 64. */
+Test(wl_hm_lib, lbm_streams_each_distribution_to_its_neighbour)
+{
+    struct wlh h;
+    open_small(&h, &wl_lbm, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "performStreamCollide", 2, 2, 32, 1, "RW");
+    addr_t src = arg(&k, 0), dst = arg(&k, 1);
+    uint64_t lanes = low_bits(32);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 3, 0);
+    expect_alu(&k, &w, 14);
+    for (unsigned f = 0; f < 19; f++) {
+        expect_mem(&k, &w, KOP_LOAD, src + (f * 256 + 160) * 4, 4, lanes);
+        expect_alu(&k, &w, f == 0 ? 3 : f == 18 ? 1 : 2);
+    }
+    expect_mem(&k, &w, KOP_LOAD, src + (19 * 256 + 160) * 4, 4, lanes);
+    expect_alu(&k, &w, 101);
+    expect_mem(&k, &w, KOP_STORE, dst + 160 * 4, 4, lanes);
+    static const int64_t move[] = {1, -1, 32, -32, 64, -64, 33, 31, -31, -33, 65, 63, -63, -65,
+                                   96, 32, -32, -96};
+    for (unsigned e = 1; e < 19; e++) {
+        struct kernel_op op = wlh_step(&k, &w);
+        cr_expect_eq(op.kind, KOP_ALU);
+        expect_mem(&k, &w, KOP_STORE, dst + (uint64_t)((int64_t)(e * 256 + 160) + move[e - 1]) * 4,
+                   4, lanes);
+    }
+    next_kernel(&h, &k, "performStreamCollide", 2, 2, 32, 1, "RW");
+    cr_expect(arg(&k, 0) == dst && arg(&k, 1) == src, "the grids swap");
+    no_more(&h);
+    wlh_close(&h);
+    expect_error(&wl_lbm, "[workload]\nnx = 120\npx = 16\n",
+                 "t.ini:3: [workload] px = 16: a padded row must hold the 120 cells of a row");
 }
