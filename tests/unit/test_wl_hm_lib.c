@@ -14,7 +14,7 @@
 #include "workload/pannotia/graph.h"
 
 extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
-    wl_spmv_jds, wl_lbm, wl_random_loc;
+    wl_spmv_jds, wl_lbm, wl_cfd, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -459,4 +459,69 @@ Test(wl_hm_lib, lbm_streams_each_distribution_to_its_neighbour)
     wlh_close(&h);
     expect_error(&wl_lbm, "[workload]\nnx = 120\npx = 16\n",
                  "t.ini:3: [workload] px = 16: a padded row must hold the 120 cells of a row");
+}
+
+/* ==== cfd ==== */
+
+/* 100 elements (nelr 192: one work-group) on a 5 x 5 x 5 cube: the three
+ * initializations, then step factor and three flux / time-step stages. Face
+ * 0 of element i is i - 1, except where x = i % 5 is 0 (far field): in
+ * compute_flux warp 0 gathers the neighbour's density at element l - 1 for
+ * every lane not a multiple of 5, and the others run the far-field code
+ * (not the wing's). */
+Test(wl_hm_lib, cfd_gathers_neighbours_and_handles_boundary_faces)
+{
+    struct wlh h;
+    open_small(&h, &wl_cfd, NULL);
+    struct kernel k;
+    addr_t init[3];
+    for (int i = 0; i < 3; i++) {
+        next_kernel(&h, &k, "cuda_initialize_variables", 1, 1, 192, 1, "W");
+        init[i] = arg(&k, 0);
+    }
+    cr_expect(init[0] != init[1] && init[1] != init[2] && init[0] != init[2]);
+    next_kernel(&h, &k, "cuda_compute_step_factor", 1, 1, 192, 1, "RRW");
+    cr_expect_eq(arg(&k, 0), init[0]);
+    next_kernel(&h, &k, "cuda_compute_flux", 1, 1, 192, 1, "RRRW");
+    addr_t var = arg(&k, 2), nrm = arg(&k, 1);
+    cr_expect(var == init[0] && arg(&k, 3) == init[2]);
+    uint64_t inner = 0;
+    for (unsigned l = 0; l < 64; l++)
+        inner |= (uint64_t)(l % 5 != 0) << l;
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 22);
+    static const uint32_t between[5] = {0, 1, 1, 5, 56}; /* ALU after load f (none after 0) */
+    for (unsigned f = 0; f < 5; f++) {
+        expect_mem(&k, &w, KOP_LOAD, var + f * 192 * 4, 4, ALL64);
+        if (between[f])
+            expect_alu(&k, &w, between[f]);
+    }
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, ALL64);
+    expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, nrm, 4, ALL64);
+    expect_mem(&k, &w, KOP_LOAD, nrm + 4 * 192 * 4, 4, ALL64);
+    expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, nrm + 8 * 192 * 4, 4, ALL64);
+    expect_alu(&k, &w, 4);
+    expect_alu(&k, &w, 12); /* ALU ops carry no mask: the warp's next access has it */
+    struct kernel_op op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask == inner, "interior %#llx",
+              (unsigned long long)op.mask);
+    for (unsigned l = 1; l < 64; l++)
+        if (l % 5)
+            cr_expect_eq(w.lane_addr[l], var + (l - 1) * 4ull, "lane %u", l);
+    for (int i = 0; i < 8; i++) /* the rest of the neighbour's variables */
+        wlh_step(&k, &w);
+    expect_alu(&k, &w, 3);  /* the boundary lanes: not -1 (wing) */
+    expect_alu(&k, &w, 21); /* -2: far field */
+    expect_alu(&k, &w, 5);
+    next_kernel(&h, &k, "cuda_time_step", 1, 1, 192, 1, "RWRR");
+    cr_expect(arg(&k, 0) == init[1] && arg(&k, 1) == init[0]);
+    for (int s = 0; s < 2; s++) {
+        next_kernel(&h, &k, "cuda_compute_flux", 1, 1, 192, 1, "RRRW");
+        next_kernel(&h, &k, "cuda_time_step", 1, 1, 192, 1, "RWRR");
+    }
+    no_more(&h);
+    wlh_close(&h);
 }
