@@ -14,7 +14,7 @@
 #include "workload/pannotia/graph.h"
 
 extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
-    wl_spmv_jds, wl_lbm, wl_cfd, wl_random_loc;
+    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -524,4 +524,73 @@ Test(wl_hm_lib, cfd_gathers_neighbours_and_handles_boundary_faces)
     }
     no_more(&h);
     wlh_close(&h);
+}
+
+/* ==== streamcluster ==== */
+
+/* 256 points of 4 dimensions, 2 work-groups of 128, 3 pgain calls with 2 to
+ * 4 open centres. Warp 0 reads each dimension's column at its points and at
+ * the candidate x (one address), the points' weights and costs (32-byte
+ * Points); the lanes then split: those that switch store their flag and
+ * update work_mem[tid * (K + 1) + K]; the others read their assign field.
+ * K only grows from call to call. */
+Test(wl_hm_lib, streamcluster_splits_points_between_switching_and_staying)
+{
+    struct wlh h;
+    open_small(&h, &wl_streamcluster, NULL);
+    uint64_t last_k = 2;
+    unsigned switched = 0;
+    for (int call = 0; call < 3; call++) {
+        struct kernel k;
+        next_kernel(&h, &k, "kernel_compute_cost", 2, 1, 128, 1, "RRWRW");
+        addr_t p = arg(&k, 0), coord = arg(&k, 1), wm = arg(&k, 2), flag = arg(&k, 4);
+        struct kernel_warp w;
+        wlh_warp_at(&w, &k, 0, 0);
+        expect_alu(&k, &w, 24);
+        expect_alu(&k, &w, 7);
+        for (unsigned d = 0; d < 4; d++) {
+            expect_mem(&k, &w, KOP_LOAD, coord + d * 256 * 4, 4, ALL64);
+            struct kernel_op op = wlh_step(&k, &w);
+            cr_expect(op.kind == KOP_LOAD && op.stride == 0 && op.base >= coord + d * 1024 &&
+                      op.base < coord + (d + 1) * 1024, "the candidate's coordinate");
+            expect_alu(&k, &w, 8);
+        }
+        expect_alu(&k, &w, 4);
+        expect_mem(&k, &w, KOP_LOAD, p, 32, ALL64);
+        expect_alu(&k, &w, 1);
+        expect_mem(&k, &w, KOP_LOAD, p + 24, 32, ALL64);
+        expect_alu(&k, &w, 3);
+        uint64_t sw = 0;
+        struct kernel_op op = wlh_step(&k, &w);
+        if (op.kind == KOP_ALU) { /* some lanes switch */
+            op = wlh_step(&k, &w);
+            cr_assert(op.kind == KOP_STORE && op.size == 1 && op.base == flag && op.stride == 1);
+            sw = op.mask;
+            switched++;
+            op = wlh_step(&k, &w);
+            cr_assert(op.kind == KOP_LOAD && op.mask == sw);
+            /* lane l at word l * (K + 1) + K: K from the first switching lane */
+            unsigned l0 = (unsigned)__builtin_ctzll(sw);
+            addr_t a0 = op.lanes ? w.lane_addr[l0] : op.base + l0 * (uint64_t)op.stride;
+            uint64_t kk = ((a0 - wm) / 4 - l0) / (l0 + 1);
+            cr_expect(kk >= last_k && kk <= 4, "call %d: K %llu after %llu", call,
+                      (unsigned long long)kk, (unsigned long long)last_k);
+            last_k = kk;
+            for (unsigned l = 0; l < 64; l++)
+                if (sw >> l & 1)
+                    cr_expect_eq(op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride,
+                                 wm + (l * (kk + 1) + kk) * 4, "call %d lane %u", call, l);
+            for (int i = 0; i < 4; i++)
+                wlh_step(&k, &w);
+            op = wlh_step(&k, &w);
+        }
+        cr_expect_eq(op.kind, KOP_ALU);
+        expect_mem(&k, &w, KOP_LOAD, p + 16, 32, ~sw);
+    }
+    cr_expect_gt(switched, 0, "no point ever switched");
+    struct kernel k;
+    cr_expect_not(h.ops->next_kernel(h.self, &k));
+    wlh_close(&h);
+    expect_error(&wl_streamcluster, "[workload]\nkmin = 5\nkmax = 4\n",
+                 "t.ini:2: [workload] kmin = 5: must be at most kmax (4)");
 }
