@@ -14,7 +14,7 @@
 #include "workload/pannotia/graph.h"
 
 extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
-    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_random_loc;
+    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_bfs_relax, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -593,4 +593,69 @@ Test(wl_hm_lib, streamcluster_splits_points_between_switching_and_staying)
     wlh_close(&h);
     expect_error(&wl_streamcluster, "[workload]\nkmin = 5\nkmax = 4\n",
                  "t.ini:2: [workload] kmin = 5: must be at most kmax (4)");
+}
+
+/* ==== bfs-relax ==== */
+
+/* The generated road graph of 128 vertices (seed 1): one launch per BFS
+ * level from vertex 0 plus the last, which changes nothing. In the first
+ * only vertex 0 is reached: lane 0 alone reads its bounds, walks its arcs
+ * (each head's dist, then the atomicMin: no head is reached yet) and sets
+ * `changed`. In launch t the lanes reached by then read their bounds. */
+Test(wl_hm_lib, bfs_relax_relaxes_the_arcs_of_reached_vertices)
+{
+    struct graph_coo g = {0};
+    struct err e;
+    cr_assert_eq(graph_gen_road(&g, 128, 0, 1, &e), 0, "%s", e.msg);
+    struct graph c;
+    graph_csr(&c, &g, false);
+    uint32_t lvl[128], queue[128], head = 0, tail = 0;
+    memset(lvl, 0xff, sizeof lvl);
+    lvl[0] = 0, queue[tail++] = 0;
+    while (head < tail)
+        for (uint32_t u = queue[head++], i = c.row[u]; i < c.row[u + 1]; i++)
+            if (lvl[c.col[i]] == UINT32_MAX)
+                lvl[c.col[i]] = lvl[u] + 1, queue[tail++] = c.col[i];
+    struct wlh h;
+    open_small(&h, &wl_bfs_relax, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "drelax", 1, 1, 256, 1, "RRWW");
+    addr_t row = arg(&k, 0), col = arg(&k, 1), dist = arg(&k, 2);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 14);
+    expect_mem(&k, &w, KOP_LOAD, dist, 4, ALL64);
+    expect_alu(&k, &w, 4);
+    expect_mem(&k, &w, KOP_LOAD, row, 0, 1);
+    expect_alu(&k, &w, 3);
+    expect_mem(&k, &w, KOP_LOAD, row + 4, 0, 1);
+    expect_alu(&k, &w, 7);
+    cr_assert_gt(c.row[1], 0);
+    for (uint32_t i = 0; i < c.row[1]; i++) {
+        expect_mem(&k, &w, KOP_LOAD, col + i * 4, 0, 1);
+        expect_alu(&k, &w, 2);
+        expect_mem(&k, &w, KOP_LOAD, dist + c.col[i] * 4, 0, 1);
+        expect_alu(&k, &w, 3);
+        expect_mem(&k, &w, KOP_ATOMIC, dist + c.col[i] * 4, 0, 1);
+        expect_alu(&k, &w, 2);
+        expect_alu(&k, &w, 4);
+    }
+    expect_alu(&k, &w, 4);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 3), 0, 1);
+    uint32_t depth = lvl[queue[tail - 1]]; /* the last vertex queued is the deepest */
+    for (uint32_t t = 1; t <= depth; t++) {
+        next_kernel(&h, &k, "drelax", 1, 1, 256, 1, "RRWW");
+        wlh_warp_at(&w, &k, 0, 1); /* vertices 64..127 */
+        uint64_t reached = 0;
+        for (unsigned l = 0; l < 64; l++)
+            reached |= (uint64_t)(lvl[64 + l] <= t) << l;
+        for (int i = 0; i < 3; i++)
+            wlh_step(&k, &w);
+        if (reached)
+            expect_mem(&k, &w, KOP_LOAD, row + 64 * 4, 4, reached);
+    }
+    no_more(&h);
+    wlh_close(&h);
+    graph_free(&c);
+    graph_coo_free(&g);
 }
