@@ -14,7 +14,7 @@
 #include "workload/pannotia/graph.h"
 
 extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
-    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_bfs_relax, wl_random_loc;
+    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_bfs_relax, wl_mst, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -658,4 +658,64 @@ Test(wl_hm_lib, bfs_relax_relaxes_the_arcs_of_reached_vertices)
     wlh_close(&h);
     graph_free(&c);
     graph_coo_free(&g);
+}
+
+/* ==== mst ==== */
+
+/* All ops of warp `warp` of work-group 0; the lanes that store one byte
+ * into buffer b are counted. */
+static unsigned byte_stores(const struct kernel *k, uint32_t warp, addr_t b)
+{
+    struct kernel_warp w;
+    wlh_warp_at(&w, k, 0, warp);
+    unsigned n = 0;
+    for (struct kernel_op op = wlh_step(k, &w); op.kind != KOP_EXIT; op = wlh_step(k, &w))
+        if (op.kind == KOP_STORE && op.size == 1)
+            for (unsigned l = 0; l < w.nlanes; l++)
+                n += (op.mask ? op.mask >> l & 1 : 1) &&
+                     (op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride) >= b;
+    return n;
+}
+
+/* The connected road graph of 128 vertices: rounds of find_min, hook and
+ * one or more jumps, until a round hooks nothing; the hooks mark exactly
+ * 127 tree arcs, and find_min's first warp folds its minimum into the
+ * component of each vertex (in round 1, itself) with a 64-bit atomic. */
+Test(wl_hm_lib, mst_marks_a_spanning_tree)
+{
+    struct wlh h;
+    open_small(&h, &wl_mst, NULL);
+    struct kernel k;
+    unsigned tree = 0, rounds = 0, launches = 0;
+    const char *want = "find_min";
+    while (h.ops->next_kernel(h.self, &k)) {
+        launches++;
+        if (strcmp(k.name, "jump") || strcmp(want, "find_min"))
+            cr_assert_str_eq(k.name, want, "launch %u", launches);
+        if (!strcmp(k.name, "find_min")) {
+            cr_expect_str_eq(want, "find_min");
+            rounds++;
+            if (rounds == 1) {
+                struct kernel_warp w;
+                wlh_warp_at(&w, &k, 0, 0);
+                struct kernel_op op;
+                do
+                    op = wlh_step(&k, &w);
+                while (op.kind != KOP_ATOMIC && op.kind != KOP_EXIT);
+                cr_assert(op.kind == KOP_ATOMIC && op.size == 8 && op.mask == ALL64);
+                for (unsigned l = 0; l < 64; l++)
+                    cr_expect_eq(w.lane_addr[l], arg(&k, 4) + l * 8ull, "lane %u", l);
+            }
+            want = "hook";
+        } else if (!strcmp(k.name, "hook")) {
+            tree += byte_stores(&k, 0, arg(&k, 4)) + byte_stores(&k, 1, arg(&k, 4));
+            want = "jump";
+        } else {
+            want = "find_min"; /* or another jump */
+        }
+    }
+    cr_expect_eq(tree, 127, "tree arcs %u", tree);
+    cr_expect_gt(rounds, 1);
+    cr_expect_not(h.env.failed);
+    wlh_close(&h);
 }

@@ -5,6 +5,8 @@
  * through `input` (../shared/data/road-dimacs9-pace/FLA.gr); by default a
  * generated road-like graph of the same size stands in for it
  * (pannotia/graph.h), from sim.seed. Undirected: both arcs of every edge.
+ * Weights: a file's integer weights, else random 1..100, the same both ways
+ * of an edge (the PACE road files have none; mst needs them).
  */
 #ifndef CHIPSIM_WL_LSGRAPH_H
 #define CHIPSIM_WL_LSGRAPH_H
