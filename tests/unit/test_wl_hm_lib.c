@@ -201,16 +201,24 @@ Test(wl_hm_lib, kmeans_transposes_then_reads_columns_and_broadcast_centres)
 
 /* ==== spmv ==== */
 
+/* The CSR of the matrix the sparse workloads generate at seed 1 (the
+ * harness's sim.seed): m random places off the diagonal of n x n. */
+static void uniform_csr(struct graph *c, uint32_t n, uint64_t m)
+{
+    struct graph_coo g;
+    graph_gen_uniform(&g, n, m, 1, 1);
+    graph_csr(c, &g, false);
+    graph_coo_free(&g);
+}
+
 /* The generated 512 x 512 matrix of 2048 non-zeros (seed 1, as the harness
  * sets sim.seed): warp 0 of work-group 0 reads the bounds of rows 0..63,
  * then each lane with a non-empty row reads cols[row[l]] and val[row[l]]
  * and gathers vec[col[row[l]]]. */
 Test(wl_hm_lib, spmv_walks_each_threads_row)
 {
-    struct graph_coo g;
-    graph_gen_uniform(&g, 512, 2048, 1, 1);
     struct graph c;
-    graph_csr(&c, &g, false);
+    uniform_csr(&c, 512, 2048);
     struct wlh h;
     open_small(&h, &wl_spmv, NULL);
     struct kernel k;
@@ -242,7 +250,6 @@ Test(wl_hm_lib, spmv_walks_each_threads_row)
     no_more(&h);
     wlh_close(&h);
     graph_free(&c);
-    graph_coo_free(&g);
 }
 
 /* ==== pagerank ==== */
@@ -254,10 +261,8 @@ Test(wl_hm_lib, spmv_walks_each_threads_row)
  * (lanes below 32, 16, ... 1), and lane 0 stores y[0]. */
 Test(wl_hm_lib, pagerank_gives_each_row_a_work_group_of_64)
 {
-    struct graph_coo g;
-    graph_gen_uniform(&g, 32, 256, 1, 1);
     struct graph c;
-    graph_csr(&c, &g, false);
+    uniform_csr(&c, 32, 256);
     struct wlh h;
     open_small(&h, &wl_pagerank, NULL);
     struct kernel k;
@@ -297,7 +302,6 @@ Test(wl_hm_lib, pagerank_gives_each_row_a_work_group_of_64)
     no_more(&h);
     wlh_close(&h);
     graph_free(&c);
-    graph_coo_free(&g);
 }
 
 /* ==== stencil2d ==== */
@@ -528,6 +532,33 @@ Test(wl_hm_lib, cfd_gathers_neighbours_and_handles_boundary_faces)
 
 /* ==== streamcluster ==== */
 
+/* The switching lanes' ops after their first ALU op: the flag's store, then
+ * work_mem[tid * (K + 1) + K] (K from the first lane, at least *last_k and
+ * at most kmax = 4, then kept in *last_k), and the rest of their block.
+ * Returns their mask. */
+static uint64_t sc_switching(const struct kernel *k, struct kernel_warp *w, uint64_t *last_k)
+{
+    addr_t wm = arg(k, 2);
+    struct kernel_op op = wlh_step(k, w);
+    cr_assert(op.kind == KOP_STORE && op.size == 1 && op.base == arg(k, 4) && op.stride == 1);
+    uint64_t sw = op.mask;
+    op = wlh_step(k, w);
+    cr_assert(op.kind == KOP_LOAD && op.mask == sw);
+    unsigned l0 = (unsigned)__builtin_ctzll(sw);
+    addr_t a0 = op.lanes ? w->lane_addr[l0] : op.base + l0 * (uint64_t)op.stride;
+    uint64_t kk = ((a0 - wm) / 4 - l0) / (l0 + 1);
+    cr_expect(kk >= *last_k && kk <= 4, "K %llu after %llu", (unsigned long long)kk,
+              (unsigned long long)*last_k);
+    *last_k = kk;
+    for (unsigned l = 0; l < 64; l++)
+        if (sw >> l & 1)
+            cr_expect_eq(op.lanes ? w->lane_addr[l] : op.base + l * (uint64_t)op.stride,
+                         wm + (l * (kk + 1) + kk) * 4, "lane %u", l);
+    for (int i = 0; i < 4; i++)
+        wlh_step(k, w);
+    return sw;
+}
+
 /* 256 points of 4 dimensions, 2 work-groups of 128, 3 pgain calls with 2 to
  * 4 open centres. Warp 0 reads each dimension's column at its points and at
  * the candidate x (one address), the points' weights and costs (32-byte
@@ -543,7 +574,7 @@ Test(wl_hm_lib, streamcluster_splits_points_between_switching_and_staying)
     for (int call = 0; call < 3; call++) {
         struct kernel k;
         next_kernel(&h, &k, "kernel_compute_cost", 2, 1, 128, 1, "RRWRW");
-        addr_t p = arg(&k, 0), coord = arg(&k, 1), wm = arg(&k, 2), flag = arg(&k, 4);
+        addr_t p = arg(&k, 0), coord = arg(&k, 1);
         struct kernel_warp w;
         wlh_warp_at(&w, &k, 0, 0);
         expect_alu(&k, &w, 24);
@@ -560,28 +591,11 @@ Test(wl_hm_lib, streamcluster_splits_points_between_switching_and_staying)
         expect_alu(&k, &w, 1);
         expect_mem(&k, &w, KOP_LOAD, p + 24, 32, ALL64);
         expect_alu(&k, &w, 3);
-        uint64_t sw = 0;
         struct kernel_op op = wlh_step(&k, &w);
+        uint64_t sw = 0;
         if (op.kind == KOP_ALU) { /* some lanes switch */
-            op = wlh_step(&k, &w);
-            cr_assert(op.kind == KOP_STORE && op.size == 1 && op.base == flag && op.stride == 1);
-            sw = op.mask;
+            sw = sc_switching(&k, &w, &last_k);
             switched++;
-            op = wlh_step(&k, &w);
-            cr_assert(op.kind == KOP_LOAD && op.mask == sw);
-            /* lane l at word l * (K + 1) + K: K from the first switching lane */
-            unsigned l0 = (unsigned)__builtin_ctzll(sw);
-            addr_t a0 = op.lanes ? w.lane_addr[l0] : op.base + l0 * (uint64_t)op.stride;
-            uint64_t kk = ((a0 - wm) / 4 - l0) / (l0 + 1);
-            cr_expect(kk >= last_k && kk <= 4, "call %d: K %llu after %llu", call,
-                      (unsigned long long)kk, (unsigned long long)last_k);
-            last_k = kk;
-            for (unsigned l = 0; l < 64; l++)
-                if (sw >> l & 1)
-                    cr_expect_eq(op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride,
-                                 wm + (l * (kk + 1) + kk) * 4, "call %d lane %u", call, l);
-            for (int i = 0; i < 4; i++)
-                wlh_step(&k, &w);
             op = wlh_step(&k, &w);
         }
         cr_expect_eq(op.kind, KOP_ALU);
