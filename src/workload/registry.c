@@ -18,7 +18,8 @@ extern const struct wl_ops wl_transpose, wl_scalarprod, wl_blackscholes, wl_redu
     wl_convolution, wl_bitonic, wl_fwt, wl_histogram;
 /* the benchmark library: HeteroMark, SHOC, Parboil, Rodinia, Lonestar and the rest */
 extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
-    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_bfs_relax, wl_mst, wl_random_loc;
+    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_bfs_relax, wl_mst, wl_barnes_hut,
+    wl_random_loc;
 /* the benchmark library: deep-learning layers */
 
 const struct wl_ops *const wl_registry[] = {
@@ -78,6 +79,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_streamcluster,
     &wl_bfs_relax,
     &wl_mst,
+    &wl_barnes_hut,
     &wl_random_loc,
     /* the benchmark library: deep-learning layers */
     &wl_trace,

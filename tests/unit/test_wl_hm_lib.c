@@ -14,7 +14,7 @@
 #include "workload/pannotia/graph.h"
 
 extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_stencil2d,
-    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_bfs_relax, wl_mst, wl_random_loc;
+    wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_bfs_relax, wl_mst, wl_barnes_hut, wl_random_loc;
 
 #define ALL64 (~0ull)
 
@@ -731,5 +731,74 @@ Test(wl_hm_lib, mst_marks_a_spanning_tree)
     cr_expect_eq(tree, 127, "tree arcs %u", tree);
     cr_expect_gt(rounds, 1);
     cr_expect_not(h.env.failed);
+    wlh_close(&h);
+}
+
+/* ==== barnes-hut ==== */
+
+/* Whether the 32 active lanes of op read the 32 words from base on, each
+ * once (a permutation of the bodies). */
+static bool reads_each_word(const struct kernel_op *op, const struct kernel_warp *w, addr_t base)
+{
+    uint32_t seen = 0;
+    for (unsigned l = 0; l < 32; l++) {
+        addr_t a = op->lanes ? w->lane_addr[l] : op->base + l * (uint64_t)op->stride;
+        if (a < base || a >= base + 128 || a % 4)
+            return false;
+        seen |= 1u << (a - base) / 4;
+    }
+    return seen == UINT32_MAX;
+}
+
+/* 32 bodies, one step: the seven kernels in order. Every body's descent
+ * starts in the root cell's eight slots; the force kernel's (32, 8) block
+ * gives warp 0 the bodies in tree order (a permutation) in its first 32
+ * lanes and none in the next 32 (k >= 32); its walk starts by reading one
+ * root slot for the whole warp. */
+Test(wl_hm_lib, barnes_hut_builds_the_tree_and_walks_it_per_warp)
+{
+    struct wlh h;
+    open_small(&h, &wl_barnes_hut, NULL);
+    struct kernel k, seq[7];
+    next_kernel(&h, &seq[0], "bounding_box", 1, 1, 256, 1, "RRRWWW");
+    cr_assert(h.ops->next_kernel(h.self, &seq[1]));
+    cr_expect_str_eq(seq[1].name, "clear_children");
+    next_kernel(&h, &seq[2], "build_tree", 1, 1, 256, 1, "RRRWW");
+    next_kernel(&h, &seq[3], "summarize", 1, 1, 256, 1, "RWWWWW");
+    next_kernel(&h, &seq[4], "sort_bodies", 1, 1, 256, 1, "RRWW");
+    next_kernel(&h, &seq[5], "force", 1, 1, 32, 8, "RRRRRRWWW");
+    next_kernel(&h, &seq[6], "integrate", 1, 1, 256, 1, "WWWWWWRRR");
+    struct kernel_warp w;
+    k = seq[2];
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 21);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, low_bits(32));
+    for (int i = 0; i < 5; i++) /* posy, posz and the ALU between */
+        wlh_step(&k, &w);
+    struct kernel_op op = wlh_step(&k, &w);
+    cr_assert(op.kind == KOP_LOAD && op.lanes && op.mask == low_bits(32));
+    for (unsigned l = 0; l < 32; l++)
+        cr_expect(w.lane_addr[l] >= arg(&k, 3) && w.lane_addr[l] < arg(&k, 3) + 32, "lane %u", l);
+    k = seq[5];
+    wlh_warp_at(&w, &k, 0, 0);
+    for (op = wlh_step(&k, &w); op.kind != KOP_BARRIER; op = wlh_step(&k, &w))
+        cr_assert_neq(op.kind, KOP_EXIT);
+    expect_alu(&k, &w, 8);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, low_bits(32));
+    expect_alu(&k, &w, 3);
+    op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.mask == low_bits(32) && reads_each_word(&op, &w, arg(&k, 1)));
+    addr_t a = 0;
+    do { /* posy, posz, the leader's stack, the reads of pos and node */
+        op = wlh_step(&k, &w);
+        a = op.lanes ? w.lane_addr[0] : op.base;
+    } while (op.kind != KOP_EXIT && !(op.kind == KOP_LOAD && a >= arg(&k, 5) &&
+                                      a < arg(&k, 5) + k.args[5].buf->size));
+    cr_assert(op.kind == KOP_LOAD && op.mask == low_bits(32), "the walk's first slot");
+    cr_expect(a < arg(&k, 5) + 32, "a root slot");
+    for (unsigned l = 1; op.lanes && l < 32; l++)
+        cr_expect_eq(w.lane_addr[l], a, "lane %u", l);
+    cr_expect(op.lanes || op.stride == 0);
+    no_more(&h);
     wlh_close(&h);
 }
