@@ -240,6 +240,7 @@ Test(wl_pb_sdk, mm2_ops)
     wlh_warp_at(&w, &k, 0, 0);
     op = expect_ops(&k, &w, "a22 s a16 a1 l l");
     expect_lane(&w, &op, k.args[1].buf, 32, 32 * 4); /* C[1][0]: rows of 32 */
+    expect_ranges(&k, 1, 1, (const uint64_t[]){8 * 32 * 4, 16 * 32 * 4}, 1);
     expect_done(&h);
     wlh_close(&h);
 }
@@ -289,6 +290,9 @@ Test(wl_pb_sdk, atax_ops)
     op = expect_ops(&k, &w, "a2 l a5 l"); /* the remainder: j = 68, 69 */
     expect_lane(&w, &op, k.args[0].buf, 1, (70 + 68) * 4);
     expect_ops(&k, &w, "l a1 s a5 l l a1 s a5 x");
+    expect_ranges(&k, 0, 0, (const uint64_t[]){0, 64 * 70 * 4}, 1);
+    expect_ranges(&k, 0, 1, (const uint64_t[]){0, 70 * 4}, 1);
+    expect_ranges(&k, 0, 2, (const uint64_t[]){0, 64 * 4}, 1);
     expect_kernel(&h, &k, "atax_kernel2", 1, 1, 256, 1);
     expect_args(&k, "A tmp y+");
     wlh_warp_at(&w, &k, 0, 1); /* threads 64-69 */
@@ -481,6 +485,8 @@ Test(wl_pb_sdk, blackscholes_ops)
     expect_ops(&k, &w, "a1 l l a50 s a6 s a4 x");
     wlh_warp_at(&w, &k, 7, 1);
     expect_ops(&k, &w, "a32 l a1 l l a50 s a6 s a4 x");
+    /* work-group 3: options 384-511 and 1408-1499 (cut at 1500) */
+    expect_ranges(&k, 3, 2, (const uint64_t[]){384 * 4, 512 * 4, 1408 * 4, 1500 * 4}, 2);
     expect_kernel(&h, &k, "BlackScholesGPU", 8, 1, 128, 1);
     expect_done(&h);
     wlh_close(&h);
@@ -515,6 +521,13 @@ Test(wl_pb_sdk, reduction_ops)
     wlh_warp_at(&w, &k, 1, 2); /* threads 128-191: no tree step */
     expect_ops(&k, &w, "a13 a2 l a4 l a4 a2 l a4 l a4 a2 l a4 l a4 a2 l a4 l a4 a3 S"
                        " b a2 b a2 b a2 a2 x");
+    uint64_t in[8];
+    for (unsigned m = 0; m < 4; m++) {
+        in[2 * m] = (512 + 4096 * m) * 4;
+        in[2 * m + 1] = (1024 + 4096 * m) * 4;
+    }
+    expect_ranges(&k, 1, 0, in, 4);
+    expect_ranges(&k, 1, 1, (const uint64_t[]){4, 8}, 1);
     expect_kernel(&h, &k, "reduce6", 1, 1, 4, 1);
     expect_args(&k, "g_odata+");
     wlh_warp_at(&w, &k, 0, 0);
@@ -554,6 +567,9 @@ Test(wl_pb_sdk, convolution_ops)
         expect_ops(&k, &w, "a1 s");
     }
     expect_ops(&k, &w, "x");
+    /* rows 4-7, whole (no halo inside the image) */
+    expect_ranges(&k, 1, 1, (const uint64_t[]){4 * 512, 8 * 512}, 1);
+    expect_ranges(&k, 1, 0, (const uint64_t[]){4 * 512, 8 * 512}, 1);
     expect_kernel(&h, &k, "convolutionColumnsKernel", 8, 1, 16, 8);
     expect_args(&k, "d_Output+ d_Buffer");
     wlh_warp_at(&w, &k, 2, 1); /* columns 32-47, thread rows 4-7 */
@@ -684,6 +700,7 @@ Test(wl_pb_sdk, fwt_butterflies)
     expect_lane(&w, &op, k.args[0].buf, 0, 4352 * 4);
     expect_kernel(&h, &k, "fwtBatch1Kernel", 16, 1, 256, 1);
     cr_expect_eq(k.lds_b, 4096);
+    expect_ranges(&k, 3, 0, (const uint64_t[]){3 * 4096, 4 * 4096}, 1); /* its batch */
     wlh_warp_at(&w, &k, 3, 1);
     op = expect_ops(&k, &w, "a13 a4 l");
     expect_lane(&w, &op, k.args[0].buf, 1, (3 * 1024 + 65) * 4);
