@@ -93,7 +93,7 @@ static addr_t arg(const struct kernel *k, unsigned a)
 
 /* ==== random-loc ==== */
 
-/* 16 x 256 threads, two launches; warp 1 of work-group 2 gathers 64 table
+/* 8 x 256 threads, two launches; warp 1 of work-group 2 gathers 64 table
  * elements at per-lane positions and stores out[576 ..] contiguously. */
 Test(wl_hm_lib, random_loc_gathers_and_stores_its_own_elements)
 {
@@ -101,7 +101,7 @@ Test(wl_hm_lib, random_loc_gathers_and_stores_its_own_elements)
     open_small(&h, &wl_random_loc, NULL);
     for (int i = 0; i < 2; i++) {
         struct kernel k;
-        next_kernel(&h, &k, "random_loc", 16, 1, 256, 1, "RW");
+        next_kernel(&h, &k, "random_loc", 8, 1, 256, 1, "RW");
         struct kernel_warp w;
         wlh_warp_at(&w, &k, 2, 1);
         expect_alu(&k, &w, 17);
@@ -109,7 +109,7 @@ Test(wl_hm_lib, random_loc_gathers_and_stores_its_own_elements)
         cr_expect(op.kind == KOP_LOAD && op.lanes && op.size == 4);
         unsigned distinct = 0;
         for (unsigned l = 0; l < 64; l++) {
-            cr_expect(w.lane_addr[l] >= arg(&k, 0) && w.lane_addr[l] < arg(&k, 0) + 65536 * 4 &&
+            cr_expect(w.lane_addr[l] >= arg(&k, 0) && w.lane_addr[l] < arg(&k, 0) + 16384 * 4 &&
                       w.lane_addr[l] % 4 == 0, "lane %u", l);
             distinct += l && w.lane_addr[l] != w.lane_addr[l - 1] + 4;
         }

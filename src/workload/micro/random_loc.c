@@ -99,7 +99,7 @@ static void *rl_create(struct wl_env *env, const struct cfg_sec *sec, struct err
     return kdw_create(&rl_model, env, sec, e);
 }
 
-static const char *const rl_small[] = {"n=65536", "blocks=16", "iterations=2", NULL};
+static const char *const rl_small[] = {"n=16384", "blocks=8", "iterations=2", NULL};
 
 const struct wl_ops wl_random_loc = {
     .name = "random-loc",
