@@ -36,7 +36,7 @@ struct kdw_launch {
     struct kernel_dim grid, block;
     int64_t params[KD_MAX_PARAMS];           /* in the description's order */
     const struct kernel_buf *bufs[KD_MAX_BUFS];
-    struct kd_array arrays[KD_MAX_ARRAYS];   /* their data must outlive the run */
+    struct kd_array arrays[KD_MAX_ARRAYS];   /* their data must outlive the launch */
     uint32_t lds_b;                          /* LDS bytes per work-group */
 };
 
