@@ -40,7 +40,39 @@ struct kd_bound {
     const struct kernel_buf *bufs[KD_MAX_BUFS];
     struct kd_array arrays[KD_MAX_ARRAYS];
     struct kd_bstmt *b; /* [nstmt] */
+    struct kd_memo *memo; /* [nbufs]: ranges already derived */
 };
+
+/* The ranges of one argument that the work-groups of a binding have been
+ * asked for (at KERNEL_MAX_RANGES): the command processor, the same_pattern
+ * test of kdw.c and the annotation checker ask for the same ones. Kept while
+ * the binding serves identical launches, unless the description reads
+ * arrays, whose contents may change from one launch to the next. */
+struct kd_memo {
+    uint32_t *at;        /* [nwg]: 1 + where the work-group's ranges start in r; 0: not yet */
+    uint8_t *n;          /* [nwg]: how many (0: the whole structure) */
+    struct addr_range *r;
+    size_t nr, cap;
+};
+
+static void memo_clear(struct kd_bound *b)
+{
+    for (unsigned a = 0; b->memo && a < b->p->nbufs; a++) {
+        struct kd_memo *m = &b->memo[a];
+        free(m->at);
+        free(m->n);
+        free(m->r);
+        *m = (struct kd_memo){0};
+    }
+}
+
+static void bound_free(struct kd_bound *b)
+{
+    memo_clear(b);
+    free(b->memo);
+    free(b->b);
+    free(b);
+}
 
 /* ---- parsing ---------------------------------------------------------------------- */
 
@@ -560,10 +592,8 @@ void kd_prog_free(struct kd_prog *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->nlaunch; i++) {
-        free(p->launch[i]->b);
-        free(p->launch[i]);
-    }
+    for (size_t i = 0; i < p->nlaunch; i++)
+        bound_free(p->launch[i]);
     free(p->launch);
     free(p->s);
     free(p);
@@ -1023,6 +1053,9 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
     w->hi[v] = hi;
 }
 
+static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned arg,
+                              struct addr_range *out, unsigned max);
+
 /* What the work-group's statements on the argument touch, within the
  * buffer: sorted and merged ranges (their span if more than max); one empty
  * range at the base if nothing; 0 (the whole structure) if an index reads
@@ -1031,6 +1064,27 @@ static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
                           struct addr_range *out, unsigned max)
 {
     const struct kd_bound *b = k->ctx;
+    if (arg >= b->p->nbufs || max != KERNEL_MAX_RANGES)
+        return derive_ranges(b, wg, arg, out, max);
+    struct kd_memo *m = &b->memo[arg];
+    if (!m->at) {
+        uint32_t nwg = b->grid.x * b->grid.y * b->grid.z;
+        m->at = xcalloc(nwg, sizeof *m->at);
+        m->n = xcalloc(nwg, sizeof *m->n);
+    }
+    if (!m->at[wg]) {
+        m->r = xgrow(m->r, sizeof *m->r, &m->cap, m->nr + KERNEL_MAX_RANGES);
+        m->n[wg] = (uint8_t)derive_ranges(b, wg, arg, &m->r[m->nr], max);
+        m->at[wg] = (uint32_t)(m->nr + 1);
+        m->nr += m->n[wg];
+    }
+    memcpy(out, &m->r[m->at[wg] - 1], m->n[wg] * sizeof *out);
+    return m->n[wg];
+}
+
+static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned arg,
+                              struct addr_range *out, unsigned max)
+{
     const struct kd_prog *p = b->p;
     if (arg >= p->nbufs || max < 1)
         return 0;
@@ -1220,8 +1274,7 @@ static void keep_launch(struct kd_prog *p, struct kd_bound *b)
         return;
     }
     struct kd_bound **old = &p->launch[p->oldest];
-    free((*old)->b);
-    free(*old);
+    bound_free(*old);
     *old = b;
     p->oldest = (p->oldest + 1) % KD_MAX_LAUNCHES;
 }
@@ -1241,12 +1294,14 @@ int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struc
     if (!b) {
         b = xcalloc(1, sizeof *b);
         *b = want;
+        b->memo = xcalloc(p->nbufs ? p->nbufs : 1, sizeof *b->memo);
         if (bind(b, e)) {
-            free(b->b);
-            free(b);
+            bound_free(b);
             return -1;
         }
         keep_launch(p, b);
+    } else if (p->narrays) {
+        memo_clear(b);
     }
     *k = (struct kernel){.grid = grid, .block = block, .next = kd_next, .ranges = kd_ranges,
                          .ctx = b};
