@@ -145,6 +145,15 @@ static int name_index(struct line *ln, const char *const *names, const char *wha
     return line_err(ln, "%s", msg);
 }
 
+/* The ']' that closes the '[' at open (NULL: none, or open is NULL). */
+static char *closing(const char *open)
+{
+    for (int depth = 0; open && *open; open++)
+        if ((depth += *open == '[' ? 1 : *open == ']' ? -1 : 0) == 0)
+            return (char *)open;
+    return NULL;
+}
+
 /* An expression that may read one array element, @ARRAY[INDEX], as `ind`. */
 static int ix(struct line *ln, const char *text, struct kd_ix *out)
 {
@@ -152,11 +161,8 @@ static int ix(struct line *ln, const char *text, struct kd_ix *out)
     const char *at = strchr(text, '@');
     if (!at)
         return poly(ln, text, &out->e);
-    const char *open = strchr(at, '['), *close = open;
-    for (int depth = 0; close && *close; close++)
-        if ((depth += *close == '[' ? 1 : *close == ']' ? -1 : 0) == 0)
-            break;
-    if (!open || !close || !*close)
+    const char *open = strchr(at, '['), *close = closing(open);
+    if (!close)
         return line_err(ln, "'%s': @ARRAY[INDEX] expected", at);
     int a = name_index(ln, ln->d->arrays, "array", at + 1, (size_t)(open - at - 1));
     if (a < 0)
@@ -405,7 +411,7 @@ static int clause(struct line *ln, long *m, char **a, char **lt)
 {
     ln->at++;
     char *w = word(ln);
-    char *open = strchr(ln->at, '['), *close = open ? strchr(open, ']') : NULL;
+    char *open = strchr(ln->at, '['), *close = closing(open);
     *lt = close ? memchr(open, '<', (size_t)(close - open)) : NULL;
     if (!number(w, 1, 1000000, m) || !*lt)
         return line_err(ln, "alu N + '%s': M [A < B] expected", w ? w : "");
@@ -990,17 +996,16 @@ static void walk_leaf(struct walk *w, int64_t cap)
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap);
 
 /* The loop encl[0], its first value from f[0] to f[1] across the work-group,
- * its bound f[2], step f[3], f[4] iterations from f[0]: enumerated while the
- * budget lasts if no two iterations' values overlap (one first value, or a
- * step wider than their span), each iteration's values clipped at the bound;
- * else its variable spans first value to bound. */
+ * its bound from f[5] to f[2], step f[3], f[4] iterations from f[0]:
+ * enumerated while the budget lasts if no two iterations' values overlap
+ * (one first value, or a step wider than their span) and the bound is the
+ * same for the work-group, each iteration's values clipped at it; else its
+ * variable spans first value to bound. */
 static void walk_loop(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap,
-                      const int64_t f[5])
+                      const int64_t f[6])
 {
     unsigned v = w->b->p->s[encl[0]].var;
-    int64_t b0, b1;
-    affine_span(&w->b->b[encl[0]].b.e, w->lo, w->hi, &b0, &b1);
-    if (b0 == b1 && f[3] > f[1] - f[0] && w->budget >= f[4]) {
+    if (f[5] == f[2] && f[3] > f[1] - f[0] && w->budget >= f[4]) {
         w->budget -= f[4];
         for (int64_t k = 0; k < f[4]; k++) {
             w->lo[v] = f[0] + k * f[3];
@@ -1014,11 +1019,40 @@ static void walk_loop(struct walk *w, const uint16_t *encl, unsigned nb, int64_t
     walk(w, encl + 1, nb - 1, cap);
 }
 
+/* The span of x over the walk's box into [*mn, *mx]. An array read at an
+ * index that spans at most KD_RANGE_ITERATIONS elements, all in the array,
+ * takes the smallest to the largest of them. False if x depends on a value
+ * the walk does not know. */
+static bool ix_span(const struct walk *w, const struct kd_bix *x, int64_t *mn, int64_t *mx)
+{
+    int64_t lo[KD_NDYN], hi[KD_NDYN];
+    memcpy(lo, w->lo, sizeof lo);
+    memcpy(hi, w->hi, sizeof hi);
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        if (w->unknown[v] && ((x->e.k[v] && !(v == KD_IND && x->arr)) ||
+                              (x->arr && x->inner.k[v])))
+            return false;
+    if (x->arr) {
+        int64_t i0, i1;
+        affine_span(&x->inner, w->lo, w->hi, &i0, &i1);
+        if (i0 < 0 || (uint64_t)i1 >= x->arr->n || i1 - i0 >= KD_RANGE_ITERATIONS)
+            return false;
+        lo[KD_IND] = hi[KD_IND] = x->arr->v[i0];
+        for (int64_t i = i0 + 1; i <= i1; i++) {
+            lo[KD_IND] = x->arr->v[i] < lo[KD_IND] ? x->arr->v[i] : lo[KD_IND];
+            hi[KD_IND] = x->arr->v[i] > hi[KD_IND] ? x->arr->v[i] : hi[KD_IND];
+        }
+    }
+    affine_span(&x->e, lo, hi, mn, mx);
+    return true;
+}
+
 /* Walk the enclosing blocks encl[0..nb) of a statement, outermost first:
  * a loop with the same bounds for the whole work-group is enumerated (while
- * the budget lasts), any other spans its bounds; an `if I < B` with B the
- * same for the whole work-group clips an index equal to I (cap). At the
- * statement, thread indices span the block. */
+ * the budget lasts), any other spans its bounds (bounds read from an array:
+ * from the least to the greatest the work-group reads); an `if I < B` with
+ * B the same for the whole work-group clips an index equal to I (cap). At
+ * the statement, thread indices span the block. */
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
 {
     if (!nb) {
@@ -1036,18 +1070,15 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
         unnarrow(w, &n1);
         return;
     }
-    int64_t a0, a1, b0, b1;
-    affine_span(&x->e, w->lo, w->hi, &a0, &a1);
-    affine_span(&y->e, w->lo, w->hi, &b0, &b1);
     unsigned v = s->var;
-    int64_t lo = w->lo[v], hi = w->hi[v];
-    if (x->arr || y->arr) {
+    int64_t lo = w->lo[v], hi = w->hi[v], a0, a1, b0, b1;
+    if (!ix_span(w, x, &a0, &a1) || !ix_span(w, y, &b0, &b1)) {
         w->unknown[v] = true;
         walk(w, encl + 1, nb - 1, cap);
         w->unknown[v] = false;
     } else if (a0 < b1) {
         int64_t step = w->b->b[encl[0]].step, n = (b1 - a0 + step - 1) / step;
-        walk_loop(w, encl, nb, cap, (int64_t[]){a0, a1, b1, step, n});
+        walk_loop(w, encl, nb, cap, (int64_t[]){a0, a1, b1, step, n, b0});
     }
     w->lo[v] = lo;
     w->hi[v] = hi;

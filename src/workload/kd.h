@@ -12,7 +12,7 @@
  *                         N ALU instructions (M more when some active lane
  *                         has A < B: code a branch's test shares with the
  *                         block it guards; up to 8 such clauses, each
- *                         tested on its own)
+ *                         tested on its own; A and B may read arrays)
  *   load BUF[EXPR] SIZE -> rD [< rA ...] [SCOPE SEM] [spin N] [fresh] [measure]
  *   store BUF[EXPR] SIZE [< rA ...] [SCOPE SEM]
  *   atomic BUF[EXPR] SIZE [-> rD] [< rA ...] [SCOPE SEM]
@@ -46,7 +46,9 @@
  * static site, numbered from 1 in body order (kernel_op.site). A warp exits
  * after the last statement. A loop whose bounds differ between lanes runs
  * until its last lane is done, each lane active while its own variable is
- * below its own bound.
+ * below its own bound. In the derived ranges such a loop spans from the
+ * least first bound to the greatest second bound of the work-group's lanes,
+ * a bound that reads an array scanned at the indices they span.
  */
 #ifndef CHIPSIM_KD_H
 #define CHIPSIM_KD_H

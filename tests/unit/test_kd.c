@@ -566,7 +566,56 @@ Test(kd, loops_with_per_lane_bounds_and_array_reads)
     cr_expect_eq(next(&k, &w).kind, KOP_ALU);
     cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
     struct addr_range r[2];
-    cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0, "an index from an array: the whole structure");
+    cr_expect_eq(k.ranges(&k, 0, 1, r, 2), 0, "an index from an array: the whole structure");
+    kd_prog_free(p);
+}
+
+/* A loop whose bounds read an array spans, in the ranges, from the least
+ * first bound to the greatest second bound the work-group's lanes read; an
+ * array index beyond the array (or over 4,096 elements) gives the whole
+ * structure. */
+Test(kd, loops_over_array_bounds_span_the_values_read)
+{
+    struct kd_prog *p = compile("if gid < n\n"
+                                "  for m0 = @row[gid] .. @row[gid + 1]\n"
+                                "    load a[m0] 4 -> r1\n"
+                                "    store b[m0*2 + 1] 4 < r1\n"
+                                "  end\n"
+                                "end\n");
+    struct kernel k;
+    struct addr_range r[2];
+    launch(p, &k, 2, 2, 1, 4, 0); /* vertices 0, 1 | 2, 3 */
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 2), 1);
+    cr_expect(r[0].lo == 0x100000 && r[0].hi == 0x100000 + 3 * 4, "arcs 0..2");
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 2), 1);
+    cr_expect(r[0].lo == 0x100000 + 3 * 4 && r[0].hi == 0x100000 + 6 * 4, "arcs 3..5");
+    cr_assert_eq(k.ranges(&k, 1, 1, r, 2), 1);
+    cr_expect(r[0].lo == 0x200000 + 7 * 4 && r[0].hi == 0x200000 + 12 * 4, "b[7] .. b[11]");
+    launch(p, &k, 2, 2, 1, 3, 0); /* n = 3: vertex 2 alone in work-group 1 */
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 2), 1);
+    cr_expect(r[0].lo == 0x100000 + 3 * 4 && r[0].hi == 0x100000 + 4 * 4, "arc 3");
+    launch(p, &k, 4, 1, 1, 4, 0); /* vertex 1 alone: no arc, the empty range */
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 2), 1);
+    cr_expect(r[0].lo == 0x100000 && r[0].hi == 0x100000);
+    kd_prog_free(p);
+    p = compile("for m0 = @row[gid] .. @row[gid + 1]\n"
+                "  load a[m0] 4 -> r1\n"
+                "end\n");
+    launch(p, &k, 1, 8, 1, 0, 0); /* gid + 1 up to 8: beyond row */
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 2), 0);
+    kd_prog_free(p);
+}
+
+/* The test of alu N + M [A < B] may read an array. */
+Test(kd, alu_conditions_that_read_arrays)
+{
+    struct kd_prog *p = compile("alu 2 + 5 [@row[gid] < @row[gid + 1]] < r1\n");
+    struct kernel k;
+    launch(p, &k, 4, 1, 1, 0, 0);
+    struct kernel_warp w = warp(&k, 0, 0, 1); /* vertex 0: three arcs */
+    cr_expect_eq(next(&k, &w).n, 7);
+    w = warp(&k, 1, 0, 1); /* vertex 1: none */
+    cr_expect_eq(next(&k, &w).n, 2);
     kd_prog_free(p);
 }
 
