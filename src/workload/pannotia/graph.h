@@ -17,7 +17,6 @@
 #define CHIPSIM_WL_GRAPH_H
 
 #include "config/cfg.h"
-#include "gpu/kernel.h"
 
 enum graph_fmt { GRAPH_AUTO, GRAPH_DIMACS, GRAPH_SNAP, GRAPH_METIS, GRAPH_MTX, GRAPH_RODINIA };
 enum graph_weights { GRAPH_W_AUTO, GRAPH_W_UNIT, GRAPH_W_RANDOM };
@@ -109,54 +108,5 @@ int graph_load_road(struct graph_coo *g, const struct cfg_sec *sec, uint64_t see
     {"edges", CFG_INT, "0", 0, 4294967295.0,                                                     \
      "undirected edges of the generated graph (each gives two arcs); 0 = AK.gr's 78292 per "     \
      "69082 vertices", NULL}
-
-/* ---- helpers for the graph kernels (one thread per vertex) ----------------- */
-
-/* Lanes of warp w whose 1D global thread id is below n. */
-static inline uint64_t graph_lanes_below(const struct kernel_warp *w, uint64_t n)
-{
-    uint64_t gid0 = kernel_gid(w, 0);
-    return gid0 >= n ? 0 : low_bits(min_u64(w->nlanes, n - gid0));
-}
-
-static inline void graph_op_alu(struct kernel_op *op, uint32_t n, uint8_t src0, uint8_t src1)
-{
-    op->kind = KOP_ALU;
-    op->n = n;
-    op->src[0] = src0;
-    op->src[1] = src1;
-}
-
-/* A coalesced access of elements first + lane (es bytes each) of buf. */
-static inline void graph_op_elem(struct kernel_op *op, uint8_t kind, const struct kernel_buf *buf,
-                                 uint64_t first, unsigned es, uint64_t mask)
-{
-    op->kind = kind;
-    op->size = (uint8_t)es;
-    op->base = buf->base + first * es;
-    op->stride = es;
-    op->mask = mask;
-}
-
-/* A gather or scatter: the caller fills lane_addr of the lanes in mask. */
-static inline void graph_op_lanes(struct kernel_op *op, uint8_t kind, unsigned es, uint64_t mask)
-{
-    op->kind = kind;
-    op->size = (uint8_t)es;
-    op->lanes = true;
-    op->mask = mask;
-}
-
-/* Elements [first, min(first + count, n)) of b with elements of es bytes as
- * range *out; 0 (unknown) if empty. */
-static inline unsigned graph_slice(const struct kernel_buf *b, uint64_t first, uint64_t count,
-                                   uint64_t n, unsigned es, struct addr_range *out)
-{
-    uint64_t hi = min_u64(first + count, n);
-    if (first >= hi)
-        return 0;
-    *out = (struct addr_range){b->base + first * es, b->base + hi * es};
-    return 1;
-}
 
 #endif
