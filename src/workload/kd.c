@@ -26,6 +26,7 @@ struct kd_bstmt {
      * does (by dk per lane; b - c by dk2), so its lanes below 0 are a run */
     bool linear;
     bool flat;    /* and the same in every lane of the warp (no thread index, any block) */
+    bool flat_inner[3]; /* a's, b's, c's array index moves by a fixed step per lane (1D) */
     int64_t dk, dk2;
     int64_t step; /* for: the step at this launch (1 without one) */
     uint8_t size; /* memory: bytes per lane at this launch */
@@ -689,6 +690,105 @@ static unsigned row_end(const struct kd_bound *b, const struct kernel_warp *w, u
     return end < w->nlanes ? end : w->nlanes;
 }
 
+/* The lanes lo .. hi - 1 from the lowest to the highest of mask (mask != 0). */
+#define LANE_SPAN(mask, lo, hi)                                                                  \
+    unsigned lo = (unsigned)__builtin_ctzll(mask), hi = 64 - (unsigned)__builtin_clzll(mask)
+
+static void lanes_eval(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                       const struct kd_bix *x, uint64_t mask, int64_t *out);
+
+/* Affine form a at the lanes of mask of warp w inside statement i's loops,
+ * and at the lanes between them, into out[lane], term by term over the
+ * lanes: the block and thread indices, each loop variable (its first bound
+ * at each lane plus the iterations so far times the step) and the array
+ * element ind[lane] (times ki). In a 1D block without a thread term the
+ * constant joins the first term that varies. */
+static void lanes_affine(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                         const struct kd_affine *a, const int64_t *ind, int64_t ki,
+                         uint64_t mask, int64_t *out)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    LANE_SPAN(mask, lo, hi);
+    int64_t c = a->c + a->k[KD_BX] * w->wg_id.x + a->k[KD_BY] * w->wg_id.y +
+                a->k[KD_BZ] * w->wg_id.z, kx = a->k[KD_TX];
+    uint32_t tid0 = w->warp * w->warp_size, bx = b->block.x, by = b->block.y;
+    bool flat = by == 1 && b->block.z == 1, set = !flat || kx;
+    for (unsigned l = lo; !flat && l < hi; l++) {
+        uint32_t t = tid0 + l;
+        out[l] = c + kx * (t % bx) + a->k[KD_TY] * (t / bx % by) + a->k[KD_TZ] * (t / (bx * by));
+    }
+    for (int64_t l = lo, v = c + kx * (int64_t)(tid0 + lo); flat && kx && l < hi; l++, v += kx)
+        out[l] = v;
+    for (unsigned j = 0; j < s->nloops; j++) {
+        const struct kd_stmt *f = &b->p->s[s->loops[j]];
+        const struct kd_bstmt *bf = &b->b[s->loops[j]];
+        int64_t k = a->k[f->var], first[KERNEL_MAX_LANES];
+        if (!k)
+            continue;
+        lanes_eval(b, w, s->loops[j], &bf->a, mask, first);
+        int64_t it = (int64_t)w->r[f->var - KD_M0] * bf->step, add = k * it + (set ? 0 : c);
+        for (unsigned l = lo; l < hi; l++)
+            out[l] = (set ? out[l] : 0) + k * first[l] + add;
+        set = true;
+    }
+    for (unsigned l = lo; ki && l < hi; l++)
+        out[l] = (set ? out[l] : c) + ki * ind[l];
+    for (unsigned l = lo; !set && !ki && l < hi; l++)
+        out[l] = c;
+}
+
+/* The elements of x's array at the lanes of mask into out[lane] (0 at the
+ * lanes between them whose index is outside the array). An index that moves
+ * by a fixed step from lane to lane (flat) is read without a test per lane
+ * when its first and last are inside the array. */
+static void lanes_gather(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                         const struct kd_bix *x, bool flat, uint64_t mask, int64_t *out)
+{
+    const struct kd_array *arr = x->arr;
+    LANE_SPAN(mask, lo, hi);
+    if (flat) {
+        const struct kd_affine *a = &x->inner;
+        int64_t k = a->k[KD_TX], first = a->c + a->k[KD_BX] * w->wg_id.x +
+                    a->k[KD_BY] * w->wg_id.y + a->k[KD_BZ] * w->wg_id.z +
+                    k * (int64_t)(w->warp * w->warp_size + lo), last = first + k * (hi - 1 - lo);
+        if (first >= 0 && last >= 0 && (uint64_t)first < arr->n && (uint64_t)last < arr->n) {
+            const uint32_t *v = arr->v + first;
+            for (unsigned l = lo; l < hi; l++, v += k)
+                out[l] = *v;
+            return;
+        }
+    }
+    lanes_affine(b, w, i, &x->inner, NULL, 0, mask, out);
+    for (unsigned l = lo; l < hi; l++) {
+        if ((uint64_t)out[l] < arr->n)
+            out[l] = arr->v[out[l]];
+        else if (mask >> l & 1)
+            BUG("kernel description: array index %lld out of 0..%llu", (long long)out[l],
+                (unsigned long long)arr->n);
+        else
+            out[l] = 0;
+    }
+}
+
+/* x at the lanes of mask of warp w inside statement i's loops, and at the
+ * lanes between them, into out[lane]: its array element read first, if it
+ * has one (an expression that is the element alone is read into out). */
+static void lanes_eval(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                       const struct kd_bix *x, uint64_t mask, int64_t *out)
+{
+    int64_t ind[KERNEL_MAX_LANES];
+    const struct kd_bstmt *bs = &b->b[i];
+    bool flat = bs->flat_inner[x == &bs->a ? 0 : x == &bs->b ? 1 : 2];
+    if (!x->arr) {
+        lanes_affine(b, w, i, &x->e, NULL, 0, mask, out);
+    } else if (x->e.c == 0 && x->e.nnz == 1 && x->e.k[KD_IND] == 1) {
+        lanes_gather(b, w, i, x, flat, mask, out);
+    } else {
+        lanes_gather(b, w, i, x, flat, mask, ind);
+        lanes_affine(b, w, i, &x->e, ind, x->e.k[KD_IND], mask, out);
+    }
+}
+
 /* floor(a / b) for b > 0. */
 static int64_t floor_div(int64_t a, int64_t b)
 {
@@ -743,15 +843,17 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
         }
         return mask & out;
     }
-    int prev = -1;
-    for (uint64_t m = mask; m; m &= m - 1) {
-        unsigned l = (unsigned)__builtin_ctzll(m);
-        lane_at(b, w, l, i, v, &prev);
-        int64_t y = eval(&bs->b, v);
-        if (eval(&bs->a, v) + iter < y && (!s->two || y < eval(&bs->c, v)))
-            out |= 1ull << l;
-    }
-    return out;
+    if (!mask)
+        return 0;
+    int64_t x[KERNEL_MAX_LANES], y[KERNEL_MAX_LANES], z[KERNEL_MAX_LANES];
+    lanes_eval(b, w, i, &bs->a, mask, x);
+    lanes_eval(b, w, i, &bs->b, mask, y);
+    if (s->two)
+        lanes_eval(b, w, i, &bs->c, mask, z);
+    LANE_SPAN(mask, lo, hi);
+    for (unsigned l = lo; l < hi; l++)
+        out |= (uint64_t)(x[l] + iter < y[l] && (!s->two || y[l] < z[l])) << l;
+    return out & mask;
 }
 
 /* The addresses of memory statement i: base + lane * stride where the index
@@ -774,6 +876,14 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
         return;
     }
     op->lanes = true;
+    if (!bs->linear) {
+        int64_t x[KERNEL_MAX_LANES];
+        lanes_eval(b, w, i, &bs->a, mask, x);
+        LANE_SPAN(mask, lo, hi);
+        for (unsigned l = lo; l < hi; l++)
+            w->lane_addr[l] = base + (addr_t)(x[l] * unit);
+        return;
+    }
     int prev = -1;
     for (uint64_t m = mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctzll(m);
@@ -845,7 +955,7 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
             if (f->kind != KD_S_FOR)
                 continue;
             w->r[f->var - KD_M0]++;
-            uint64_t m = cond_mask(b, w, s->match, mask_at(w, f->depth));
+            uint64_t m = cond_mask(b, w, s->match, w->r[4 + f->depth]); /* lanes done stay done */
             if (m) {
                 w->r[4 + f->depth] = m;
                 w->pc = s->match + 1u;
@@ -1184,6 +1294,16 @@ static bool uniform_loop(const struct kd_bound *b, unsigned j, bool row)
 
 /* Whether x moves by a fixed step from lane to lane of a row of the block:
  * x less its tx term the same in every lane of a row. */
+/* Whether x's array index moves by a fixed step from lane to lane: a 1D
+ * block, and no variable but the block and thread indices in it. */
+static bool flat_inner(const struct kd_bound *b, const struct kd_bix *x)
+{
+    for (unsigned v = KD_TY; v < KD_NDYN && x->arr; v++)
+        if (v != KD_TX && x->inner.k[v])
+            return false;
+    return x->arr && b->block.y == 1 && b->block.z == 1;
+}
+
 static bool linear(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
 {
     struct kd_bix y = *x;
@@ -1277,6 +1397,9 @@ static int bind(struct kd_bound *b, struct err *e)
         bind_shape(b, i, bs);
         bs->dk = bs->a.e.k[KD_TX] - bs->b.e.k[KD_TX];
         bs->dk2 = bs->b.e.k[KD_TX] - bs->c.e.k[KD_TX];
+        bs->flat_inner[0] = flat_inner(b, &bs->a);
+        bs->flat_inner[1] = flat_inner(b, &bs->b);
+        bs->flat_inner[2] = flat_inner(b, &bs->c);
     }
     return 0;
 }
