@@ -139,6 +139,8 @@ int main(void)
                                          "workload.footprint_kib=131072", NULL};
     bench_run("gpu: square 4M floats x 4, 4x60 CUs", square);
     bench_run("gpu: square 1M floats x 4, 60 WGs", square_alu);
+    static const char *const sssp[] = {"-w", "sssp", "-p", "workload.nodes=4096", NULL};
     bench_run("gpu: stream dram 128 MiB, 4x60 CUs", gstream);
+    bench_run("gpu: sssp 4096 nodes (irregular)", sssp);
     return 0;
 }
