@@ -351,19 +351,20 @@ Test(nw, block_ops_follow_the_index_arithmetic)
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 1, 0); /* b_index_x = 1, b_index_y = 3 - 1 - 1 = 1: blk = 65 * 16 + 16 */
     const addr_t blk = 1056;
+    /* mask 0: the warp's lanes (all 16), outside any condition */
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
     expect_mem(wlh_step(&k, &w), KOP_LOAD, mat + blk * 4, 4, 4, 1, "index_nw");
     expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 0, 4, 4, 1, "temp[0][0]");
     for (int ty = 0; ty < 16; ty++)
-        expect_mem(wlh_step(&k, &w), KOP_LOAD, ref + (blk + 66 + 65 * ty) * 4, 4, 4, 0xffff, "ref");
+        expect_mem(wlh_step(&k, &w), KOP_LOAD, ref + (blk + 66 + 65 * ty) * 4, 4, 4, 0, "ref");
     for (int ty = 0; ty < 16; ty++)
-        expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 1156 + 64 * ty, 4, 4, 0xffff, "ref[ty][tx]");
+        expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 1156 + 64 * ty, 4, 4, 0, "ref[ty][tx]");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
-    expect_mem(wlh_step(&k, &w), KOP_LOAD, mat + (blk + 65) * 4, 65 * 4, 4, 0xffff, "west");
-    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 68, 68, 4, 0xffff, "temp[tx+1][0]");
+    expect_mem(wlh_step(&k, &w), KOP_LOAD, mat + (blk + 65) * 4, 65 * 4, 4, 0, "west");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 68, 68, 4, 0, "temp[tx+1][0]");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
-    expect_mem(wlh_step(&k, &w), KOP_LOAD, mat + (blk + 1) * 4, 4, 4, 0xffff, "north");
-    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 4, 4, 4, 0xffff, "temp[0][tx+1]");
+    expect_mem(wlh_step(&k, &w), KOP_LOAD, mat + (blk + 1) * 4, 4, 4, 0, "north");
+    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 4, 4, 4, 0, "temp[0][tx+1]");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
     /* m = 0: lane 0 computes temp[1][1] */
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
@@ -386,10 +387,19 @@ Test(nw, block_ops_follow_the_index_arithmetic)
     for (int s = 16; s < 31; s++)
         next_of(&k, &w, KOP_BARRIER);
     for (int ty = 0; ty < 16; ty++)
-        expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, ((ty + 1) * 17 + 1) * 4, 4, 4, 0xffff, "out");
+        expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, ((ty + 1) * 17 + 1) * 4, 4, 4, 0, "out");
     for (int ty = 0; ty < 16; ty++)
-        expect_mem(wlh_step(&k, &w), KOP_STORE, mat + (blk + 66 + 65 * ty) * 4, 4, 4, 0xffff, "out");
+        expect_mem(wlh_step(&k, &w), KOP_STORE, mat + (blk + 66 + 65 * ty) * 4, 4, 4, 0, "out");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
+    /* the matrix: rows 16 .. 32, columns 16 .. 32; the reference: rows 17 .. 32, columns
+     * 17 .. 32 */
+    struct addr_range r[64];
+    cr_assert_eq(k.ranges(&k, 1, 1, r, 64), 17);
+    for (unsigned y = 0; y < 17; y++)
+        cr_expect(r[y].lo == mat + (blk + 65 * y) * 4 && r[y].hi == r[y].lo + 17 * 4, "row %u", y);
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 64), 16);
+    for (unsigned y = 0; y < 16; y++)
+        cr_expect(r[y].lo == ref + (blk + 66 + 65 * y) * 4 && r[y].hi == r[y].lo + 16 * 4);
     /* needle_cuda_shared_2 with i = 3 (the first): b_index_x = bx + 1, b_index_y = 3 - bx */
     cr_assert(m.ops->next_kernel(m.self, &k));
     cr_assert(m.ops->next_kernel(m.self, &k));
