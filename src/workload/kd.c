@@ -258,12 +258,13 @@ static int count(struct line *ln, const char *w, long lo, long hi, uint32_t *n, 
 }
 
 /* A load's flags: spin N (KOP_F_SPIN, at most N re-issues), fresh
- * (KOP_F_FRESH), measure (KOP_F_MEASURE); 1 if w is none of them. */
+ * (KOP_F_FRESH), measure (KOP_F_MEASURE), measure_bw (KOP_F_MEASURE_BW);
+ * 1 if w is none of them. */
 static int load_flag(struct line *ln, const char *w, struct kd_stmt *s)
 {
-    static const char *const names[] = {"spin", "fresh", "measure"};
-    static const uint8_t flags[] = {KOP_F_SPIN, KOP_F_FRESH, KOP_F_MEASURE};
-    for (unsigned i = 0; i < 3; i++) {
+    static const char *const names[] = {"spin", "fresh", "measure", "measure_bw"};
+    static const uint8_t flags[] = {KOP_F_SPIN, KOP_F_FRESH, KOP_F_MEASURE, KOP_F_MEASURE_BW};
+    for (unsigned i = 0; i < 4; i++) {
         if (strcmp(w, names[i]))
             continue;
         if (s->op.kind != KOP_LOAD)

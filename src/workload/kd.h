@@ -14,6 +14,7 @@
  *                         block it guards; up to 8 such clauses, each
  *                         tested on its own; A and B may read arrays)
  *   load BUF[EXPR] SIZE -> rD [< rA ...] [SCOPE SEM] [spin N] [fresh] [measure]
+ *        [measure_bw]
  *   store BUF[EXPR] SIZE [< rA ...] [SCOPE SEM]
  *   atomic BUF[EXPR] SIZE [-> rD] [< rA ...] [SCOPE SEM]
  *   lds_load lds[EXPR] SIZE -> rD [< rA ...]
@@ -32,7 +33,8 @@
  * SIZE is 1, 2, 4, 8 or 16, or a parameter whose value at each launch is.
  * A load's flags: `spin N` (KOP_F_SPIN: issued again until the words hold
  * versions written in this kernel, at most N more times), `fresh`
- * (KOP_F_FRESH), `measure` (KOP_F_MEASURE). N, and the N of `alu N`, is a
+ * (KOP_F_FRESH), `measure` (KOP_F_MEASURE), `measure_bw` (KOP_F_MEASURE_BW:
+ * its bytes count in the achieved bandwidth). N, and the N of `alu N`, is a
  * number or a parameter.
  * EXPR is an index expression (kd_expr.h) in elements of SIZE bytes: the
  * lane's address is the buffer's base (0 in the LDS) + EXPR * SIZE. SIZE/UNIT

@@ -86,6 +86,7 @@ Test(kd, if_masks_lanes_and_skips_empty_blocks)
     cr_expect_eq(op.stride, 16);
     cr_expect(op.src[0] == 1 && op.src[1] == 2 && op.srcs == 1ull << 5);
     cr_expect(op.scope == SCOPE_GPU && op.sem == SEM_RELEASE);
+    cr_expect_eq(op.flags, 0);
     cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
     w = warp(&k, 1, 0, 32); /* threads 64..95 are all below 100 */
     cr_expect_eq(next(&k, &w).mask, 0xffffffffull);
@@ -435,6 +436,21 @@ Test(kd, two_sided_conditions)
     cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 2, "rows 1 and 2");
     cr_expect(r[0].lo == 0x200000 + 400 && r[0].hi == 0x200000 + 432);
     cr_expect(r[1].lo == 0x200000 + 800 && r[1].hi == 0x200000 + 832);
+    kd_prog_free(p);
+}
+
+/* Flags: what a microbenchmark measures, on the accesses that carry them. */
+Test(kd, accesses_carry_their_flags)
+{
+    struct kd_prog *p = compile("load a[gid] 16 -> r1 measure measure_bw\n"
+                                "load b[gid] 4 -> r2 gpu acquire measure\n");
+    struct kernel k;
+    launch(p, &k, 1, 64, 1, 0, 0);
+    struct kernel_warp w = warp(&k, 0, 0, 32);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.flags == (KOP_F_MEASURE | KOP_F_MEASURE_BW));
+    op = next(&k, &w);
+    cr_expect(op.flags == KOP_F_MEASURE && op.scope == SCOPE_GPU && op.sem == SEM_ACQUIRE);
     kd_prog_free(p);
 }
 
