@@ -985,7 +985,8 @@ static void affine_span(const struct kd_affine *a, const int64_t lo[KD_NDYN],
  * statement in a range list (base/range.h). */
 struct walk {
     const struct kd_bound *b;
-    const struct kd_affine *a; /* the statement's index */
+    const struct kd_bix *x;    /* the statement's index */
+    const struct kd_affine *a; /* its affine form (in ind, when it reads an array) */
     int64_t lo[KD_NDYN], hi[KD_NDYN];
     bool unknown[KD_NDYN];     /* variables whose values come from arrays */
     int64_t budget;            /* loop iterations left to enumerate */
@@ -1158,6 +1159,26 @@ static bool ix_span(const struct walk *w, const struct kd_bix *x, int64_t *mn, i
     return true;
 }
 
+/* At the statement of a description with range_reads, an index that reads
+ * an array at an index with one value in the walk (block indices,
+ * enumerated loops) reads that element: ind is known. */
+static void walk_read(struct walk *w, int64_t cap)
+{
+    const struct kd_bix *x = w->x;
+    int64_t mn, mx;
+    affine_span(&x->inner, w->lo, w->hi, &mn, &mx);
+    bool known = mn == mx && mn >= 0 && (uint64_t)mn < x->arr->n;
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        known &= !(w->unknown[v] && x->inner.k[v]);
+    if (known) {
+        w->unknown[KD_IND] = false;
+        w->lo[KD_IND] = w->hi[KD_IND] = x->arr->v[mn];
+    }
+    walk_leaf(w, cap);
+    w->unknown[KD_IND] = true;
+    w->lo[KD_IND] = w->hi[KD_IND] = 0;
+}
+
 /* Walk the enclosing blocks encl[0..nb) of a statement, outermost first:
  * a loop with the same bounds for the whole work-group is enumerated (while
  * the budget lasts), any other spans its bounds (bounds read from an array:
@@ -1167,7 +1188,10 @@ static bool ix_span(const struct walk *w, const struct kd_bix *x, int64_t *mn, i
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
 {
     if (!nb) {
-        walk_leaf(w, cap);
+        if (w->x->arr && w->b->p->d->range_reads)
+            walk_read(w, cap);
+        else
+            walk_leaf(w, cap);
         return;
     }
     const struct kd_stmt *s = &w->b->p->s[encl[0]];
@@ -1247,7 +1271,8 @@ static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned ar
         w.hi[KD_TZ] = b->block.z - 1;
         w.unknown[KD_IND] = true;
         w.budget = KD_RANGE_ITERATIONS;
-        w.a = &b->b[i].a.e;
+        w.x = &b->b[i].a;
+        w.a = &w.x->e;
         w.size = b->b[i].size;
         w.unit = b->b[i].unit;
         walk(&w, s->encl, s->depth, INT64_MAX);

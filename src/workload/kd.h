@@ -71,6 +71,9 @@ struct kd_desc {
     const char *body;
     addr_t range_join;          /* derived ranges less than this many bytes apart merge
                                    (base/range.h; 0: only those that touch) */
+    bool range_reads;           /* derived ranges read an array at an index fixed in the
+                                   work-group (else any index that reads an array gives
+                                   the whole structure) */
 };
 
 /* Host data bound to an array of a description. */
@@ -142,11 +145,12 @@ void kd_prog_free(struct kd_prog *p);
  * has none; their data must outlive the launch): the arguments (read or
  * read-write as the body uses them), the interpreter, and per-work-group
  * ranges of every argument (the rows and planes of a block, and lanes whose
- * elements are not adjacent, are pieces of their own). A launch identical
- * to one of the last KD_MAX_LAUNCHES distinct ones shares its binding; k may
- * be used until KD_MAX_LAUNCHES more distinct launches of p (kernels run one
- * at a time). Returns 0, or -1 with the reason in e (an index not affine per
- * thread at this launch). */
+ * elements are not adjacent, are pieces of their own; with range_reads an
+ * array read at an index fixed in the work-group is read, any other makes
+ * the ranges unknown). A launch identical to one of the last KD_MAX_LAUNCHES distinct
+ * ones shares its binding; k may be used until KD_MAX_LAUNCHES more
+ * distinct launches of p (kernels run one at a time). Returns 0, or -1 with
+ * the reason in e (an index not affine per thread at this launch). */
 int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struct kernel_dim block,
               const int64_t *params, const struct kernel_buf *const *bufs,
               const struct kd_array *arrays, struct err *e);

@@ -454,6 +454,41 @@ Test(kd, accesses_carry_their_flags)
     kd_prog_free(p);
 }
 
+/* An array read at an index with one value in the work-group (its block
+ * index, an enumerated loop) is known in the ranges; one per lane is not. */
+Test(kd, ranges_read_arrays_at_work_group_indices)
+{
+    static const char body[] = "load a[@row[bx]*2 + tx] 4 -> r1\n"
+                               "for m0 = 0 .. 2\n"
+                               "  store b[@col[bx*2 + m0]*10 + tx] 4\n"
+                               "end\n";
+    struct kd_prog *p = compile(body);
+    struct kernel k;
+    launch(p, &k, 3, 2, 1, 0, 0);
+    struct addr_range r[4];
+    cr_expect_eq(k.ranges(&k, 1, 0, r, 4), 0, "without range_reads: the whole structure");
+    kd_prog_free(p);
+    static struct kd_desc reads;
+    reads = (struct kd_desc){.name = "r", .params = params, .bufs = bufs, .arrays = arrays,
+                             .body = body, .range_reads = true};
+    struct err e = {0};
+    p = kd_compile(&reads, &e);
+    cr_assert(p, "%s", e.msg);
+    launch(p, &k, 3, 2, 1, 0, 0);
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 + 6 * 4 && r[0].hi == 0x100000 + 8 * 4, "row[1] = 3");
+    cr_assert_eq(k.ranges(&k, 1, 1, r, 4), 2, "col[2] = 3, col[3] = 0");
+    cr_expect(r[0].lo == 0x200000 && r[0].hi == 0x200000 + 2 * 4);
+    cr_expect(r[1].lo == 0x200000 + 30 * 4 && r[1].hi == 0x200000 + 32 * 4);
+    kd_prog_free(p);
+    reads.body = "load a[@col[tx]] 4 -> r1\n";
+    p = kd_compile(&reads, &e);
+    cr_assert(p, "%s", e.msg);
+    launch(p, &k, 1, 2, 1, 0, 0);
+    cr_expect_eq(k.ranges(&k, 0, 0, r, 4), 0, "a read per lane: the whole structure");
+    kd_prog_free(p);
+}
+
 Test(kd, identical_launches_share_a_binding)
 {
     struct kd_prog *p = compile("load a[gid] 4 -> r1\n");
