@@ -114,6 +114,23 @@ static void expect_mem(struct kernel_op op, uint8_t kind, addr_t base, int64_t s
                  (unsigned long long)mask);
 }
 
+/* The same for an op whose lanes may be given one by one: lane l of mask
+ * (0: the warp's lanes) at base + l * stride. */
+static void expect_at(struct kernel_op op, const struct kernel_warp *w, uint8_t kind, addr_t base,
+                      int64_t stride, uint8_t size, uint64_t mask, const char *what)
+{
+    cr_expect_eq(op.kind, kind, "%s: kind %u, want %u", what, op.kind, kind);
+    cr_expect_eq(op.size, size, "%s: size %u", what, op.size);
+    cr_expect_eq(op.mask, mask, "%s: mask %#llx, want %#llx", what, (unsigned long long)op.mask,
+                 (unsigned long long)mask);
+    for (uint64_t m = mask ? mask : lanes(0, w->nlanes - 1); m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(m);
+        addr_t a = op.lanes ? w->lane_addr[l] : op.base + (addr_t)((int64_t)l * op.stride);
+        cr_expect_eq(a, base + (addr_t)((int64_t)l * stride), "%s: lane %u at %#llx", what, l,
+                     (unsigned long long)a);
+    }
+}
+
 /* ---- pathfinder ------------------------------------------------------------ */
 
 Test(pathfinder, small_runs_clean_under_every_scheme)
@@ -270,17 +287,18 @@ Test(srad_v2, srad1_first_block_row_loads)
     const struct kernel_buf *j = k.args[4].buf;
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 1, 0); /* bx 1, by 0, rows ty 0..3 */
+    /* mask 0: the warp's lanes (all 64), outside any condition */
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
     /* index_n = 16 + tx - 64 < 0 for every lane: the load is masked away */
-    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 2048, 4, 4, ~0ull, "north[ty][tx]");
+    expect_at(wlh_step(&k, &w), &w, KOP_LDS_STORE, 2048, 4, 4, 0, "north[ty][tx]");
     struct kernel_op op = wlh_step(&k, &w); /* index_s = 16 + 64 * 16 + tx */
     cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask == ~0ull && op.size == 4);
     expect_lane_index(&w, op.mask, j->base, s1_south, "index_s");
-    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 3072, 4, 4, ~0ull, "south[ty][tx]");
+    expect_at(wlh_step(&k, &w), &w, KOP_LDS_STORE, 3072, 4, 4, 0, "south[ty][tx]");
     op = wlh_step(&k, &w); /* by == 0: north[ty][tx] = J[16 bx + tx] */
     expect_lane_index(&w, op.mask, j->base, s1_n0, "north edge");
     cr_expect_eq(op.mask, ~0ull);
-    expect_mem(wlh_step(&k, &w), KOP_LDS_STORE, 2048, 4, 4, ~0ull, "north edge store");
+    expect_at(wlh_step(&k, &w), &w, KOP_LDS_STORE, 2048, 4, 4, ~0ull, "north edge store");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
     op = wlh_step(&k, &w); /* index_w = 16 + 64 ty - 1 */
     expect_lane_index(&w, op.mask, j->base, s1_west, "index_w");
@@ -290,12 +308,12 @@ Test(srad_v2, srad1_first_block_row_loads)
     op = next_of(&k, &w, KOP_BARRIER);
     op = next_of(&k, &w, KOP_BARRIER);
     op = next_of(&k, &w, KOP_LDS_LOAD); /* jc = temp[ty][tx] */
-    expect_mem(op, KOP_LDS_LOAD, 0, 4, 4, ~0ull, "jc");
+    expect_at(op, &w, KOP_LDS_LOAD, 0, 4, 4, 0, "jc");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU); /* region nw: lane 0 */
-    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 2048, 4, 4, 1, "nw: north");
-    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 16 * 4, 4, 4, 1, "nw: temp[ty+1][tx]");
-    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 5120, 4, 4, 1, "nw: west");
-    expect_mem(wlh_step(&k, &w), KOP_LDS_LOAD, 4, 4, 4, 1, "nw: temp[ty][tx+1]");
+    expect_at(wlh_step(&k, &w), &w, KOP_LDS_LOAD, 2048, 4, 4, 1, "nw: north");
+    expect_at(wlh_step(&k, &w), &w, KOP_LDS_LOAD, 16 * 4, 4, 4, 1, "nw: temp[ty+1][tx]");
+    expect_at(wlh_step(&k, &w), &w, KOP_LDS_LOAD, 5120, 4, 4, 1, "nw: west");
+    expect_at(wlh_step(&k, &w), &w, KOP_LDS_LOAD, 4, 4, 4, 1, "nw: temp[ty][tx+1]");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_ALU);
     /* the interior region of warp 0 is the last: temp[ty-1][tx] */
     for (int r = 0; r < 4; r++) /* ne, n, e, w regions present */
@@ -307,9 +325,9 @@ Test(srad_v2, srad1_first_block_row_loads)
     for (unsigned l = 16; l < 64; l++)
         if (l % 16 != 0 && l % 16 != 15)
             interior |= 1ull << l;
-    expect_mem(op, KOP_LDS_LOAD, (addr_t)-64, 4, 4, interior, "interior: temp[ty-1][tx]");
+    expect_at(op, &w, KOP_LDS_LOAD, (addr_t)-64, 4, 4, interior, "interior: temp[ty-1][tx]");
     op = next_of(&k, &w, KOP_STORE); /* C_cuda[index] */
-    cr_expect(op.lanes && op.mask == ~0ull);
+    cr_expect(op.lanes && op.mask == 0);
     cr_expect_eq(w.lane_addr[17], k.args[5].buf->base + (16 + 64 * 1 + 1) * 4);
     mw_close(&m);
 }
