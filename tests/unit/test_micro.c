@@ -399,9 +399,11 @@ Test(micro, chase_errors)
 static void stream_expect_load(const struct kernel *k, struct kernel_warp *w, addr_t base,
                                uint8_t dst, uint8_t flags, const char *what)
 {
+    /* inside the passes' loops: the active lanes are the warp's, all of them */
     op_eq(step(k, w),
           (struct kernel_op){.kind = KOP_LOAD, .size = 16, .stride = 16, .dst = dst,
-                             .src = {dst}, .base = base, .flags = flags},
+                             .src = {dst}, .base = base, .flags = flags,
+                             .mask = low_bits(w->nlanes)},
           what);
 }
 

@@ -16,11 +16,15 @@
  * measured passes carry KOP_F_MEASURE_BW (achieved GB/s in the summary) and
  * KOP_F_MEASURE (their latency under load).
  * Relies on static partitioning and round-robin dispatch within a chiplet.
+ * Written as a kernel description (src/workload/kd.h): the host code picks
+ * the chunk of each work-group and pass (an array bound at each launch);
+ * each work-group's ranges, its distinct chunks, are derived from it.
  * Abstracted: no data values, no address arithmetic instructions; each chunk
  * is rounded down to whole rows and whole pages.
  */
 #include <stdlib.h>
 
+#include "workload/kd.h"
 #include "workload/wl.h"
 
 enum stream_target { STREAM_L2, STREAM_REMOTE, STREAM_DRAM };
@@ -48,11 +52,47 @@ static const struct cfg_key stream_keys[] = {
     CFG_END,
 };
 
+/* The kernel: load t (m0) of a warp reads row t mod rows of its pass's
+ * chunk, @row[bx * loads + t] (in elements of 16 B; the host code computes
+ * it), the warps of a work-group interleaved; the first `warm` loads are
+ * the unmeasured pass. Load t goes to register 1 + t mod 8 once that
+ * register's previous load has returned; then the registers are consumed,
+ * two per ALU op, so that the warp ends only when its loads have returned. */
+#define STREAM_LOAD "load stream[@row[bx*loads + m0] + tx] 16 -> r1..r8 < r1..r8"
+#define STREAM_KD(kname)                                                                           \
+    {.name = kname, .params = stream_kd_params, .bufs = stream_bufs, .arrays = stream_arrays,      \
+     .range_reads = true,                                                                          \
+     .body = "for m0 = 0 .. loads\n"                                                                \
+             "  if m0 < warm\n"                                                                     \
+             "    " STREAM_LOAD "\n"                                                                \
+             "  end\n"                                                                              \
+             "  if warm - 1 < m0\n"                                                                 \
+             "    " STREAM_LOAD " measure measure_bw\n"                                             \
+             "  end\n"                                                                              \
+             "end\n"                                                                                \
+             "alu 1 < r1 r2\n"                                                                      \
+             "alu 1 < r3 r4\n"                                                                      \
+             "alu 1 < r5 r6\n"                                                                      \
+             "alu 1 < r7 r8\n"}
+static const char *const stream_kd_params[] = {"warm", "loads", NULL};
+static const char *const stream_bufs[] = {"stream", NULL};
+static const char *const stream_arrays[] = {"row", NULL};
+enum { K_L2, K_DRAM, K_TOUCH, K_REMOTE, K_N };
+static const struct kd_desc stream_kd[K_N] = {
+    [K_L2] = STREAM_KD("stream_l2"),
+    [K_DRAM] = STREAM_KD("stream_dram"),
+    [K_TOUCH] = STREAM_KD("stream_touch"),
+    [K_REMOTE] = STREAM_KD("stream_remote"),
+};
+
 /* l2: the warm-up pass comes from DRAM at a quarter of the L2's rate and
  * overlaps the measured window, so enough passes to make it a small part */
 static const uint64_t stream_auto_passes[] = {32, 4, 1};
 
 struct stream {
+    struct wl_env *env;
+    struct kd_prog *prog[K_N];
+    uint32_t *row[2]; /* each kernel's rows: [wgs x loads] */
     const struct kernel_buf *buf;
     uint64_t chunk_b;      /* bytes per work-group */
     uint64_t row_b;        /* bytes one load of every warp of a work-group covers */
@@ -157,20 +197,31 @@ static int stream_params(struct stream *s, const struct wl_env *env, const struc
     return 0;
 }
 
+static void stream_destroy(void *self)
+{
+    struct stream *s = self;
+    for (unsigned k = 0; k < K_N; k++)
+        kd_prog_free(s->prog[k]);
+    free(s->row[0]);
+    free(s->row[1]);
+    free(s);
+}
+
 static void *stream_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
     struct stream *s = xcalloc(1, sizeof *s);
+    s->env = env;
     if (stream_params(s, env, sec, e)) {
-        free(s);
+        stream_destroy(s);
         return NULL;
     }
+    for (unsigned k = 0; k < K_N; k++)
+        if (!(s->prog[k] = kd_compile(&stream_kd[k], e))) {
+            stream_destroy(s);
+            return NULL;
+        }
     s->buf = wl_alloc(env, "stream", s->chunk_b * s->wgs);
     return s;
-}
-
-static void stream_destroy(void *self)
-{
-    free(self);
 }
 
 /* The block of work-groups that static partitioning gives to wg's chiplet:
@@ -197,88 +248,40 @@ static uint32_t stream_peer(const struct stream *s, uint32_t wg)
     return p * q + wg % q;
 }
 
-/* The chunk work-group wg reads in pass `pass` of the kernel: its own WG's,
- * or (k->p[0]) its peer's (remote: the next chiplet's), moved on by `pass`
+/* The chunk work-group wg reads in pass `pass` of a kernel: its own WG's,
+ * or (peer) its peer's (remote: the next chiplet's), moved on by `pass`
  * WGs within that WG's chiplet block. With round-robin dispatch, CU c of a
  * chiplet runs the block's WGs c + i x cus (i < wgs_per_cu), so it reads
  * chunks c + i x cus + pass: no chunk twice while passes < cus per chiplet,
  * so every pass misses in its L1 and merges with nothing there: a CU's
  * chunks of passes p and p' coincide only when |p - p'| is a multiple of
  * the CUs per chiplet. */
-static addr_t stream_chunk(const struct kernel *k, uint32_t wg, uint64_t pass)
+static uint32_t stream_chunk(const struct stream *s, uint32_t wg, bool peer, uint64_t pass)
 {
-    const struct stream *s = k->ctx;
-    uint32_t owner = k->p[0] ? stream_peer(s, wg) : wg, start, size;
+    uint32_t owner = peer ? stream_peer(s, wg) : wg, start, size;
     stream_block(s, owner, &start, &size);
-    uint64_t idx = start + (owner - start + pass) % size;
-    return s->buf->base + idx * s->chunk_b;
+    return (uint32_t)(start + (owner - start + pass) % size);
 }
 
-/* After the last load: consume registers 1..8 (two per ALU op, r[1] counts
- * them), as a real kernel sums what it reads, so that the warp ends only when
- * its loads have returned; then exit. */
-static void stream_drain(struct kernel_warp *w, struct kernel_op *op)
+/* Launch kernel `kind`: `warm` passes, then `measured` ones, over the
+ * chunks of the work-groups (peer: their peers'). */
+static bool stream_kernel(struct stream *s, struct kernel *k, unsigned kind, bool peer,
+                          uint64_t warm, uint64_t measured)
 {
-    if (w->r[1] == STREAM_REGS / 2) {
-        op->kind = KOP_EXIT;
-        return;
-    }
-    op->kind = KOP_ALU;
-    op->n = 1;
-    op->src[0] = (uint8_t)(1 + 2 * w->r[1]);
-    op->src[1] = (uint8_t)(2 + 2 * w->r[1]);
-    w->r[1]++;
-}
-
-/* k->p[1] warm-up passes, then k->p[2] measured passes; r[0] counts loads. */
-static void stream_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct stream *s = k->ctx;
-    uint64_t rows = s->chunk_b / s->row_b, t = w->r[0];
-    if (t == (k->p[1] + k->p[2]) * rows) {
-        stream_drain(w, op);
-        return;
-    }
-    op->kind = KOP_LOAD;
-    op->size = STREAM_LANE_B;
-    op->stride = STREAM_LANE_B;
-    op->base = stream_chunk(k, w->wg, t / rows) + t % rows * s->row_b +
-               (uint64_t)w->warp * w->warp_size * STREAM_LANE_B;
-    op->dst = (uint8_t)(1 + t % STREAM_REGS);
-    op->src[0] = op->dst; /* wait until the register's previous load has returned */
-    op->flags = t / rows >= k->p[1] ? KOP_F_MEASURE | KOP_F_MEASURE_BW : 0;
-    w->r[0]++;
-}
-
-/* The distinct chunks the work-group reads. */
-static unsigned stream_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                              struct addr_range *out, unsigned max)
-{
-    const struct stream *s = k->ctx;
-    if (arg != 0)
-        return 0;
-    struct range_list l;
-    range_list_init(&l, out, max, 0);
-    addr_t first = stream_chunk(k, wg, 0);
-    for (uint64_t pass = 0; pass < k->p[1] + k->p[2]; pass++) {
-        addr_t lo = stream_chunk(k, wg, pass);
-        if (pass && lo == first) /* wrapped around the chiplet block */
-            break;
-        range_list_add(&l, lo, lo + s->chunk_b);
-    }
-    return range_list_done(&l, s->buf->base);
-}
-
-static void stream_kernel(const struct stream *s, struct kernel *k, const char *name,
-                          uint64_t peer, uint64_t warm, uint64_t measured)
-{
-    wl_kernel_init(k, name, s->wgs, 1, s->block, 1, stream_next);
-    wl_kernel_arg(k, s->buf, KERNEL_R);
-    k->ranges = stream_ranges;
-    k->ctx = s;
-    k->p[0] = peer;
-    k->p[1] = warm;
-    k->p[2] = measured;
+    uint64_t rows = s->chunk_b / s->row_b, loads = (warm + measured) * rows;
+    uint32_t *r = s->row[s->kernels] = xcalloc(s->wgs * loads, sizeof *r);
+    for (uint32_t wg = 0; wg < s->wgs; wg++)
+        for (uint64_t t = 0; t < loads; t++)
+            r[wg * loads + t] = (uint32_t)((stream_chunk(s, wg, peer, t / rows) * s->chunk_b +
+                                            t % rows * s->row_b) / STREAM_LANE_B);
+    int64_t params[] = {(int64_t)(warm * rows), (int64_t)loads};
+    struct kd_array row = {r, s->wgs * loads};
+    struct err e;
+    if (kd_launch(s->prog[kind], k, (struct kernel_dim){s->wgs, 1, 1},
+                  (struct kernel_dim){s->block, 1, 1}, params, &s->buf, &row, &e))
+        return wl_fail(s->env, &e);
+    s->kernels++;
+    return true;
 }
 
 static bool stream_next_kernel(void *self, struct kernel *k)
@@ -288,15 +291,12 @@ static bool stream_next_kernel(void *self, struct kernel *k)
     if (s->kernels == nk)
         return false;
     if (s->target == STREAM_L2)
-        stream_kernel(s, k, "stream_l2", 0, 1, s->passes);
-    else if (s->target == STREAM_DRAM)
-        stream_kernel(s, k, "stream_dram", 0, 0, s->passes);
-    else if (s->kernels == 0)
-        stream_kernel(s, k, "stream_touch", 0, 1, 0);
-    else /* the chunks homed on the peer chiplet */
-        stream_kernel(s, k, "stream_remote", 1, 0, s->passes);
-    s->kernels++;
-    return true;
+        return stream_kernel(s, k, K_L2, false, 1, s->passes);
+    if (s->target == STREAM_DRAM)
+        return stream_kernel(s, k, K_DRAM, false, 0, s->passes);
+    if (s->kernels == 0)
+        return stream_kernel(s, k, K_TOUCH, false, 1, 0);
+    return stream_kernel(s, k, K_REMOTE, true, 0, s->passes); /* the chunks homed on the peer */
 }
 
 static const char *const stream_small[] = {"target=l2", "footprint_kib=256", "passes=1", "wgs_per_cu=1", NULL};
