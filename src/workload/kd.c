@@ -564,6 +564,15 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
         kd_prog_free(p);
         return NULL;
     }
+    p->join_param = d->range_join_param ? find_name(d->params, d->range_join_param,
+                                                    strlen(d->range_join_param))
+                                        : -1;
+    if (d->range_join_param && p->join_param < 0) {
+        err_set(e, "kernel %s: range_join_param '%s' is not a parameter", d->name,
+                d->range_join_param);
+        kd_prog_free(p);
+        return NULL;
+    }
     size_t cap = 0;
     struct line ln = {.d = d, .nparams = p->nparams, .e = e};
     for (const char *at = d->body; at && *at;) {
@@ -1003,6 +1012,38 @@ static void emit(struct walk *w, addr_t lo, addr_t hi)
     range_list_add(&w->l, lo > w->base ? lo : w->base, hi < w->end ? hi : w->end);
 }
 
+/* The indices [*i0, *i1] of x's array that the box reads (clipped to the
+ * array); false if none. */
+static bool read_span(const struct walk *w, const struct kd_bix *x, int64_t *i0, int64_t *i1)
+{
+    affine_span(&x->inner, w->lo, w->hi, i0, i1);
+    *i0 = *i0 > 0 ? *i0 : 0;
+    *i1 = *i1 < (int64_t)x->arr->n - 1 ? *i1 : (int64_t)x->arr->n - 1;
+    return *i0 <= *i1;
+}
+
+/* The statement's index where it reads an array (range_reads): a piece per
+ * run of consecutive values read. */
+static void emit_reads(struct walk *w, int64_t cap)
+{
+    const struct kd_array *arr = w->x->arr;
+    int64_t i0, i1;
+    if (!read_span(w, w->x, &i0, &i1))
+        return;
+    for (int64_t i = i0, j; i <= i1; i = j) {
+        for (j = i + 1; j <= i1 && arr->v[j] == arr->v[j - 1] + 1; j++)
+            ;
+        int64_t mn, mx;
+        w->lo[KD_IND] = arr->v[i];
+        w->hi[KD_IND] = arr->v[j - 1];
+        affine_span(w->a, w->lo, w->hi, &mn, &mx);
+        mx = mx < cap ? mx : cap;
+        if (mn <= mx)
+            emit(w, w->base + (addr_t)(mn * w->unit), w->base + (addr_t)(mx * w->unit + w->size));
+    }
+    w->lo[KD_IND] = w->hi[KD_IND] = 0;
+}
+
 /* A condition a < b in which one variable v still spans values (a thread
  * index, a loop variable spanned) and every other is fixed narrows v to the
  * values that pass: v, with [*lo, *hi]; -2 if none passes; -1 if the
@@ -1161,15 +1202,23 @@ static bool ix_span(const struct walk *w, const struct kd_bix *x, int64_t *mn, i
 
 /* At the statement of a description with range_reads, an index that reads
  * an array at an index with one value in the walk (block indices,
- * enumerated loops) reads that element: ind is known. */
+ * enumerated loops) reads that element: ind is known; at an index that
+ * spans values (thread indices, loops spanned), each run of consecutive
+ * values read is a piece. */
 static void walk_read(struct walk *w, int64_t cap)
 {
     const struct kd_bix *x = w->x;
     int64_t mn, mx;
     affine_span(&x->inner, w->lo, w->hi, &mn, &mx);
-    bool known = mn == mx && mn >= 0 && (uint64_t)mn < x->arr->n;
-    for (unsigned v = 0; v < KD_NDYN; v++)
+    bool known = mn == mx && mn >= 0 && (uint64_t)mn < x->arr->n, fixed = true;
+    for (unsigned v = 0; v < KD_NDYN; v++) {
         known &= !(w->unknown[v] && x->inner.k[v]);
+        fixed &= v == KD_IND || !(w->unknown[v] && (x->inner.k[v] || x->e.k[v]));
+    }
+    if (!known && fixed) {
+        emit_reads(w, cap);
+        return;
+    }
     if (known) {
         w->unknown[KD_IND] = false;
         w->lo[KD_IND] = w->hi[KD_IND] = x->arr->v[mn];
@@ -1256,7 +1305,8 @@ static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned ar
         return 0;
     const struct kernel_buf *buf = b->bufs[arg];
     struct walk w = {.b = b, .base = buf->base, .end = buf->base + buf->size};
-    range_list_init(&w.l, out, max, p->d->range_join);
+    range_list_init(&w.l, out, max,
+                    p->join_param >= 0 ? (addr_t)b->params[p->join_param] : p->d->range_join);
     for (unsigned i = 0; i < p->nstmt && !w.whole; i++) {
         const struct kd_stmt *s = &p->s[i];
         if (s->buf != (int)arg)

@@ -71,8 +71,12 @@ struct kd_desc {
     const char *body;
     addr_t range_join;          /* derived ranges less than this many bytes apart merge
                                    (base/range.h; 0: only those that touch) */
-    bool range_reads;           /* derived ranges read an array at an index fixed in the
-                                   work-group (else any index that reads an array gives
+    const char *range_join_param; /* or NULL: the parameter whose value at each launch is
+                                     range_join (a pitch in bytes, say) */
+    bool range_reads;           /* derived ranges read an array where the work-group reads
+                                   it: at an index fixed in the work-group that element, at
+                                   one that spans values each run of consecutive values
+                                   read a piece (else any index that reads an array gives
                                    the whole structure) */
 };
 
@@ -128,6 +132,7 @@ struct kd_prog {
     unsigned nparams, nbufs, narrays, nstmt, nsites;
     struct kd_stmt *s;
     bool writes[KD_MAX_BUFS]; /* stored to or updated atomically */
+    int join_param;           /* range_join_param's index, or -1 */
     struct kd_bound **launch; /* at most KD_MAX_LAUNCHES, the oldest at [oldest] once full */
     size_t nlaunch, launch_cap, oldest;
 };

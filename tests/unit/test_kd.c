@@ -176,6 +176,19 @@ Test(kd, alu_counts_with_several_conditions)
     cr_expect_str_eq(e.msg, "kernel t, line 1: alu N + '2': M [A < B] expected");
 }
 
+/* A clause's test may read an array, as any expression may. */
+Test(kd, alu_clauses_that_read_an_array)
+{
+    struct kd_prog *p = compile("alu 4 + 3 [2 < @col[tx]] + 5 [@row[tx] < 1]\n");
+    struct kernel k;
+    launch(p, &k, 1, 4, 1, 0, 0);
+    struct kernel_warp w = warp(&k, 0, 0, 4); /* col 1, 2, 3, 0; row 0, 3, 3, 4 */
+    cr_expect_eq(next(&k, &w).n, 12);
+    w = warp(&k, 0, 0, 2); /* col 1, 2: none above 2; row 0: below 1 */
+    cr_expect_eq(next(&k, &w).n, 9);
+    kd_prog_free(p);
+}
+
 /* A loop over m0 from bx to n: one load per iteration, then exit. */
 Test(kd, loops_run_their_bounds)
 {
@@ -384,6 +397,69 @@ Test(kd, conditions_narrow_the_ranges)
     kd_prog_free(p);
 }
 
+static struct kd_prog *compile_desc(const struct kd_desc *d)
+{
+    struct err e = {0};
+    struct kd_prog *p = kd_compile(d, &e);
+    cr_assert(p, "%s", e.msg);
+    return p;
+}
+
+/* range_reads: an index that reads an array gives a piece per run of
+ * consecutive values its lanes read (without it, the whole structure); a
+ * loop whose bounds read an array spans from the least first value to the
+ * greatest bound either way. */
+Test(kd, ranges_from_the_values_read)
+{
+    static struct kd_desc d;
+    d = (struct kd_desc){.name = "r", .params = params, .bufs = bufs, .arrays = arrays,
+                         .body = "load a[@col[tx + 3] + 10*bx] 4 -> r1\n"
+                                 "for m0 = @row[tx] .. @row[tx + 1]\n"
+                                 "  store b[m0 + 100] 4 < r1\n"
+                                 "end\n",
+                         .range_reads = true};
+    struct kd_prog *p = compile_desc(&d);
+    struct kernel k;
+    launch(p, &k, 2, 3, 1, 0, 0);
+    struct addr_range r[4];
+    /* col[3..5] = 0, 0, 2: elements 10 and 12 of work-group 1 */
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 2);
+    cr_expect(r[0].lo == 0x100000 + 10 * 4 && r[0].hi == 0x100000 + 11 * 4);
+    cr_expect(r[1].lo == 0x100000 + 12 * 4 && r[1].hi == 0x100000 + 13 * 4);
+    /* m0 from row[0..2] = 0, 3, 3 up to row[1..3] = 3, 3, 4: 0..3 */
+    cr_assert_eq(k.ranges(&k, 1, 1, r, 4), 1);
+    cr_expect(r[0].lo == 0x200000 + 100 * 4 && r[0].hi == 0x200000 + 104 * 4);
+    kd_prog_free(p);
+    d.range_reads = false;
+    p = compile_desc(&d);
+    launch(p, &k, 2, 3, 1, 0, 0);
+    cr_expect_eq(k.ranges(&k, 1, 0, r, 4), 0, "the whole structure");
+    cr_assert_eq(k.ranges(&k, 1, 1, r, 4), 1, "loop bounds are spanned without it too");
+    cr_expect(r[0].lo == 0x200000 + 100 * 4 && r[0].hi == 0x200000 + 104 * 4);
+    kd_prog_free(p);
+}
+
+/* range_join_param: the join of each launch from a parameter. */
+Test(kd, range_join_from_a_parameter)
+{
+    static struct kd_desc d;
+    d = (struct kd_desc){.name = "j", .params = params, .bufs = bufs,
+                         .body = "load a[ty*100 + tx] 4 -> r1\n", .range_join_param = "w"};
+    struct kd_prog *p = compile_desc(&d);
+    struct kernel k;
+    struct addr_range r[4];
+    launch(p, &k, 1, 4, 4, 0, 400); /* rows 384 B apart merge */
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 && r[0].hi == 0x100000 + (3 * 100 + 4) * 4);
+    launch(p, &k, 1, 4, 4, 0, 384); /* not less than 384 B apart: one a row */
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 4);
+    kd_prog_free(p);
+    d.range_join_param = "x";
+    struct err e = {0};
+    cr_expect_null(kd_compile(&d, &e));
+    cr_expect_str_eq(e.msg, "kernel j: range_join_param 'x' is not a parameter");
+}
+
 /* Lanes whose elements are not adjacent (a column of a row-major matrix)
  * are pieces of their own; more pieces than room give their span. */
 Test(kd, strided_lanes_are_pieces_of_their_own)
@@ -455,7 +531,8 @@ Test(kd, accesses_carry_their_flags)
 }
 
 /* An array read at an index with one value in the work-group (its block
- * index, an enumerated loop) is known in the ranges; one per lane is not. */
+ * index, an enumerated loop) is known in the ranges; one per lane gives the
+ * runs of values its lanes read. */
 Test(kd, ranges_read_arrays_at_work_group_indices)
 {
     static const char body[] = "load a[@row[bx]*2 + tx] 4 -> r1\n"
@@ -485,7 +562,8 @@ Test(kd, ranges_read_arrays_at_work_group_indices)
     p = kd_compile(&reads, &e);
     cr_assert(p, "%s", e.msg);
     launch(p, &k, 1, 2, 1, 0, 0);
-    cr_expect_eq(k.ranges(&k, 0, 0, r, 4), 0, "a read per lane: the whole structure");
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 1, "a read per lane: the run of values read");
+    cr_expect(r[0].lo == 0x100000 + 1 * 4 && r[0].hi == 0x100000 + 3 * 4, "col[0..1] = 1, 2");
     kd_prog_free(p);
 }
 
