@@ -4,8 +4,10 @@
  *
  * Warp state: pc is the statement; r[0..3] count the iterations of the
  * loops over m0..m3 (a lane's variable is its own first value plus that
- * count); r[4..7] the active lanes inside the enclosing if or for at depths
- * 1..4.
+ * count), in their low 32 bits, and the loop's trip count in the high 32
+ * bits when its bounds are the same in every lane (its later iterations are
+ * not tested again); r[4..7] the active lanes inside the enclosing if or for
+ * at depths 1..4.
  */
 #include "kd.h"
 
@@ -618,6 +620,14 @@ void kd_prog_free(struct kd_prog *p)
 
 /* ---- the interpreter ------------------------------------------------------------------- */
 
+/* The iterations so far of the loop over variable var (r[var - KD_M0]'s low
+ * 32 bits; the high 32 bits hold the trip count of a loop whose bounds are
+ * the same in every lane, 0 if not known). */
+static inline int64_t iters(const struct kernel_warp *w, unsigned var)
+{
+    return (uint32_t)w->r[var - KD_M0];
+}
+
 static inline uint64_t mask_at(const struct kernel_warp *w, unsigned depth)
 {
     return depth ? w->r[3 + depth] : low_bits(w->nlanes);
@@ -655,7 +665,7 @@ static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, uns
     for (unsigned j = 0; j < s->nloops; j++) {
         const struct kd_stmt *f = &b->p->s[s->loops[j]];
         const struct kd_bstmt *bf = &b->b[s->loops[j]];
-        v[f->var] = eval(&bf->a, v) + (int64_t)w->r[f->var - KD_M0] * bf->step;
+        v[f->var] = eval(&bf->a, v) + iters(w, f->var) * bf->step;
     }
 }
 
@@ -673,7 +683,7 @@ static void lane_next(const struct kd_bound *b, const struct kernel_warp *w, uns
         if (bf->linear)
             v[f->var] += bf->a.e.k[KD_TX];
         else
-            v[f->var] = eval(&bf->a, v) + (int64_t)w->r[f->var - KD_M0] * bf->step;
+            v[f->var] = eval(&bf->a, v) + iters(w, f->var) * bf->step;
     }
 }
 
@@ -736,7 +746,7 @@ static void lanes_affine(const struct kd_bound *b, const struct kernel_warp *w, 
         if (!k)
             continue;
         lanes_eval(b, w, s->loops[j], &bf->a, mask, first);
-        int64_t it = (int64_t)w->r[f->var - KD_M0] * bf->step, add = k * it + (set ? 0 : c);
+        int64_t it = iters(w, f->var) * bf->step, add = k * it + (set ? 0 : c);
         for (unsigned l = lo; l < hi; l++)
             out[l] = (set ? out[l] : 0) + k * first[l] + add;
         set = true;
@@ -836,7 +846,7 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
     const struct kd_stmt *s = &b->p->s[i];
     const struct kd_bstmt *bs = &b->b[i];
     int64_t v[KD_NDYN] = {0};
-    int64_t iter = s->kind == KD_S_FOR ? (int64_t)w->r[s->var - KD_M0] * bs->step : 0;
+    int64_t iter = s->kind == KD_S_FOR ? iters(w, s->var) * bs->step : 0;
     uint64_t out = 0;
     if (bs->linear) { /* a run of lanes per row: from its first lane's values and the step */
         for (unsigned l0 = 0, l1; l0 < w->nlanes; l0 = l1) {
@@ -913,10 +923,38 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
 /* Registers rA..rB of statement s: A + the iterations of its loop mod B - A + 1. */
 static void rotate(const struct kd_stmt *s, const struct kernel_warp *w, struct kernel_op *op)
 {
-    uint8_t off = (uint8_t)(w->r[s->rot_var - KD_M0] % s->rot_n);
+    uint8_t off = (uint8_t)(iters(w, s->rot_var) % s->rot_n);
     op->dst += s->rot & 1 ? off : 0;
     op->src[0] += s->rot & 2 ? off : 0;
     op->src[1] += s->rot & 4 ? off : 0;
+}
+
+/* The trip count of loop i whose bounds are the same in every lane (entered:
+ * one or more), 0 if it does not fit in 32 bits. */
+static uint64_t trips(const struct kd_bound *b, const struct kernel_warp *w, unsigned i)
+{
+    const struct kd_bstmt *bs = &b->b[i];
+    int64_t v[KD_NDYN] = {0};
+    lane_vars(b, w, 0, i, v);
+    int64_t from = eval(&bs->a, v), to = eval(&bs->b, v);
+    uint64_t n = (uint64_t)((to - from + bs->step - 1) / bs->step);
+    return n >> 32 ? 0 : n;
+}
+
+/* The statement after the `end` i of a loop: the loop's first again, with
+ * the lanes still in it, or the one after the end. */
+static uint32_t loop_end(const struct kd_bound *b, struct kernel_warp *w, unsigned i)
+{
+    unsigned j = b->p->s[i].match;
+    const struct kd_stmt *f = &b->p->s[j];
+    uint64_t *r = &w->r[f->var - KD_M0];
+    if (++*r >> 32) /* a known trip count: the same lanes until it is done */
+        return (uint32_t)*r < *r >> 32 ? j + 1 : i + 1;
+    uint64_t m = cond_mask(b, w, j, w->r[4 + f->depth]); /* lanes done stay done */
+    if (!m)
+        return i + 1;
+    w->r[4 + f->depth] = m;
+    return j + 1;
 }
 
 static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
@@ -957,21 +995,13 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
             uint64_t m = cond_mask(b, w, i, outer);
             w->r[4 + s->depth] = m;
             w->pc = m ? i + 1 : s->match + 1u;
+            if (m && s->kind == KD_S_FOR && b->b[i].flat)
+                w->r[s->var - KD_M0] = trips(b, w, i) << 32;
             continue;
         }
-        case KD_S_END: {
-            const struct kd_stmt *f = &p->s[s->match];
-            w->pc = i + 1;
-            if (f->kind != KD_S_FOR)
-                continue;
-            w->r[f->var - KD_M0]++;
-            uint64_t m = cond_mask(b, w, s->match, w->r[4 + f->depth]); /* lanes done stay done */
-            if (m) {
-                w->r[4 + f->depth] = m;
-                w->pc = s->match + 1u;
-            }
+        case KD_S_END:
+            w->pc = p->s[s->match].kind == KD_S_FOR ? loop_end(b, w, i) : i + 1;
             continue;
-        }
         }
     }
 }

@@ -176,6 +176,30 @@ Test(kd, alu_counts_with_several_conditions)
     cr_expect_str_eq(e.msg, "kernel t, line 1: alu N + '2': M [A < B] expected");
 }
 
+/* A loop whose bounds are the same in every lane runs its trip count with
+ * the lanes that entered it (an enclosing if's), its variable stepping. */
+Test(kd, uniform_loops_keep_their_lanes)
+{
+    struct kd_prog *p = compile("if tx < 3\n"
+                                "  for m0 = 1 .. n step 2\n"
+                                "    load a[m0*64 + tx] 4 -> r1..r2\n"
+                                "  end\n"
+                                "end\n"
+                                "store b[tx] 4\n");
+    struct kernel k;
+    launch(p, &k, 1, 8, 1, 6, 0);
+    struct kernel_warp w = warp(&k, 0, 0, 8);
+    for (int64_t m0 = 1; m0 < 6; m0 += 2) {
+        struct kernel_op op = next(&k, &w);
+        cr_expect(op.kind == KOP_LOAD && op.mask == 0x7ull && op.dst == 1 + (m0 / 2) % 2);
+        cr_expect_eq(op.base, 0x100000 + (addr_t)m0 * 64 * 4, "m0 %lld", (long long)m0);
+    }
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_STORE && op.mask == 0 && op.base == 0x200000);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    kd_prog_free(p);
+}
+
 /* A clause's test may read an array, as any expression may. */
 Test(kd, alu_clauses_that_read_an_array)
 {
