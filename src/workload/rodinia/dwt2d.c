@@ -2,7 +2,8 @@
  * dwt2d.c -- Rodinia dwt2d (main.cu, components.cu, dwt.cu, dwt_cuda/
  * fdwt53.cu, transform_buffer.h, io.h): forward 2D discrete wavelet
  * transform, CDF 5/3 (the Rodinia run script's "-f -5 -l 3"; int samples),
- * of an RGB image, `levels` levels per component.
+ * of an RGB image, `levels` levels per component, as kernel descriptions
+ * (src/workload/kd.h).
  *
  * Modelled: c_CopySrcToComponents (256 threads, the 3 x 256-byte source
  * slice staged in LDS as floats, byte reads per thread, one store per
@@ -20,7 +21,10 @@
  * writer's stores of low and high coefficients into the four bands (packed
  * per band, band width = half the level's width, as memCopy of the LL band
  * requires). Level l + 1 transforms the ceil(sx/2) x ceil(sy/2) LL band read
- * back from the component buffer.
+ * back from the component buffer. The host computes, per level, what the
+ * descriptions read from arrays: the mirrored rows and columns, the LDS
+ * column offsets (even and odd columns in their halves) and the writer's
+ * output offsets (band, band row and column of each thread's parity).
  * Abstracted: the device-to-device copies (the backup in nStage2dDWT and the
  * memCopy of the LL band between levels) are copy-engine transfers, not
  * kernels, and are not modelled; no data values; the BMP is not read.
@@ -40,51 +44,327 @@
  * the lifting overwrites).
  */
 #include <stdlib.h>
+#include <string.h>
 
-#include "workload/rodinia/rod2.h"
+#include "workload/kdw.h"
 
 #define DW_THREADS 256 /* components.cu THREADS */
 #define DW_WSY 8       /* WIN_SIZE_Y */
 #define DW_BANKS 32    /* SHM_BANKS */
+#define DW_MAX_LEVELS 16
 
 static const struct cfg_key dwt2d_keys[] = {
     {"width", CFG_INT, "4096", 1, 65536, "image width (rgb.bmp 4096x4096)", NULL},
     {"height", CFG_INT, "4096", 1, 65536, "image height", NULL},
-    {"levels", CFG_INT, "3", 1, 16, "DWT levels (-l 3)", NULL},
+    {"levels", CFG_INT, "3", 1, DW_MAX_LEVELS, "DWT levels (-l 3)", NULL},
     {"components", CFG_INT, "3", 1, 3, "colour components: 3 (RGB) or 1 (grey)", NULL},
     CFG_END,
 };
 
-struct dwt2d {
-    const struct kernel_buf *src, *comp[3], *out[3], *backup;
-    int64_t w, h, pixels;
-    unsigned levels, ncomp, kernels;
+/* ---- c_CopySrcToComponents ------------------------------------------------ */
+
+/* if ((x * 4) < THREADS * components) sData[x] = s[((gX * components) >> 2) + x];
+ * __syncthreads(); then each thread's components from sData[x * components + c]
+ * and, if gX + x < pixels, one store per component. ALU (PTX counts, see the
+ * header): entry 8 + nc (parameters, ids, the x < 192 test), plus in warps
+ * that load the source address and the LDS address (8, 7 for one component);
+ * after the LDS loads the bounds test (3), plus in warps that store the LDS
+ * address, the `- 128` per component and the store addresses (3 + 2 nc). */
+#define DW_COPY_HEAD(alu, q)                                                                       \
+    "alu " alu " [tx < " q "]\n"                                                                   \
+    "if tx < " q "\n"                                                                              \
+    "  load d_src[bx*" q " + tx] 4 -> r1\n"                                                        \
+    "  lds_store lds[tx] 4 < r1\n"                                                                 \
+    "end\n"                                                                                        \
+    "barrier\n"                                                                                    \
+    "for m0 = 0 .. nc\n"                                                                           \
+    "  lds_load lds[tx*nc + m0] 1 -> r2..r4\n"                                                     \
+    "end\n"
+static const char *const copy_params[] = {"n", "nc", NULL};
+static const char *const copy3_bufs[] = {"d_src", "c_r", "c_g", "c_b", NULL};
+static const struct kd_desc copy3_kd = {
+    .name = "c_CopySrcToComponents", .params = copy_params, .bufs = copy3_bufs,
+    .body = DW_COPY_HEAD("11 + 8", "192") "alu 3 + 9 [gid < n] < r2 r4\n"
+                                          "if gid < n\n"
+                                          "  store c_r[gid] 4 < r2\n"
+                                          "  store c_g[gid] 4 < r3\n"
+                                          "  store c_b[gid] 4 < r4\n"
+                                          "end\n"};
+static const char *const copy1_bufs[] = {"d_src", "c_r", NULL};
+static const struct kd_desc copy1_kd = {
+    .name = "c_CopySrcToComponent", .params = copy_params, .bufs = copy1_bufs,
+    .body = DW_COPY_HEAD("9 + 7", "64") "alu 3 + 5 [gid < n] < r2 r2\n"
+                                        "if gid < n\n"
+                                        "  store c_r[gid] 4 < r2\n"
+                                        "end\n"};
+
+/* ---- fdwt53Kernel ------------------------------------------------------------- */
+
+/* One column's window (main: the thread's column, LDS offsets @loff,
+ * registers r10..r22; boundary: threads 0..2's column, @loff[bdx + tx],
+ * r30..r42):
+ * three LDS stores of the kept pixels (buffer rows 0..2), 8 loads of the
+ * next rows, 8 LDS stores (rows 3..10), three LDS loads of the new kept
+ * pixels (rows 8..10), then forEachVerticalOdd (predict, rows 1, 3, .., 9)
+ * and forEachVerticalEven (update, rows 2, 4, 6, 8), each step LDS loads of
+ * the two neighbours and the centre, c -= (p + n) / 2 (5) or
+ * c += (p + n + 2) / 4 (7), LDS store. The first predict also has the 8 load
+ * addresses (10), the last update the tests after the column (2 for the
+ * main column, 4 for the boundary one: its pointer and kept pixels). */
+#define DW_COLUMN(off, load, rk, rw, rkn, rl, last)                                                \
+    "for m1 = 0 .. 3\n"                                                                            \
+    "  lds_store lds[" off " + m1*vs] 4 < " rk "\n"                                                \
+    "end\n" load                                                                                   \
+    "for m1 = 0 .. 8\n"                                                                            \
+    "  lds_store lds[" off " + (3 + m1)*vs] 4 < " rw "\n"                                          \
+    "end\n"                                                                                        \
+    "for m1 = 0 .. 3\n"                                                                            \
+    "  lds_load lds[" off " + (8 + m1)*vs] 4 -> " rk "\n"                                          \
+    "end\n"                                                                                        \
+    "for m1 = 0 .. 5\n"                                                                            \
+    "  lds_load lds[" off " + 2*m1*vs] 4 -> " rl "\n"                                              \
+    "  lds_load lds[" off " + (2*m1 + 2)*vs] 4 -> " rl "\n"                                        \
+    "  lds_load lds[" off " + (2*m1 + 1)*vs] 4 -> " rl "\n"                                        \
+    "  alu 5 + 10 [m1 < 1] < " rl "\n"                                                             \
+    "  lds_store lds[" off " + (2*m1 + 1)*vs] 4\n"                                                 \
+    "end\n"                                                                                        \
+    "for m1 = 0 .. 4\n"                                                                            \
+    "  lds_load lds[" off " + (2*m1 + 1)*vs] 4 -> " rl "\n"                                        \
+    "  lds_load lds[" off " + (2*m1 + 3)*vs] 4 -> " rl "\n"                                        \
+    "  lds_load lds[" off " + (2*m1 + 2)*vs] 4 -> " rl "\n"                                        \
+    "  alu 7 + " last " [2 < m1] < " rl "\n"                                                       \
+    "  lds_store lds[" off " + (2*m1 + 2)*vs] 4\n"                                                 \
+    "end\n"
+
+/* A load of the thread's column (mirrored, @col) in the image row @row[j]:
+ * the row a one-iteration loop's variable. */
+#define DW_LOAD(j, r)                                                                              \
+    "for m3 = @row[" j "] .. @row[" j "] + 1\n"                                                    \
+    "  load in[@col[gid] + m3] 4 -> " r "\n"                                                       \
+    "end\n"
+
+/* horizontalStep over the window's 8 x stride - 1 elements: full iterations
+ * of WIN_SX threads and a partial last one, each LDS loads of prev, next and
+ * centre, the ALU (predict 5, update 7; the first predict also the LDS
+ * address, 2; the last full iteration the test of the partial one, 1, and
+ * in the update also the writer's LDS and store addresses, 19, and the
+ * window loop's latch, 7), LDS store of the centre; a barrier after. */
+#define DW_HORIZONTAL(prev, next, mid, alu)                                                        \
+    "for m1 = 0 .. hn\n"                                                                           \
+    "  if m1*bdx + tx < count\n"                                                                   \
+    "    lds_load lds[" prev " + m1*bdx + tx] 4 -> r50\n"                                          \
+    "    lds_load lds[" next " + m1*bdx + tx] 4 -> r50\n"                                          \
+    "    lds_load lds[" mid " + m1*bdx + tx] 4 -> r50\n"                                           \
+    "    alu " alu " < r50\n"                                                                      \
+    "    lds_store lds[" mid " + m1*bdx + tx] 4\n"                                                 \
+    "  end\n"                                                                                      \
+    "end\n"                                                                                        \
+    "barrier\n"
+
+/* Arrays (per level, dw_arrays): row[by*L + j], image row x sx of load j of
+ * block row by (3 preloads, then 8 per window; mirrored); col[gid], the
+ * thread's mirrored column; bnd[((by*gdx + bx)*L + j)*3 + t], row and column
+ * of boundary thread t's load j; loff[tx] and loff[bdx + t], LDS column offsets of
+ * the main and boundary columns; oc[tx], the writer's output column
+ * (parityIdx), woff[tx] its LDS offset; wo[y*bdx + tx], its element in the
+ * output less bx x WIN_SX / 2 (band of its parities, band row, column);
+ * hlast[i], 1 in the last full horizontal iteration. */
+static const char *const fdwt_params[] = {"sx",   "sy",    "steps", "L",  "vs",  "odd",
+                                          "line", "count", "hn",    "wy", "hw",  "hw1",
+                                          "pitch", NULL};
+static const char *const fdwt_bufs[] = {"in", "out", NULL};
+static const char *const fdwt_arrays[] = {"row", "col",  "bnd", "loff",
+                                          "oc",  "woff", "wo",  "hlast", NULL};
+static const struct kd_desc fdwt_kd = {
+    .name = "fdwt53Kernel", .params = fdwt_params, .bufs = fdwt_bufs, .arrays = fdwt_arrays,
+    /* a work-group's rows of the input, and of each band, are one range */
+    .range_reads = true, .range_join_param = "pitch",
+    .body =
+        /* run(): limits; transform(): offsets, loaders, writer (110); the
+         * boundary columns' set-up (29, threads 0..2); the writer's band
+         * set-up for even (8) and odd (11) output columns */
+        "alu 110 + 29 [tx < 3] + 8 [tx < hw] + 11 [hw1 < tx]\n"
+        /* initColumn: 3 preloaded rows */
+        DW_LOAD("by*L", "r18") DW_LOAD("by*L + 1", "r19") DW_LOAD("by*L + 2", "r20")
+        "if tx < 3\n"
+        "  for m1 = 0 .. 3\n"
+        "    load in[@bnd[((by*gdx + bx)*L + m1)*3 + tx]] 4 -> r38..r40\n"
+        "  end\n"
+        "end\n"
+        "for m0 = 0 .. steps                           # the windows\n"
+        DW_COLUMN("@loff[tx]",
+                  DW_LOAD("by*L + 3 + 8*m0", "r10") DW_LOAD("by*L + 4 + 8*m0", "r11")
+                  DW_LOAD("by*L + 5 + 8*m0", "r12") DW_LOAD("by*L + 6 + 8*m0", "r13")
+                  DW_LOAD("by*L + 7 + 8*m0", "r14") DW_LOAD("by*L + 8 + 8*m0", "r15")
+                  DW_LOAD("by*L + 9 + 8*m0", "r16") DW_LOAD("by*L + 10 + 8*m0", "r17"),
+                  "r18..r20", "r10..r17", "r18..r20", "r22", "2")
+        "  if tx < 3\n"
+        DW_COLUMN("@loff[bdx + tx]",
+                  "for m1 = 0 .. 8\n"
+                  "  load in[@bnd[((by*gdx + bx)*L + 3 + 8*m0 + m1)*3 + tx]] 4 -> r30..r37\n"
+                  "end\n",
+                  "r38..r40", "r30..r37", "r38..r40", "r42", "4")
+        "  end\n"
+        "  barrier\n"
+        DW_HORIZONTAL("line", "line + 1", "line + odd", "5 + 2 [m1 < 1] + 1 [0 < @hlast[m1]]")
+        DW_HORIZONTAL("line + odd", "line + odd + 1", "line + 1", "7 + 27 [0 < @hlast[m1]]")
+        /* the writer: buffer rows 2..9, rows below sy, columns inside the image */
+        "  for m1 = 0 .. 8\n"
+        "    if by*wy + 8*m0 + m1 < sy\n"
+        "      if bx*bdx + @oc[tx] < sx\n"
+        "        lds_load lds[@woff[tx] + (2 + m1)*vs] 4 -> r51\n"
+        "        store out[@wo[(by*wy + 8*m0 + m1)*bdx + tx] + bx*hw] 4 < r51\n"
+        "      end\n"
+        "    end\n"
+        "  end\n"
+        "  barrier\n"
+        "end\n",
 };
 
-static void *dwt2d_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+/* ---- the host: geometry and arrays of each level ---------------------------- */
+
+enum { A_ROW, A_COL, A_BND, A_LOFF, A_OC, A_WOFF, A_WO, A_HLAST, A_N };
+
+/* One level: the image sx x sy, WIN_SX, steps, the grid, VERTICAL_STRIDE
+ * (vs) and ODD_OFFSET (odd) in ints, and the arrays its launch reads. */
+struct dw_level {
+    int64_t sx, sy, win, steps, vs, odd, gx, gy, len; /* len: loads per column (L) */
+    uint32_t *a[A_N];
+    uint64_t n[A_N];
+};
+
+struct dwt2d {
+    struct kdw w;
+    const struct kernel_buf *src, *comp[3], *out[3], *backup;
+    int64_t pixels;
+    unsigned levels, ncomp;
+    struct dw_level lv[DW_MAX_LEVELS];
+};
+
+static int64_t dw_mirror(int64_t x, int64_t n)
 {
-    struct dwt2d *d = xcalloc(1, sizeof *d);
-    d->w = (int64_t)cfg_uint(sec, "width");
-    d->h = (int64_t)cfg_uint(sec, "height");
-    d->levels = (unsigned)cfg_uint(sec, "levels");
-    d->ncomp = (unsigned)cfg_uint(sec, "components");
-    int64_t lw = d->w, lh = d->h;
-    for (unsigned l = 1; l < d->levels; l++) {
-        lw = (lw + 1) / 2;
-        lh = (lh + 1) / 2;
+    while (x < 0 || x >= n)
+        x = x < 0 ? -x : 2 * (n - 1) - x;
+    return x;
+}
+
+/* LDS int offset of column c (relative, -2 .. win) of the transform buffer. */
+static uint32_t dw_coloff(const struct dw_level *g, int64_t c)
+{
+    c += 2;
+    return (uint32_t)(c / 2 + (c & 1) * g->odd);
+}
+
+/* Output column of thread tid (parityIdx<WIN_SX>()). */
+static int64_t dw_outcol(const struct dw_level *g, int64_t tid)
+{
+    return tid < g->win / 2 ? 2 * tid : 2 * tid - (g->win - 1);
+}
+
+/* Column of boundary thread t (0..2): WIN_SX, -2, -1. */
+static int64_t dw_bcol(const struct dw_level *g, int64_t t)
+{
+    return t == 0 ? g->win : t - 3;
+}
+
+/* The image row of the j-th load of a column of block row by (j < 3: the
+ * preload; then 8 per window). The loader walks down from firstY - 2 (or
+ * re-reads rows 0..2 and restarts at row 1 in the top block row) and, in the
+ * bottom boundary blocks (CHECKED loader), reverses at the image's last row. */
+static int64_t dw_row(const struct dw_level *g, int64_t by, int64_t j)
+{
+    int64_t first = by * DW_WSY * g->steps, y;
+    if (j < 3)
+        y = by > 0 ? first - 2 + j : j;
+    else
+        y = first + 1 + (j - 3);
+    return dw_mirror(y, g->sy);
+}
+
+static uint32_t *dw_array(struct dw_level *g, unsigned a, uint64_t n)
+{
+    g->n[a] = n;
+    return g->a[a] = xcalloc(n, sizeof(uint32_t));
+}
+
+/* The loads' rows and columns. */
+static void dw_load_arrays(struct dw_level *g)
+{
+    uint32_t *row = dw_array(g, A_ROW, (uint64_t)(g->gy * g->len));
+    uint32_t *col = dw_array(g, A_COL, (uint64_t)(g->gx * g->win));
+    uint32_t *bnd = dw_array(g, A_BND, (uint64_t)(g->gy * g->gx * g->len * 3));
+    for (int64_t by = 0; by < g->gy; by++)
+        for (int64_t j = 0; j < g->len; j++)
+            row[by * g->len + j] = (uint32_t)(dw_row(g, by, j) * g->sx);
+    for (int64_t i = 0; i < g->gx * g->win; i++)
+        col[i] = (uint32_t)dw_mirror(i, g->sx);
+    for (int64_t by = 0; by < g->gy; by++)
+        for (int64_t bx = 0; bx < g->gx; bx++)
+            for (int64_t j = 0; j < g->len; j++)
+                for (int64_t t = 0; t < 3; t++)
+                    bnd[((by * g->gx + bx) * g->len + j) * 3 + t] =
+                        (uint32_t)(dw_row(g, by, j) * g->sx +
+                                   dw_mirror(bx * g->win + dw_bcol(g, t), g->sx));
+}
+
+/* The LDS offsets, the writer's columns and output offsets, and the last
+ * full horizontal iteration. */
+static void dw_write_arrays(struct dw_level *g)
+{
+    uint32_t *loff = dw_array(g, A_LOFF, (uint64_t)g->win + 3);
+    uint32_t *oc = dw_array(g, A_OC, (uint64_t)g->win);
+    uint32_t *woff = dw_array(g, A_WOFF, (uint64_t)g->win);
+    uint32_t *wo = dw_array(g, A_WO, (uint64_t)(g->sy * g->win));
+    int64_t lw = (g->sx + 1) / 2, hw = g->sx / 2, lh = (g->sy + 1) / 2;
+    for (int64_t t = 0; t < g->win; t++) {
+        int64_t c = dw_outcol(g, t);
+        loff[t] = dw_coloff(g, t);
+        oc[t] = (uint32_t)c;
+        woff[t] = dw_coloff(g, c);
+        for (int64_t y = 0; y < g->sy; y++) {
+            bool xhi = c & 1, yhi = y & 1;
+            int64_t band = (xhi ? lw * lh : 0) + (yhi ? lw * lh + hw * lh : 0);
+            wo[y * g->win + t] = (uint32_t)(band + (y / 2) * (xhi ? hw : lw) + c / 2);
+        }
     }
-    if (d->ncomp == 2 || lw < 3 || lh < 3) {
-        if (d->ncomp == 2)
-            cfg_err(e, sec, "components", "must be 1 or 3");
-        else
-            cfg_err(e, sec, "levels", "the last level would be %lldx%lld, below 3x3",
-                    (long long)lw, (long long)lh);
-        free(d);
-        return NULL;
-    }
-    d->pixels = d->w * d->h;
+    for (int64_t t = 0; t < 3; t++)
+        loff[g->win + t] = dw_coloff(g, dw_bcol(g, t));
+    int64_t full = (DW_WSY * g->vs - 1) / g->win;
+    uint32_t *hlast = dw_array(g, A_HLAST, (uint64_t)full + 1);
+    hlast[full - 1] = 1;
+}
+
+/* Level l of an image w x h: the LL band of level l - 1. */
+static void dw_level_init(struct dw_level *g, int64_t w, int64_t h)
+{
+    g->sx = w;
+    g->sy = h;
+    g->win = w >= 960 ? 192 : w >= 480 ? 128 : 64;
+    g->steps = (int64_t)div_ceil((uint64_t)h, 15 * DW_WSY);
+    g->gx = (int64_t)div_ceil((uint64_t)w, (uint64_t)g->win);
+    g->gy = (int64_t)div_ceil((uint64_t)h, (uint64_t)(DW_WSY * g->steps));
+    g->len = 3 + DW_WSY * g->steps;
+    g->vs = 2 + g->win / 2;
+    int64_t bsize = g->vs * (DW_WSY + 3);
+    g->odd = bsize + DW_BANKS - (bsize + DW_BANKS / 2) % DW_BANKS;
+    dw_load_arrays(g);
+    dw_write_arrays(g);
+}
+
+static void dwt2d_release(struct kdw *w)
+{
+    struct dwt2d *d = (struct dwt2d *)w;
+    for (unsigned l = 0; l < DW_MAX_LEVELS; l++)
+        for (unsigned a = 0; a < A_N; a++)
+            free(d->lv[l].a[a]);
+}
+
+/* The buffers, in processDWT's allocation order. */
+static void dw_alloc(struct dwt2d *d, int64_t w, int64_t h)
+{
+    struct wl_env *env = d->w.env;
+    d->pixels = w * h;
     uint64_t csize = (uint64_t)d->pixels * 4; /* int components (5/3) */
-    /* processDWT's allocation order */
     d->out[0] = wl_alloc(env, "c_r_out", csize);
     d->backup = wl_alloc(env, "backup", csize);
     if (d->ncomp == 3) {
@@ -97,480 +377,71 @@ static void *dwt2d_create(struct wl_env *env, const struct cfg_sec *sec, struct 
     /* alignedSize = DIVANDRND(pixels, THREADS) * THREADS * components */
     d->src = wl_alloc(env, "d_src",
                       div_ceil((uint64_t)d->pixels, DW_THREADS) * DW_THREADS * d->ncomp);
-    return d;
 }
 
-static void dwt2d_destroy(void *self)
+static int dwt2d_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
-    free(self);
-}
-
-/* ---- c_CopySrcToComponents ------------------------------------------------ */
-
-/* r = none. ops: index ALU, float load of the source slice, LDS store,
- * barrier, byte LDS loads, conversions, component stores. ALU (PTX counts,
- * see the header): entry 8 + nc (parameters, ids, the x < 192 test), plus
- * in warps that load the source address and the LDS address (7, 8 for
- * 3 components); after the loads the bounds test (3), plus in warps that
- * store the LDS address, the three `- 128` and the store addresses (3 +
- * 2 nc). */
-static void dw_copy_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct dwt2d *d = k->ctx;
-    int64_t gx = (int64_t)w->wg * DW_THREADS, t0 = kernel_tid(w, 0);
-    unsigned nc = d->ncomp;
-    /* if ((x * 4) < THREADS * components) d[x] = s[((gX * components) >> 2) + x] */
-    uint64_t ldmask = rod2_tid_mask(w, 0, DW_THREADS * nc / 4 - 1);
-    uint64_t stmask = rod2_tid_mask(w, 0, d->pixels - gx - 1);
-    for (;;) {
-        unsigned pc = w->pc++;
-        if (pc == 0) {
-            rod2_alu(op, 8 + nc + (ldmask ? (nc == 3 ? 8 : 7) : 0), 0, 0);
-        } else if (pc == 1 || pc == 2) {
-            if (!ldmask)
-                continue;
-            if (pc == 1) {
-                rod2_mem(op, KOP_LOAD, d->src->base + (addr_t)((gx * nc >> 2) + t0) * 4, 4, 4,
-                         ldmask);
-                op->dst = 1;
-            } else {
-                rod2_mem(op, KOP_LDS_STORE, (addr_t)t0 * 4, 4, 4, ldmask);
-                op->src[0] = 1;
-            }
-        } else if (pc == 3) {
-            op->kind = KOP_BARRIER;
-        } else if (pc < 4 + nc) { /* sData[offset + c], offset = x * components */
-            unsigned c = pc - 4;
-            rod2_mem(op, KOP_LDS_LOAD, (addr_t)(t0 * nc + c), nc, 1, low_bits(w->nlanes));
-            op->dst = (uint8_t)(2 + c);
-        } else if (pc == 4 + nc) {
-            rod2_alu(op, 3 + (stmask ? 3 + 2 * nc : 0), 2, (uint8_t)(1 + nc));
-        } else if (pc < 5 + 2 * nc) { /* if (globalOutputPosition < pixels) d_c[...] = c */
-            if (!stmask)
-                continue;
-            unsigned c = pc - 5 - nc;
-            rod2_mem(op, KOP_STORE, d->comp[c]->base + (addr_t)(gx + t0) * 4, 4, 4, stmask);
-            op->src[0] = (uint8_t)(2 + c);
-        } else {
-            w->pc = 5 + 2 * nc;
-            op->kind = KOP_EXIT;
-        }
-        return;
+    struct dwt2d *d = (struct dwt2d *)w;
+    int64_t width = (int64_t)cfg_uint(sec, "width"), height = (int64_t)cfg_uint(sec, "height");
+    d->levels = (unsigned)cfg_uint(sec, "levels");
+    d->ncomp = (unsigned)cfg_uint(sec, "components");
+    int64_t lw = width, lh = height;
+    for (unsigned l = 1; l < d->levels; l++) {
+        lw = (lw + 1) / 2;
+        lh = (lh + 1) / 2;
     }
-}
-
-static unsigned dw_copy_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                               struct addr_range *out, unsigned max)
-{
-    const struct dwt2d *d = k->ctx;
-    int64_t gx = (int64_t)wg * DW_THREADS;
-    addr_t base = k->args[arg].buf->base;
-    struct range_list r;
-    range_list_init(&r, out, max, 0);
-    if (k->args[arg].buf == d->src)
-        range_list_add(&r, base + (addr_t)(gx * d->ncomp), base + (addr_t)(gx + DW_THREADS) * d->ncomp);
-    else
-        rod2_elems(&r, base, 4, gx, gx + DW_THREADS - 1, d->pixels);
-    return range_list_done(&r, base);
-}
-
-/* ---- fdwt53Kernel ------------------------------------------------------------- */
-
-/* Geometry of one level, in k->p: 0 sx, 1 sy, 2 WIN_SX, 3 steps, 4 component. */
-struct dw_geo {
-    int64_t sx, sy, win, steps, vs, odd; /* vs: VERTICAL_STRIDE, odd: ODD_OFFSET (ints) */
-};
-
-static struct dw_geo dw_geo(const struct kernel *k)
-{
-    struct dw_geo g = {(int64_t)k->p[0], (int64_t)k->p[1], (int64_t)k->p[2], (int64_t)k->p[3],
-                       0, 0};
-    g.vs = 2 + g.win / 2;
-    int64_t bsize = g.vs * (DW_WSY + 3);
-    g.odd = bsize + DW_BANKS - (bsize + DW_BANKS / 2) % DW_BANKS;
-    return g;
-}
-
-static uint32_t dw_lds_b(int64_t win)
-{
-    int64_t vs = 2 + win / 2, bsize = vs * (DW_WSY + 3);
-    return (uint32_t)(2 * bsize + DW_BANKS - (bsize + DW_BANKS / 2) % DW_BANKS) * 4;
-}
-
-static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
-
-static int64_t dw_mirror(int64_t x, int64_t n)
-{
-    while (x < 0 || x >= n)
-        x = x < 0 ? -x : 2 * (n - 1) - x;
-    return x;
-}
-
-/* The image row of the j-th load of a column of work-group row by (j < 3:
- * the preload; then 8 per window). The loader walks down from firstY - 2 (or
- * re-reads rows 0..2 and restarts at row 1 in the top block row) and, in the
- * bottom boundary blocks (CHECKED loader), reverses at the image's last row. */
-static int64_t dw_row(const struct dw_geo *g, int64_t by, int64_t j)
-{
-    int64_t first = by * DW_WSY * g->steps, y;
-    if (j < 3)
-        y = by > 0 ? first - 2 + j : j;
-    else
-        y = first + 1 + (j - 3);
-    return dw_mirror(y, g->sy);
-}
-
-/* Column of thread tid (main, or boundary for b = true), mirrored. */
-static int64_t dw_col(const struct dw_geo *g, int64_t bx, int64_t tid, bool b)
-{
-    int64_t c = b ? (tid == 0 ? g->win : tid - 3) : tid;
-    return dw_mirror(bx * g->win + c, g->sx);
-}
-
-/* LDS int offset of column c (relative, -2 .. win) of the transform buffer. */
-static int64_t dw_coloff(const struct dw_geo *g, int64_t c)
-{
-    c += 2;
-    return c / 2 + (c & 1) * g->odd;
-}
-
-static int64_t dw_boundary_col(const struct dw_geo *g, int64_t tid)
-{
-    return tid == 0 ? g->win : tid - 3;
-}
-
-/* Output column of thread tid (parityIdx<WIN_SX>()). */
-static int64_t dw_outcol(const struct dw_geo *g, int64_t tid)
-{
-    return tid < g->win / 2 ? 2 * tid : 2 * tid - (g->win - 1);
-}
-
-/* Column phase sub-steps (per window): 3 LDS stores of the kept pixels, 8
- * loads, 8 LDS stores, 3 LDS loads of the new kept pixels, then 5 predict
- * steps (rows 1, 3, .., 9) and 4 update steps (rows 2, 4, 6, 8) of 5 ops
- * each (LDS loads of prev, next, centre, ALU, store). */
-#define DW_COL_OPS (3 + 8 + 8 + 3 + 9 * 5)
-/* Horizontal phase: per iteration LDS loads prev, next, centre, ALU, store. */
-#define DW_H_OPS 5
-
-enum {
-    DW_INIT, DW_PRE_MAIN, DW_PRE_BOUND = DW_PRE_MAIN + 3, DW_WIN = DW_PRE_BOUND + 3, DW_MAIN,
-    DW_BOUND, DW_BAR1, DW_HODD, DW_BAR2, DW_HEVEN, DW_BAR3, DW_WRITE, DW_BAR4, DW_EXIT,
-};
-
-/* Lanes of the warp taking part in the boundary columns (threads 0..2). */
-static uint64_t dw_bmask(const struct kernel_warp *w) { return rod2_tid_mask(w, 0, 2); }
-
-/* A global load of row j for each lane's column. */
-static void dw_load(const struct kernel *k, const struct dw_geo *g, struct kernel_warp *w,
-                    struct kernel_op *op, int64_t j, bool b, uint64_t mask, uint8_t dst)
-{
-    const struct kernel_buf *in = k->args[0].buf;
-    int64_t row = dw_row(g, w->wg_id.y, j);
-    for (uint64_t m = mask; m; m &= m - 1) {
-        unsigned l = (unsigned)__builtin_ctzll(m);
-        int64_t col = dw_col(g, w->wg_id.x, kernel_tid(w, l), b);
-        w->lane_addr[l] = in->base + (addr_t)(row * g->sx + col) * 4;
+    if (d->ncomp == 2)
+        return cfg_err(e, sec, "components", "must be 1 or 3");
+    if (lw < 3 || lh < 3)
+        return cfg_err(e, sec, "levels", "the last level would be %lldx%lld, below 3x3",
+                       (long long)lw, (long long)lh);
+    dw_alloc(d, width, height);
+    for (unsigned l = 0; l < d->levels; l++) {
+        dw_level_init(&d->lv[l], width, height);
+        width = (width + 1) / 2;
+        height = (height + 1) / 2;
     }
-    rod2_mem_lanes(op, KOP_LOAD, 4, mask);
-    op->dst = dst;
+    return 0;
 }
 
-/* An LDS access of buffer row `row` of each lane's column (+ delta ints). */
-static void dw_lds_col(const struct dw_geo *g, struct kernel_warp *w, struct kernel_op *op,
-                       uint8_t kind, int64_t row, bool b, uint64_t mask)
+/* Launch 0: the copy; then per component its levels. */
+static bool dwt2d_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
 {
-    for (uint64_t m = mask; m; m &= m - 1) {
-        unsigned l = (unsigned)__builtin_ctzll(m);
-        int64_t tid = kernel_tid(w, l);
-        int64_t off = dw_coloff(g, b ? dw_boundary_col(g, tid) : tid);
-        w->lane_addr[l] = (addr_t)(off + row * g->vs) * 4;
-    }
-    rod2_mem_lanes(op, kind, 4, mask);
-}
-
-/* Sub-step s of the column phase for window win (main or boundary column). */
-static void dw_column(const struct kernel *k, const struct dw_geo *g, struct kernel_warp *w,
-                      struct kernel_op *op, unsigned s, int64_t win, bool b, uint64_t mask)
-{
-    uint8_t r0 = b ? 30 : 10; /* load registers */
-    if (s < 3) { /* buffer[offset + s * STRIDE] = pixel_s */
-        dw_lds_col(g, w, op, KOP_LDS_STORE, s, b, mask);
-        op->src[0] = (uint8_t)(r0 + 8 + s);
-    } else if (s < 11) {
-        dw_load(k, g, w, op, 3 + 8 * win + (s - 3), b, mask, (uint8_t)(r0 + s - 3));
-    } else if (s < 19) {
-        dw_lds_col(g, w, op, KOP_LDS_STORE, 3 + (s - 11), b, mask);
-        op->src[0] = (uint8_t)(r0 + s - 11);
-    } else if (s < 22) { /* pixel_i = buffer[offset + (WIN_SIZE_Y + i) * STRIDE] */
-        dw_lds_col(g, w, op, KOP_LDS_LOAD, DW_WSY + (s - 19), b, mask);
-        op->dst = (uint8_t)(r0 + 8 + s - 19);
-    } else {
-        /* forEachVerticalOdd (rows 1, 3, .., 9), then forEachVerticalEven
-         * (rows 2, 4, 6, 8) */
-        unsigned v = (s - 22) / 5, o = (s - 22) % 5;
-        int64_t row = v < 5 ? 1 + 2 * v : 2 + 2 * (v - 5);
-        uint8_t rr = (uint8_t)(r0 + 12);
-        if (o == 0)
-            dw_lds_col(g, w, op, KOP_LDS_LOAD, row - 1, b, mask);
-        else if (o == 1)
-            dw_lds_col(g, w, op, KOP_LDS_LOAD, row + 1, b, mask);
-        else if (o == 2)
-            dw_lds_col(g, w, op, KOP_LDS_LOAD, row, b, mask);
-        else if (o == 3) /* c -= (p + n) / 2 (5) or c += (p + n + 2) / 4 (7) */
-            rod2_alu(op, (v < 5 ? 5 : 7) + (v == 0 ? 10 : 0) + (v == 8 ? (b ? 4 : 2) : 0), rr,
-                     0);
-        else
-            dw_lds_col(g, w, op, KOP_LDS_STORE, row, b, mask);
-        if (o < 3)
-            op->dst = rr;
-    }
-}
-
-/* ALU of horizontal iteration it (PTX counts, see the header): predict 5,
- * update 7; the first predict also the LDS address (2); the last full
- * iteration the test of the partial one (1), and the last full update the
- * writer's LDS and store addresses (19) and the window loop's latch (7). */
-static uint32_t dw_fdwt_alu_h(int64_t it, int64_t steps, bool odd)
-{
-    uint32_t n = odd ? 5 : 7;
-    if (odd && it == 0)
-        n += 2;
-    if (it == steps - 1)
-        n += odd ? 1 : 1 + 19 + 7;
-    return n;
-}
-
-/* Sub-step s of a horizontal phase (odd: predict, even: update): 1 with an
- * op, 0 when this warp has no lane in the step, -1 when the phase is over. */
-static int dw_horizontal(const struct dw_geo *g, struct kernel_warp *w, struct kernel_op *op,
-                          unsigned s, bool odd)
-{
-    int64_t count = DW_WSY * g->vs - 1, steps = count / g->win, fin = count % g->win;
-    int64_t it = s / DW_H_OPS, o = s % DW_H_OPS, t0 = kernel_tid(w, 0);
-    if (it > steps || (it == steps && !fin))
-        return -1;
-    uint64_t mask = it < steps ? low_bits(w->nlanes) : rod2_tid_mask(w, 0, fin - 1);
-    if (!mask)
-        return 0;
-    int64_t line = 2 * g->vs; /* firstLine = 2 */
-    int64_t prev = odd ? line : line + g->odd, mid = odd ? line + g->odd : line + 1;
-    int64_t next = odd ? line + 1 : line + g->odd + 1, at = it * g->win + t0;
-    if (o == 3) { /* predict 5, update 7; see dw_fdwt_alu_h */
-        rod2_alu(op, dw_fdwt_alu_h(it, steps, odd), 50, 0);
-        return 1;
-    }
-    int64_t off = o == 0 ? prev : o == 1 ? next : mid;
-    rod2_mem(op, o == 4 ? KOP_LDS_STORE : KOP_LDS_LOAD, (addr_t)(off + at) * 4, 4, 4, mask);
-    if (o < 3)
-        op->dst = 50;
-    return 1;
-}
-
-/* Writer: r = 2 .. 9 of window win; sub-step s: LDS load, store (low for
- * even buffer rows, high for odd). */
-static void dw_write(const struct kernel *k, const struct dw_geo *g, struct kernel_warp *w,
-                     struct kernel_op *op, unsigned s, int64_t win, uint64_t *mask)
-{
-    int64_t r = 2 + s / 2, y = w->wg_id.y * DW_WSY * g->steps + DW_WSY * win + r - 2;
-    const struct kernel_buf *out = k->args[1].buf;
-    int64_t lw = (g->sx + 1) / 2, hw = g->sx / 2, lh = (g->sy + 1) / 2;
-    *mask = 0;
-    if (y >= g->sy)
-        return;
-    for (unsigned l = 0; l < w->nlanes; l++) {
-        int64_t tid = kernel_tid(w, l), oc = dw_outcol(g, tid), x = w->wg_id.x * g->win + oc;
-        if (x >= g->sx)
-            continue;
-        *mask |= 1ull << l;
-        if (s % 2 == 0) {
-            w->lane_addr[l] = (addr_t)(dw_coloff(g, oc) + r * g->vs) * 4;
-            continue;
-        }
-        bool xhi = x & 1, yhi = y & 1;
-        int64_t band = (xhi ? lw * lh : 0) + (yhi ? lw * lh + hw * lh : 0);
-        int64_t bwidth = xhi ? hw : lw;
-        w->lane_addr[l] = out->base + (addr_t)(band + (y / 2) * bwidth + x / 2) * 4;
-    }
-    if (!*mask)
-        return;
-    rod2_mem_lanes(op, s % 2 ? KOP_STORE : KOP_LDS_LOAD, 4, *mask);
-    if (s % 2 == 0)
-        op->dst = 51;
-    else
-        op->src[0] = 51;
-}
-
-/* r[0] window, r[1] sub-step. */
-static void dw_fdwt_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    struct dw_geo g = dw_geo(k);
-    uint64_t all = low_bits(w->nlanes), bm = dw_bmask(w);
-    for (;;) {
-        unsigned pc = w->pc, s = (unsigned)w->r[1];
-        int64_t win = (int64_t)w->r[0];
-        if (pc == DW_INIT) {
-            /* run(): limits; transform(): offsets, loaders, writer (110); the
-             * boundary columns' set-up (29, threads 0..2); the writer's band
-             * set-up for even (8) and odd (11) output columns */
-            bool lo = kernel_tid(w, 0) < g.win / 2, hi = kernel_tid(w, w->nlanes - 1) >= g.win / 2;
-            rod2_alu(op, 110 + (bm ? 29 : 0) + (lo ? 8 : 0) + (hi ? 11 : 0), 0, 0);
-            w->pc++;
-            return;
-        }
-        if (pc < DW_WIN) { /* initColumn: the 3 preloaded pixels */
-            bool b = pc >= DW_PRE_BOUND;
-            uint64_t m = b ? bm : all;
-            unsigned j = pc - (b ? DW_PRE_BOUND : DW_PRE_MAIN);
-            w->pc++;
-            if (!m)
-                continue;
-            dw_load(k, &g, w, op, j, b, m, (uint8_t)((b ? 30 : 10) + 8 + j));
-            return;
-        }
-        switch (pc) {
-        case DW_WIN:
-            w->pc = win < g.steps ? DW_MAIN : DW_EXIT;
-            w->r[1] = 0;
-            continue;
-        case DW_MAIN:
-        case DW_BOUND: {
-            uint64_t m = pc == DW_MAIN ? all : bm;
-            if (s == DW_COL_OPS || !m) {
-                w->pc++;
-                w->r[1] = 0;
-                continue;
-            }
-            w->r[1]++;
-            dw_column(k, &g, w, op, s, win, pc == DW_BOUND, m);
-            return;
-        }
-        case DW_HODD:
-        case DW_HEVEN:
-            w->r[1]++;
-            int h = dw_horizontal(&g, w, op, s, pc == DW_HODD);
-            if (h < 0) {
-                w->pc++;
-                w->r[1] = 0;
-            }
-            if (h <= 0)
-                continue;
-            return;
-        case DW_WRITE: {
-            if (s == 2 * DW_WSY) {
-                w->pc++;
-                w->r[1] = 0;
-                continue;
-            }
-            w->r[1]++;
-            uint64_t m;
-            dw_write(k, &g, w, op, s, win, &m);
-            if (!m)
-                continue;
-            return;
-        }
-        case DW_BAR1:
-        case DW_BAR2:
-        case DW_BAR3:
-        case DW_BAR4:
-            op->kind = KOP_BARRIER;
-            w->pc = pc == DW_BAR4 ? DW_WIN : pc + 1;
-            w->r[1] = 0;
-            if (pc == DW_BAR4)
-                w->r[0]++;
-            return;
-        default:
-            w->pc = DW_EXIT;
-            op->kind = KOP_EXIT;
-            return;
-        }
-    }
-}
-
-/* in: one span from the first to the last element the block's columns load
- * (rows with the top mirror and the bottom reversal, columns -2 .. WIN_SX
- * mirrored); out: in each of the four bands, the span of the block's rows
- * and columns. */
-static unsigned dw_fdwt_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                               struct addr_range *out, unsigned max)
-{
-    struct dw_geo g = dw_geo(k);
-    int64_t bx = wg % k->grid.x, by = wg / k->grid.x, first = by * DW_WSY * g.steps;
-    addr_t base = k->args[arg].buf->base;
-    struct range_list r;
-    range_list_init(&r, out, max, 0);
-    if (arg == 0) {
-        int64_t ylo = by > 0 ? first - 2 : 0, yhi = first + DW_WSY * g.steps;
-        int64_t rmin = ylo, rmax = yhi >= g.sy ? g.sy - 1 : yhi;
-        if (yhi >= g.sy) /* the reversed sweep comes back up to 2 (sy - 1) - yhi */
-            rmin = min_i64(rmin, max_i64(0, 2 * (g.sy - 1) - yhi));
-        int64_t clo = bx * g.win - 2, chi = bx * g.win + g.win;
-        int64_t cmin = max_i64(clo, 0), cmax = chi >= g.sx ? g.sx - 1 : chi;
-        if (chi >= g.sx)
-            cmin = min_i64(cmin, max_i64(0, 2 * (g.sx - 1) - chi));
-        range_list_add(&r, base + (addr_t)(rmin * g.sx + cmin) * 4,
-                    base + (addr_t)(rmax * g.sx + cmax + 1) * 4);
-        return range_list_done(&r, base);
-    }
-    int64_t lw = (g.sx + 1) / 2, hw = g.sx / 2, lh = (g.sy + 1) / 2;
-    int64_t x0 = bx * g.win, x1 = min_u64((uint64_t)(x0 + g.win), (uint64_t)g.sx) - 1;
-    int64_t y0 = first, y1 = min_u64((uint64_t)(first + DW_WSY * g.steps), (uint64_t)g.sy) - 1;
-    for (int yhi = 0; yhi < 2; yhi++)
-        for (int xhi = 0; xhi < 2; xhi++) {
-            int64_t ya = y0 + yhi, yb = y1 - ((y1 - yhi) & 1); /* rows of this parity */
-            int64_t xa = x0 + xhi, xb = x1 - ((x1 - xhi) & 1);
-            if (ya > yb || xa > xb)
-                continue;
-            int64_t band = (xhi ? lw * lh : 0) + (yhi ? lw * lh + hw * lh : 0);
-            int64_t bw = xhi ? hw : lw;
-            range_list_add(&r, base + (addr_t)(band + (ya / 2) * bw + xa / 2) * 4,
-                        base + (addr_t)(band + (yb / 2) * bw + xb / 2 + 1) * 4);
-        }
-    return range_list_done(&r, base);
-}
-
-static bool dwt2d_next_kernel(void *self, struct kernel *k)
-{
-    struct dwt2d *d = self;
-    if (d->kernels == 1 + d->ncomp * d->levels)
+    const struct dwt2d *d = (const struct dwt2d *)w;
+    if (i == 1 + (uint64_t)d->ncomp * d->levels)
         return false;
-    if (d->kernels == 0) {
-        uint32_t grid = (uint32_t)div_ceil((uint64_t)d->pixels, DW_THREADS);
-        wl_kernel_init(k, d->ncomp == 3 ? "c_CopySrcToComponents" : "c_CopySrcToComponent", grid,
-                       1, DW_THREADS, 1, dw_copy_next);
-        k->lds_b = DW_THREADS * d->ncomp;
-        wl_kernel_arg(k, d->src, KERNEL_R);
-        for (unsigned c = 0; c < d->ncomp; c++)
-            wl_kernel_arg(k, d->comp[c], KERNEL_RW);
-        k->ranges = dw_copy_ranges;
-        k->ctx = d;
-        d->kernels++;
+    if (i == 0) {
+        *l = (struct kdw_launch){
+            .prog = d->ncomp == 3 ? 0 : 1,
+            .grid = {(uint32_t)div_ceil((uint64_t)d->pixels, DW_THREADS), 1, 1},
+            .block = {DW_THREADS, 1, 1}, .params = {d->pixels, d->ncomp},
+            .bufs = {d->src, d->comp[0], d->comp[1], d->comp[2]},
+            .lds_b = DW_THREADS * d->ncomp};
         return true;
     }
-    unsigned c = (d->kernels - 1) / d->levels, l = (d->kernels - 1) % d->levels;
-    int64_t sx = d->w, sy = d->h;
-    for (unsigned i = 0; i < l; i++) {
-        sx = (sx + 1) / 2;
-        sy = (sy + 1) / 2;
-    }
-    int64_t win = sx >= 960 ? 192 : sx >= 480 ? 128 : 64;
-    int64_t steps = (int64_t)div_ceil((uint64_t)sy, 15 * DW_WSY);
-    wl_kernel_init(k, "fdwt53Kernel", (uint32_t)div_ceil((uint64_t)sx, (uint64_t)win),
-                   (uint32_t)div_ceil((uint64_t)sy, (uint64_t)(DW_WSY * steps)), (uint32_t)win,
-                   1, dw_fdwt_next);
-    k->lds_b = dw_lds_b(win);
-    k->p[0] = (uint64_t)sx;
-    k->p[1] = (uint64_t)sy;
-    k->p[2] = (uint64_t)win;
-    k->p[3] = (uint64_t)steps;
-    k->p[4] = c;
-    wl_kernel_arg(k, d->comp[c], KERNEL_R);
-    wl_kernel_arg(k, d->out[c], KERNEL_RW);
-    k->ranges = dw_fdwt_ranges;
-    k->ctx = d;
-    d->kernels++;
+    unsigned c = (unsigned)(i - 1) / d->levels;
+    const struct dw_level *g = &d->lv[(i - 1) % d->levels];
+    int64_t count = DW_WSY * g->vs - 1;
+    *l = (struct kdw_launch){
+        .prog = 2, .grid = {(uint32_t)g->gx, (uint32_t)g->gy, 1}, .block = {(uint32_t)g->win, 1, 1},
+        .params = {g->sx, g->sy, g->steps, g->len, g->vs, g->odd, 2 * g->vs, count,
+                   count / g->win + (count % g->win != 0), DW_WSY * g->steps, g->win / 2,
+                   g->win / 2 - 1, g->sx * 4},
+        .bufs = {d->comp[c], d->out[c]},
+        .lds_b = (uint32_t)(g->vs * (DW_WSY + 3) + g->odd) * 4}; /* TransformBuffer */
+    for (unsigned a = 0; a < A_N; a++)
+        l->arrays[a] = (struct kd_array){g->a[a], g->n[a]};
     return true;
+}
+
+static const struct kd_desc *const dwt2d_descs[] = {&copy3_kd, &copy1_kd, &fdwt_kd, NULL};
+static const struct kdw_model dwt2d_model = {
+    .size = sizeof(struct dwt2d), .descs = dwt2d_descs, .setup = dwt2d_setup,
+    .plan = dwt2d_plan, .release = dwt2d_release};
+
+static void *dwt2d_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+{
+    return kdw_create(&dwt2d_model, env, sec, e);
 }
 
 static const char *const dwt2d_small[] = {"width=64", "height=64", "levels=2", NULL};
@@ -582,6 +453,6 @@ const struct wl_ops wl_dwt2d = {
     .keys = dwt2d_keys,
     .small = dwt2d_small,
     .create = dwt2d_create,
-    .next_kernel = dwt2d_next_kernel,
-    .destroy = dwt2d_destroy,
+    .next_kernel = kdw_next_kernel,
+    .destroy = kdw_destroy,
 };
