@@ -29,6 +29,10 @@ struct kd_bstmt {
     bool linear;
     bool flat;    /* and the same in every lane of the warp (no thread index, any block) */
     bool flat_inner[3]; /* a's, b's, c's array index moves by a fixed step per lane (1D) */
+    bool gather;  /* in a 1D block, a (memory: the index; if, for: the left side) an
+                     array read whose index moves by a fixed step per lane, plus a part
+                     that does, and b moving so too: one evaluation per warp, then an
+                     array element per lane */
     int64_t dk, dk2;
     int64_t step; /* for: the step at this launch (1 without one) */
     uint8_t size; /* memory: bytes per lane at this launch */
@@ -838,6 +842,41 @@ static uint64_t run_below(int64_t d0, int64_t dk)
     return lo > hi ? 0 : low_bits((uint64_t)hi + 1) & ~low_bits((uint64_t)lo);
 }
 
+/* A gather (kd_bstmt.gather) from lane 0's variables: statement i's a is
+ * c * arr[i0 + di * lane] + r0 + dr * lane, its b b0 + db * lane. */
+struct gform {
+    const struct kd_array *arr;
+    int64_t i0, di, c, r0, dr, b0, db;
+};
+
+static void gather_form(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                        uint64_t mask, struct gform *g)
+{
+    const struct kd_bix *x = &b->b[i].a, *y = &b->b[i].b;
+    int64_t v[KD_NDYN] = {0};
+    lane_vars(b, w, 0, i, v);
+    *g = (struct gform){.arr = x->arr, .i0 = kd_eval(&x->inner, v), .di = x->inner.k[KD_TX],
+                        .c = x->e.k[KD_IND], .dr = x->e.k[KD_TX], .b0 = kd_eval(&y->e, v),
+                        .db = y->e.k[KD_TX]};
+    v[KD_IND] = 0; /* (an enclosing loop's bound may have read an array) */
+    g->r0 = kd_eval(&x->e, v);
+    /* the index at the first and last lanes, and so at every lane between */
+    int64_t f = g->i0 + g->di * __builtin_ctzll(mask);
+    int64_t z = g->i0 + g->di * (63 - __builtin_clzll(mask));
+    if ((f < z ? f : z) < 0 || (uint64_t)(f < z ? z : f) >= g->arr->n)
+        BUG("kernel description: array index %lld out of 0..%llu", (long long)(f < z ? f : z),
+            (unsigned long long)g->arr->n);
+}
+
+/* A gather's a at every lane of mask (from the lowest to the highest) into x. */
+static void gather(const struct gform *g, uint64_t mask, int64_t x[KERNEL_MAX_LANES])
+{
+    LANE_SPAN(mask, lo, hi);
+    int64_t at = g->i0 + g->di * lo, r = g->r0 + g->dr * lo;
+    for (unsigned l = lo; l < hi; l++, at += g->di, r += g->dr)
+        x[l] = g->c * g->arr->v[at] + r;
+}
+
 /* Lanes of mask where statement i's a < b (an if), or where its loop
  * variable, first value plus the iterations so far, is below its bound. */
 static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
@@ -866,6 +905,16 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
     if (!mask)
         return 0;
     int64_t x[KERNEL_MAX_LANES], y[KERNEL_MAX_LANES], z[KERNEL_MAX_LANES];
+    if (bs->gather) {
+        struct gform g;
+        gather_form(b, w, i, mask, &g);
+        gather(&g, mask, x);
+        for (uint64_t m = mask; m; m &= m - 1) {
+            int64_t l = __builtin_ctzll(m);
+            out |= (uint64_t)(x[l] + iter < g.b0 + g.db * l) << l;
+        }
+        return out;
+    }
     lanes_eval(b, w, i, &bs->a, mask, x);
     lanes_eval(b, w, i, &bs->b, mask, y);
     if (s->two)
@@ -898,7 +947,13 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
     op->lanes = true;
     if (!bs->linear) {
         int64_t x[KERNEL_MAX_LANES];
-        lanes_eval(b, w, i, &bs->a, mask, x);
+        struct gform g;
+        if (bs->gather) {
+            gather_form(b, w, i, mask, &g);
+            gather(&g, mask, x);
+        } else {
+            lanes_eval(b, w, i, &bs->a, mask, x);
+        }
         LANE_SPAN(mask, lo, hi);
         for (unsigned l = lo; l < hi; l++)
             w->lane_addr[l] = base + (addr_t)(x[l] * unit);
@@ -1427,6 +1482,18 @@ static bool flat(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
 /* Whether statement i's expressions (a memory access's index; a condition's
  * or loop's a, b and c) move by a fixed step along a row, and whether they
  * are the same in every lane of the warp. */
+/* Whether statement i is a gather (kd_bstmt.gather). */
+static bool gathers(const struct kd_bound *b, unsigned i, const struct kd_bstmt *bs)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    struct kd_bix rest = {.e = bs->a.e}, index = {.e = bs->a.inner};
+    rest.e.k[KD_IND] = 0;
+    kd_affine_terms(&rest.e);
+    return s->kind != KD_S_END && !s->two && bs->a.arr && !bs->b.arr && !bs->linear &&
+           b->block.y == 1 && b->block.z == 1 && linear(b, i, &rest) && linear(b, i, &index) &&
+           linear(b, i, &bs->b);
+}
+
 static void bind_shape(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs)
 {
     const struct kd_stmt *s = &b->p->s[i];
@@ -1506,6 +1573,7 @@ static int bind(struct kd_bound *b, struct err *e)
         bs->flat_inner[0] = flat_inner(b, &bs->a);
         bs->flat_inner[1] = flat_inner(b, &bs->b);
         bs->flat_inner[2] = flat_inner(b, &bs->c);
+        bs->gather = gathers(b, i, bs);
     }
     return 0;
 }

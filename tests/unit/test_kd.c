@@ -772,6 +772,40 @@ Test(kd, alu_conditions_that_read_arrays)
     kd_prog_free(p);
 }
 
+/* An array read at an index that moves by a fixed step per lane, plus a
+ * part that does too (a per-thread offset table), gives each lane its
+ * element: the same addresses, and the same lanes of a condition, as lane
+ * by lane. */
+Test(kd, array_reads_at_a_step_per_lane)
+{
+    struct kd_prog *p = compile("for m0 = 0 .. 2\n"
+                                "  load a[@col[tx] + 2*m0 + bx] 4 -> r1\n"
+                                "  lds_load lds[@col[tx + 1]*2 + tx] 4 -> r2\n"
+                                "end\n"
+                                "if @col[tx] + tx < 4\n"
+                                "  store b[tx] 4\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 2, 5, 1, 0, 0);
+    struct kernel_warp w = warp(&k, 1, 0, 5);
+    for (int64_t m0 = 0; m0 < 2; m0++) {
+        struct kernel_op op = next(&k, &w);
+        cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask == 0x1full);
+        for (unsigned l = 0; l < 5; l++)
+            cr_expect_eq(w.lane_addr[l], 0x100000 + (col[l] + 2 * m0 + 1) * 4, "lane %u", l);
+        op = next(&k, &w);
+        cr_expect(op.kind == KOP_LDS_LOAD && op.lanes);
+        for (unsigned l = 0; l < 5; l++)
+            cr_expect_eq(w.lane_addr[l], (col[l + 1] * 2 + l) * 4, "lane %u", l);
+    }
+    /* col 1, 2, 3, 0, 0 plus lanes 0..4 below 4: lanes 0, 1 and 3 */
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_STORE && op.mask == 0xbull, "mask %#llx",
+              (unsigned long long)op.mask);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    kd_prog_free(p);
+}
+
 /* An array read at an index the same in every lane (a table of reduction
  * offsets, say) keeps the access a base and a stride. */
 Test(kd, uniform_array_reads_keep_base_and_stride)
