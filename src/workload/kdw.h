@@ -28,7 +28,7 @@
 #include "workload/kd.h"
 #include "workload/wl.h"
 
-#define KDW_MAX_PROGS 16
+#define KDW_MAX_PROGS 32
 
 /* One launch: which description, its geometry and what it is bound to. */
 struct kdw_launch {

@@ -82,6 +82,14 @@ static void gen_open(struct wlh *g, const struct wl_ops *w, const char *ini)
     cr_assert_not_null(gen_try(g, w, ini), "%s", g->e.msg);
 }
 
+/* The same as for a machine of warp_size-lane warps (the hourglass kernels'
+ * counts per warp). */
+static void gen_open_ws(struct wlh *g, const struct wl_ops *w, const char *ini,
+                        unsigned warp_size)
+{
+    cr_assert_not_null(wlh_try_ws(g, w, ini, 4, 240, warp_size), "%s", g->e.msg);
+}
+
 static void gen_close(struct wlh *g) { wlh_close(g); }
 
 static void expect_error(const struct wl_ops *w, const char *ini, const char *want)
@@ -171,23 +179,30 @@ Test(wl_hpc, hacc_small_runs)
 
 /* ---- exact ops ---- */
 
-static void op_is(struct kernel_op a, struct kernel_op b, const char *what)
+/* Op a against the wanted b: a mask of 0 is the warp's lanes; where b gives
+ * a base and a stride, a's lanes (w->lane_addr, however a gives them) must
+ * be at those addresses. */
+static void op_is(const struct kernel_warp *w, struct kernel_op a, struct kernel_op b,
+                  const char *what)
 {
+    uint64_t mask = a.mask ? a.mask : low_bits(w->nlanes);
+    uint64_t want = b.mask ? b.mask : low_bits(w->nlanes);
     cr_expect_eq(a.kind, b.kind, "%s: kind %u, want %u", what, a.kind, b.kind);
     cr_expect_eq(a.size, b.size, "%s: size %u", what, a.size);
     cr_expect_eq(a.dst, b.dst, "%s: dst %u", what, a.dst);
     cr_expect_eq(a.src[0], b.src[0], "%s: src0 %u", what, a.src[0]);
     cr_expect_eq(a.src[1], b.src[1], "%s: src1 %u", what, a.src[1]);
     cr_expect_eq(a.n, b.n, "%s: n %u", what, a.n);
-    cr_expect_eq(a.mask, b.mask, "%s: mask %#llx, want %#llx", what, (unsigned long long)a.mask,
-                 (unsigned long long)b.mask);
-    if (!b.lanes) {
-        cr_expect_not(a.lanes, "%s: lanes", what);
-        cr_expect_eq(a.base, b.base, "%s: base %#llx, want %#llx", what, (unsigned long long)a.base,
-                     (unsigned long long)b.base);
-        cr_expect_eq(a.stride, b.stride, "%s: stride %lld", what, (long long)a.stride);
-    } else {
-        cr_expect(a.lanes, "%s: lane addresses", what);
+    if (a.kind != KOP_LOAD && a.kind != KOP_STORE && a.kind != KOP_ATOMIC &&
+        a.kind != KOP_LDS_LOAD && a.kind != KOP_LDS_STORE)
+        return;
+    cr_expect_eq(mask, want, "%s: mask %#llx, want %#llx", what, (unsigned long long)mask,
+                 (unsigned long long)want);
+    for (uint64_t m = b.lanes ? 0 : mask; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(m);
+        addr_t at = b.base + (addr_t)((int64_t)l * b.stride);
+        cr_expect_eq(w->lane_addr[l], at, "%s: lane %u at %#llx, want %#llx", what, l,
+                     (unsigned long long)w->lane_addr[l], (unsigned long long)at);
     }
 }
 
@@ -256,16 +271,16 @@ Test(wl_hpc, babelstream_ops)
     wlh_warp_at(&w, &k, 3, 5);
     addr_t off = (3 * 1024 + 5 * 64) * 8;
     /* PTX counts: parameters, index, a's and b's addresses */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10), "index");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10), "index");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = a->base + off, .dst = 1), "a");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = b->base + off, .dst = 2), "b");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1), "address"); /* PTX: one add */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "add");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1), "address"); /* PTX: one add */
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "add");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = c->base + off, .src = {1, 2}), "c");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     struct addr_range r[4];
     cr_assert_eq(k.ranges(&k, 3, 2, r, 4), 1);
     cr_expect_eq(r[0].lo, c->base + 3 * 1024 * 8);
@@ -273,43 +288,43 @@ Test(wl_hpc, babelstream_ops)
 
     kernel_n(&g, &k, 1);   /* dot_kernel */
     wlh_warp_at(&w, &k, 1, 2); /* threads 128..191 of work-group 1 */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 22), "prologue"); /* PTX counts */
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 22), "prologue"); /* PTX counts */
     for (uint64_t it = 0; it < 2; it++) {
         addr_t e = (1 * 1024 + 128 + it * 262144) * 8;
-        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "loop");
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "loop");
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = a->base + e, .mask = ~0ull,
                  .dst = 1),
               "a");
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 8, .stride = 8, .base = b->base + e, .mask = ~0ull,
                  .dst = 2),
               "b");
-        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "fma");
+        op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1, .src = {1, 2}), "fma");
     }
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8),
           "tb_sum");
     for (unsigned off2 = 512; off2; off2 /= 2) {
-        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "step"); /* PTX counts */
-        op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+        op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "step"); /* PTX counts */
+        op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
         if (off2 <= 128)
             continue; /* no thread of this warp below the offset */
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LDS_LOAD, .size = 8, .stride = 8, .base = (128 + off2) * 8,
                  .mask = ~0ull, .dst = 3),
               "hi");
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LDS_LOAD, .size = 8, .stride = 8, .base = 128 * 8, .mask = ~0ull,
                  .dst = 4),
               "lo");
         /* PTX: the address of tb_sum[local_i + offset] and the add */
-        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3, .src = {3, 4}), "add");
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3, .src = {3, 4}), "add");
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .base = 128 * 8, .mask = ~0ull,
                  .src = {3, 4}),
               "store");
     }
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     /* warp 0: a 32-lane step, then thread 0 writes sums[1] */
     wlh_warp_at(&w, &k, 1, 0);
     struct kernel_op op;
@@ -320,7 +335,7 @@ Test(wl_hpc, babelstream_ops)
     do
         op = wlh_step(&k, &w);
     while (op.kind != KOP_STORE);
-    op_is(op, /* the index, blockIdx.x, is the same in every lane: stride 0 */
+    op_is(&w, op, /* the index, blockIdx.x, is the same in every lane: stride 0 */
           OP(.kind = KOP_STORE, .size = 8, .stride = 0, .base = sums->base + 8, .mask = 1,
              .src = {5}),
           "sums[1]");
@@ -452,7 +467,7 @@ Test(wl_hpc, lulesh_ptx_counts)
         {"CalcHydroConstraintForElems", W, {71, 3, 1 + 8 * 4 + 1, 4}},
     };
     struct wlh g;
-    gen_open(&g, &wl_lulesh, NULL);
+    gen_open_ws(&g, &wl_lulesh, NULL, 32);
     struct kernel k;
     for (unsigned i = 0; i < 28; i++) {
         cr_assert(wl_lulesh.next_kernel(g.self, &k));
@@ -474,7 +489,7 @@ Test(wl_hpc, lulesh_hourglass_nodes)
     static const unsigned sits_out[8] = {0, 1, 2, 2, 3, 3, 3, 3};
     static const uint8_t neg[4] = {0x3c, 0x96, 0xaa, 0xa5};
     struct wlh g;
-    gen_open(&g, &wl_lulesh, NULL);
+    gen_open_ws(&g, &wl_lulesh, NULL, 32);
     struct kernel hg, fb;
     kernel_n(&g, &hg, 3);
     cr_expect_eq(kernel_nwg(&hg), (91125 + 31) / 32, "32 elements per work-group");
@@ -490,6 +505,9 @@ Test(wl_hpc, lulesh_hourglass_nodes)
                                    24 * (2 + 3 * (3 - sits_out[n])), 144},
                    "fb");
     }
+    gen_close(&g);
+    gen_open(&g, &wl_lulesh, NULL);
+    kernel_n(&g, &hg, 3);
     struct kernel_warp w;
     wlh_warp_at(&w, &hg, 8, 1); /* nodes 2 and 3 */
     unsigned alu = 0;
@@ -512,23 +530,23 @@ Test(wl_hpc, lulesh_lds_ops)
     cr_expect_str_eq(k.name, "CalcHourglassControlForElems");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 1, 0); /* nodes 0 and 1 of elements 32-63 */
-    op_is(step_mem(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 1),
+    op_is(&w, step_mem(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 1),
           "nodelist[elem + numElem * node]");
     expect_lane(&w, 0, nl->base + 32 * 4, "element 32, node 0");
     expect_lane(&w, 33, nl->base + (91125 + 33) * 4, "element 33, node 1");
     for (int i = 0; i < 3; i++)
         cr_expect_eq(step_mem(&k, &w).kind, KOP_LOAD, "x, y, z of the node");
     cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER);
-    op_is(step_mem(&k, &w),
+    op_is(&w, step_mem(&k, &w),
           OP(.kind = KOP_LDS_STORE, .size = 8, .stride = 8, .mask = ~0ull, .src = {3}), "y");
-    op_is(step_mem(&k, &w),
+    op_is(&w, step_mem(&k, &w),
           OP(.kind = KOP_LDS_STORE, .size = 8, .base = 256 * 8, .stride = 8, .mask = ~0ull,
              .src = {4}),
           "z");
     cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER);
     /* the first operand of dvdx: neighbour 1 of the node (node 2 of node 0's
      * element, node 3 of node 1's), its y */
-    op_is(step_mem(&k, &w),
+    op_is(&w, step_mem(&k, &w),
           OP(.kind = KOP_LDS_LOAD, .size = 8, .base = 64 * 8, .stride = 8, .mask = ~0ull, .dst = 6),
           "y of a neighbour");
     expect_lane(&w, 5, (2 * 32 + 5) * 8, "node 0 reads node 2");
@@ -538,14 +556,14 @@ Test(wl_hpc, lulesh_lds_ops)
     cr_expect_str_eq(k.name, "CalcCourantConstraintForElems");
     const struct kernel_buf *dt = find_buf(&g.env, "dtcourant_blk");
     wlh_warp_at(&w, &k, 355, 3); /* threads 192-255 of the last work-group: 53 elements */
-    op_is(step_mem(&k, &w),
+    op_is(&w, step_mem(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .stride = 4,
              .base = find_buf(&g.env, "matElemlist")->base + (355 * 256 + 192) * 4,
              .mask = (1ull << 53) - 1, .dst = 1),
           "matElemlist");
     for (int i = 0; i < 3; i++)
         step_mem(&k, &w);
-    op_is(step_mem(&k, &w),
+    op_is(&w, step_mem(&k, &w),
           OP(.kind = KOP_LDS_STORE, .size = 8, .base = 192 * 8, .stride = 8, .mask = ~0ull),
           "every thread's dtcourant");
     cr_expect_eq(step_mem(&k, &w).kind, KOP_BARRIER, "before the step over 128");
@@ -556,7 +574,7 @@ Test(wl_hpc, lulesh_lds_ops)
     wlh_warp_at(&w, &k, 5, 0);
     for (int i = 0; i < 4 + 1 + 1 + 1; i++) /* 4 loads, the store, barrier, s[tid] */
         step_mem(&k, &w);
-    op_is(step_mem(&k, &w),
+    op_is(&w, step_mem(&k, &w),
           OP(.kind = KOP_LDS_LOAD, .size = 8, .base = 128 * 8, .stride = 8, .mask = ~0ull,
              .dst = 15),
           "min(s[tid], s[tid + 128])");
@@ -564,7 +582,7 @@ Test(wl_hpc, lulesh_lds_ops)
     do
         op = step_mem(&k, &w);
     while (op.kind != KOP_STORE);
-    op_is(op,
+    op_is(&w, op,
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = dt->base + 5 * 8, .mask = 1,
              .src = {14}),
           "thread 0: dtcourant of work-group 5");
@@ -586,15 +604,15 @@ Test(wl_hpc, lulesh_nodelist_gather)
     /* element 13 = (1, 1, 1): nodes 21, 22, 26, 25, 37, 38, 42, 41 */
     static const unsigned nodes[8] = {21, 22, 26, 25, 37, 38, 42, 41};
     uint64_t mask = (1ull << 27) - 1;
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 18 + 41), "prologue, nodelist addresses");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 18 + 41), "prologue, nodelist addresses");
     for (unsigned j = 0; j < 8; j++)
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = nl->base + j * 27 * 4,
                  .mask = mask, .dst = 1),
               "nodelist");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 41, .src = {1}), "coordinate addresses");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 41, .src = {1}), "coordinate addresses");
     for (unsigned j = 0; j < 8; j++) {
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = mask, .dst = 2, .src = {1}),
               "x");
         expect_lane(&w, 13, x->base + nodes[j] * 8, "x[n]");
@@ -602,17 +620,17 @@ Test(wl_hpc, lulesh_nodelist_gather)
     }
     for (unsigned j = 0; j < 16; j++)
         cr_expect_eq(wlh_step(&k, &w).kind, KOP_LOAD, "y, z");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 23, .src = {2}), "shape functions");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 23, .src = {2}), "shape functions");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = find_buf(&g.env, "determ")->base,
              .mask = mask),
           "determ, before the stresses are read");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 251), "shape functions, node normals");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 251), "shape functions, node normals");
     cr_expect_eq(step_mem(&k, &w).kind, KOP_LOAD, "sigyy");
     cr_expect_eq(step_mem(&k, &w).kind, KOP_LOAD, "sigzz");
     cr_expect_eq(step_mem(&k, &w).kind, KOP_LOAD, "sigxx");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 70, .src = {5}), "24 corner forces");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 70, .src = {5}), "24 corner forces");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_STORE, .size = 8, .stride = 8, .base = fxe->base, .mask = mask),
           "fx_elem plane 0");
     /* annotations: nodelist and fx_elem by the work-group's elements in 8 planes */
@@ -638,22 +656,22 @@ Test(wl_hpc, lulesh_corner_gather_and_neighbours)
                             *cl = find_buf(&g.env, "nodeElemCornerList");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0); /* nodes 0..63 */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 39), "prologue, loop set-up, stores' addresses");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 39), "prologue, loop set-up, stores' addresses");
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_LOAD, "nodeElemCount");
     /* node 21 = (1, 1, 1) is interior: 8 corners, the first of element 0 (corner 6) */
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3, .src = {1}),
           "corner");
     expect_lane(&w, 21, cl->base + 21 * 4, "node 21's first corner");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {3}), "its address");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {3}), "its address");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = ~0ull, .dst = 4, .src = {3}),
           "fx_elem");
     expect_lane(&w, 21, fxe->base + (6 * 27 + 0) * 8, "node 21 corner 0");
     expect_lane(&w, 0, fxe->base + (0 * 27 + 0) * 8, "node 0: element 0 corner 0");
     step_mem(&k, &w);
     step_mem(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 7, .src = {4}), "adds, loop control");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 7, .src = {4}), "adds, loop control");
     /* second corner: node 0 has only one, node 21 has element 1's corner 7 */
     struct kernel_op op = wlh_step(&k, &w);
     cr_expect_eq(op.kind, KOP_LOAD);
@@ -675,19 +693,19 @@ Test(wl_hpc, lulesh_corner_gather_and_neighbours)
     wlh_warp_at(&w, &k, 0, 0);
     for (unsigned i = 0; i < 6; i++) /* prologue, matElemlist, delv_xi, elemBC, the test */
         wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "x = 0: the symmetry case");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "x > 0: lxim's address");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "x = 0: the symmetry case");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "x > 0: lxim's address");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = xm, .dst = 3, .src = {1}),
           "lxim, where x > 0");
     expect_lane(&w, 13, find_buf(&g.env, "lxim..lzetap")->base + 13 * 4, "lxim[13]");
     wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = xm, .dst = 4, .src = {3}),
           "delv_xi[lxim[i]]");
     expect_lane(&w, 13, dxi->base + 12 * 8, "delv_xi[lxim[13]]");
     wlh_step(&k, &w); /* the xi+ test */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "x = 2: the free-surface case");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "x = 2: the free-surface case");
     wlh_step(&k, &w);
     op = wlh_step(&k, &w);
     cr_expect(op.kind == KOP_LOAD && op.mask == xp, "lxip, where x < 2");
@@ -698,7 +716,7 @@ Test(wl_hpc, lulesh_corner_gather_and_neighbours)
 Test(wl_hpc, lulesh_same_pattern_and_errors)
 {
     struct wlh g;
-    gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
+    gen_open(&g, &wl_lulesh, "[workload]\nsize = 4\nblock = 64\n"); /* 8 elements per group */
     struct kernel k;
     kernel_n(&g, &k, 0);
     cr_expect_str_eq(k.args[0].buf->name, "p");
@@ -716,6 +734,13 @@ Test(wl_hpc, lulesh_same_pattern_and_errors)
                                       "per work-group both");
     kernel_n(&g, &k, 0);
     cr_expect(k.args[0].same_pattern, "nodeElemCount: the nodes of AddNodeForcesFromElems");
+    gen_close(&g);
+    /* 27 elements: the hourglass kernels' last work-group clamps its element
+     * through @elc, and their element arrays are declared whole */
+    gen_open(&g, &wl_lulesh, "[workload]\nsize = 3\nblock = 64\n");
+    kernel_n(&g, &k, 4);
+    cr_expect_str_eq(k.name, "CalcFBHourglassForceForElems");
+    cr_expect_not(k.args[0].same_pattern, "determ: no ranges where the element is clamped");
     gen_close(&g);
     expect_error(
         &wl_lulesh, "[workload]\nblock = 96\n",
@@ -776,60 +801,60 @@ Test(wl_hpc, pennant_main2_ops)
                             *pxp = find_buf(&g.env, "pxp"), *zvol = find_buf(&g.env, "zvol");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10 + 4), "ids");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10 + 4), "ids");
     for (int i = 0; i < 4; i++) {
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = maps->base + i * 184 * 4,
                  .mask = ~0ull, .dst = 1),
               "mapsp1, mapsp2, mapsz, mapss4");
-        op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = i < 3 ? 2 : 5, .src = {i < 3 ? 0 : 1}),
+        op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = i < 3 ? 2 : 5, .src = {i < 3 ? 0 : 1}),
               "addresses");
     }
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 4, .stride = 4, .base = 0,
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 4, .stride = 4, .base = 0,
                                .mask = ~0ull, .src = {1}),
           "dss4[s0]");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "s04");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "s04");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LDS_STORE, .size = 4, .lanes = true, .mask = ~0ull, .src = {1}),
           "dss3[s04]");
     expect_lane(&w, 2, 64 * 4 + 0, "side 2's next is side 0");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1), "dss3's address");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 4, .stride = 4, .base = 64 * 4,
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 1), "dss3's address");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 4, .stride = 4, .base = 64 * 4,
                                .mask = ~0ull, .dst = 7),
           "dss3[s0]");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "zvol's address");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4), "zvol's address");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 8, .lanes = true, .mask = ~0ull, .dst = 2, .src = {1}),
           "zvol[z] (every side)");
     expect_lane(&w, 24, zvol->base + 8 * 8, "side 24: zone 8");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {2}), "zvol0's address");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_STORE, .size = 8, .lanes = true, .mask = ~0ull,
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {2}), "zvol0's address");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_STORE, .size = 8, .lanes = true, .mask = ~0ull,
                                .src = {2}),
           "zvol0[z] = zvol[z]");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "pxp's address");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "pxp's address");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = ~0ull, .dst = 5, .src = {1}),
           "pxp[p1]");
     expect_lane(&w, 0, pxp->base + 0, "side 0");
     expect_lane(&w, 1, pxp->base + 1 * 16, "side 1");
     expect_lane(&w, 24, pxp->base + 1 * 16, "side 24");
     expect_lane(&w, 25, pxp->base + 10 * 16, "side 25");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 16, .stride = 16, .base = 8 * 64,
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LDS_STORE, .size = 16, .stride = 16, .base = 8 * 64,
                                .mask = ~0ull, .src = {5}),
           "ctemp2[s0]");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_BARRIER), "barrier");
     wlh_step(&k, &w);
     wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3 + 2), "loop test and set-up");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "the zone loop");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 16, .lanes = true, .mask = ~0ull,
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3 + 2), "loop test and set-up");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "the zone loop");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LDS_LOAD, .size = 16, .lanes = true, .mask = ~0ull,
                                .dst = 8, .src = {7}),
           "ctemp2[sn]");
     expect_lane(&w, 24, 8 * 64 + 25 * 16, "zone 8: next side");
     expect_lane(&w, 2, 8 * 64 + 0, "zone 0: side 2's next is side 0");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "zxtot");
-    op_is(wlh_step(&k, &w),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "zxtot");
+    op_is(&w, wlh_step(&k, &w),
           OP(.kind = KOP_LDS_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 7), "dss4[sn]");
     expect_lane(&w, 24, 25 * 4, "zone 8: next side");
     /* pgasCalcStateAtHalf: only the zones' first sides (0, 3, ..., 21, then 24, 28, ...) */
@@ -880,22 +905,22 @@ Test(wl_hpc, pennant_point_zone_ops)
     const struct kernel_buf *cm = find_buf(&g.env, "cmaswt"), *cf = find_buf(&g.env, "cftot");
     const struct kernel_buf *pu0 = find_buf(&g.env, "pu0");
     wlh_warp_at(&w, &k, 0, 0);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 12), "ids");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = psf->base,
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 12), "ids");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .stride = 4, .base = psf->base,
                                .mask = (1ull << 55) - 1, .dst = 1),
           "mappsfirst");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4 + 4), "loop test, set-up");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "gather 1");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 4 + 4), "loop test, set-up");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2), "gather 1");
     /* point 1's sides (mapsp1 = 1): 1 and 24, in side order */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 8, .lanes = true,
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 8, .lanes = true,
                                .mask = (1ull << 55) - 1, .dst = 2, .src = {1}),
           "cmaswt");
     expect_lane(&w, 1, cm->base + 1 * 8, "point 1 side 1");
     expect_lane(&w, 0, cm->base + 0, "centre: side 0");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3), "gather 1");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 3), "gather 1");
     wlh_step(&k, &w);
     expect_lane(&w, 1, nx->base + 1 * 4, "mapssnext[1]");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {2}), "gather 1");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 2, .src = {2}), "gather 1");
     wlh_step(&k, &w);
     op = wlh_step(&k, &w);
     expect_lane(&w, 1, cm->base + 24 * 8, "point 1 side 24");
@@ -925,7 +950,7 @@ Test(wl_hpc, pennant_point_zone_ops)
         }
         if (op.kind == KOP_ATOMIC) {
             atomics++;
-            op_is(op, OP(.kind = KOP_ATOMIC, .size = 8, .lanes = true, .mask = 1, .dst = 12),
+            op_is(&w, op, OP(.kind = KOP_ATOMIC, .size = 8, .lanes = true, .mask = 1, .dst = 12),
                   "atomicMin(dtnext)");
             expect_lane(&w, 0, dtn->base, "dtnext");
         }
@@ -967,8 +992,8 @@ static void expect_tile_update(const struct kernel *k, struct kernel_warp *w,
 {
     static const uint32_t n[12] = {34, 23, 30, 23, 30, 23, 30, 23, 30, 23, 30, 23 + 4};
     for (unsigned i = 0; i < 12; i++) {
-        op_is(wlh_step(k, w), OP(.kind = KOP_ALU, .n = n[i]), "reduction");
-        op_is(wlh_step(k, w), OP(.kind = KOP_ATOMIC, .size = 4, .lanes = true, .mask = mask),
+        op_is(w, wlh_step(k, w), OP(.kind = KOP_ALU, .n = n[i]), "reduction");
+        op_is(w, wlh_step(k, w), OP(.kind = KOP_ATOMIC, .size = 4, .lanes = true, .mask = mask),
               "atomic");
         expect_lane(w, 0, v[i % 3]->base + (first + i / 3) * 4, "particle of the tile");
     }
@@ -992,31 +1017,31 @@ Test(wl_hpc, hacc_tiles)
                                      find_buf(&g.env, "vz")};
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0); /* rows 0, 1: only row 0 has a tile (4 / 4 = 1) */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO + HP_I), "prologue");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10), "tile addresses");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO + HP_I), "prologue");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 10), "tile addresses");
     uint64_t row0 = 0xffffffffull;
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = row0, .dst = 3),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = row0, .dst = 3),
           "own tile xx");
     expect_lane(&w, 31, xx->base + 4 * 4, "the leaf's first tile");
     wlh_step(&k, &w);
     wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 17 + 2), "sums, tests, list loop set-up");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "list tile addresses");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 17 + 2), "sums, tests, list loop set-up");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "list tile addresses");
     static const char *const pos[4] = {"xx", "yy", "zz", "mass"};
     for (int i = 0; i < 4; i++) {
-        op_is(wlh_step(&k, &w),
+        op_is(&w, wlh_step(&k, &w),
               OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = 3, .dst = 1),
               "list tile: lanes x = 0, 1 (8 / 4 = 2 tiles)");
         const struct kernel_buf *b = find_buf(&g.env, pos[i]);
         expect_lane(&w, 0, b->base, "list entries 0-3");
         expect_lane(&w, 1, b->base + 4 * 4, "list entries 4-7");
     }
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 857, .src = {1, 3}), "16 pair forces");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 857, .src = {1, 3}), "16 pair forces");
     expect_tile_update(&k, &w, v, 1, 4);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     wlh_warp_at(&w, &k, 0, 1); /* rows 2, 3: no tile */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO), "prologue only");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO), "prologue only");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     struct addr_range r[2];
     cr_assert_eq(k.ranges(&k, 0, 5, r, 2), 1, "no particle past the tiles: no second range");
     cr_expect_eq(r[0].lo, v[1]->base + 4 * 4);
@@ -1040,42 +1065,42 @@ Test(wl_hpc, hacc_remainders)
     const struct kernel_buf *vx = find_buf(&g.env, "vx");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0); /* rows 0, 1: particles 3, 4 */
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO + HP_K), "prologue");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "particle index");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = HP_PRO + HP_K), "prologue");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 8), "particle index");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
           "own xx");
     expect_lane(&w, 0, xx->base + 3 * 4, "row 0");
     expect_lane(&w, 32, xx->base + 4 * 4, "row 1");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "yy's test and address");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "yy's test and address");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = ~0ull, .dst = 3),
           "own yy");
     expect_lane(&w, 0, yy->base + 3 * 4, "row 0");
     wlh_step(&k, &w);
     wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6 + 4 + 1), "both list loops entered");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "list tile addresses");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6 + 4 + 1), "both list loops entered");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 6), "list tile addresses");
     uint64_t x0 = 1 | 1ull << 32, x01 = 3 | 3ull << 32;
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = x0, .dst = 1),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 16, .lanes = true, .mask = x0, .dst = 1),
           "list tile 0");
     expect_lane(&w, 32, xx->base, "entries 0-3");
     for (int i = 0; i < 3; i++)
         wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 207, .src = {1, 3}), "4 pair forces");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "entry addresses");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = x01, .dst = 1),
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 207, .src = {1, 3}), "4 pair forces");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 5), "entry addresses");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = x01, .dst = 1),
           "list entries 4, 5");
     expect_lane(&w, 1, xx->base + 5 * 4, "entry 5");
     for (int i = 0; i < 3; i++)
         wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 54, .src = {1, 3}), "1 pair force");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 33), "reduction");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ATOMIC, .size = 4, .lanes = true, .mask = x0), "vx");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 54, .src = {1, 3}), "1 pair force");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 33), "reduction");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ATOMIC, .size = 4, .lanes = true, .mask = x0), "vx");
     expect_lane(&w, 32, vx->base + 4 * 4, "row 1");
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 24), "reduction");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 24), "reduction");
     wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 31 + 3), "reduction, loop test");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_ALU, .n = 31 + 3), "reduction, loop test");
     wlh_step(&k, &w);
-    op_is(wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
+    op_is(&w, wlh_step(&k, &w), OP(.kind = KOP_EXIT), "exit");
     struct addr_range r[2];
     cr_assert_eq(k.ranges(&k, 0, 4, r, 2), 1, "no tile: only the remainder's range");
     cr_expect_eq(r[0].lo, vx->base + 3 * 4);

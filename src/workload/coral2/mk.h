@@ -1,6 +1,6 @@
 /*
  * mk.h -- "mesh kernels": a small interpreter of per-thread op scripts for
- * the CORAL-2 models (lulesh, pennant, hacc), whose kernels are loops over
+ * the CORAL-2 model pennant, whose kernels are loops over
  * items (elements, nodes, zones, sides, points, particles) that reach other
  * items through connectivity arrays.
  *
