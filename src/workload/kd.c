@@ -98,6 +98,7 @@ struct line {
     unsigned no;     /* line number in the body, from 1 */
     char text[512];  /* the line, comment removed */
     char *at;        /* parse position */
+    char *ands;      /* `if`: the conditions after the first `and`, or NULL */
     struct err *e;
     struct clause more[KD_MAX_CLAUSES - 1];
     unsigned nmore;
@@ -386,9 +387,16 @@ static int for_stmt(struct line *ln, struct kd_stmt *s)
     return two_ix(ln, ln->at, dots, 2, s);
 }
 
-/* "A < B" or "A < B < C" */
+/* One condition of an if, "A < B" or "A < B < C"; a further
+ * ` and C < D ...` is left in ln->ands (each becomes a KD_S_AND statement). */
 static int if_stmt(struct line *ln, struct kd_stmt *s)
 {
+    char *and = strstr(ln->at, " and ");
+    ln->ands = NULL;
+    if (and) {
+        *and = '\0';
+        ln->ands = and + 5;
+    }
     char *lt = strchr(ln->at, '<'), *lt2 = lt ? strchr(lt + 1, '<') : NULL;
     if (!lt)
         return line_err(ln, "'%s': if A < B expected", ln->at);
@@ -503,6 +511,14 @@ static int structure(struct kd_prog *p, struct line *ln)
     for (unsigned i = 0; i < p->nstmt; i++) {
         struct kd_stmt *s = &p->s[i];
         ln->no = s->line;
+        if (s->kind == KD_S_AND) { /* a further condition of the if before it: its place */
+            const struct kd_stmt *f = &p->s[i - 1];
+            s->depth = f->depth;
+            s->nloops = f->nloops;
+            memcpy(s->loops, f->loops, sizeof s->loops);
+            memcpy(s->encl, f->encl, sizeof s->encl);
+            continue;
+        }
         if (s->kind == KD_S_END) {
             if (!depth)
                 return line_err(ln, "%s", "'end' without an if or a for");
@@ -540,18 +556,44 @@ static int structure(struct kd_prog *p, struct line *ln)
 }
 
 /* The statements of an alu line's further clauses, after the alu. */
+static struct kd_stmt *new_stmt(struct kd_prog *p, size_t *cap, const struct line *ln);
+
 static int more_clauses(struct kd_prog *p, struct line *ln, size_t *cap)
 {
     for (unsigned c = 0; c < ln->nmore; c++) {
-        p->s = xgrow(p->s, sizeof *p->s, cap, p->nstmt + 1);
-        struct kd_stmt *s = &p->s[p->nstmt++];
-        *s = (struct kd_stmt){.line = (uint16_t)ln->no, .kind = KD_S_MORE, .buf = -1,
-                              .extra = (uint32_t)ln->more[c].m};
+        struct kd_stmt *s = new_stmt(p, cap, ln);
+        s->kind = KD_S_MORE;
+        s->buf = -1;
+        s->extra = (uint32_t)ln->more[c].m;
         s->a.arr = s->b.arr = -1;
         if (two_ix(ln, ln->more[c].a, ln->more[c].lt, 1, s))
             return -1;
     }
     return 0;
+}
+
+static int and_stmt(struct line *ln, struct kd_stmt *s)
+{
+    s->kind = KD_S_AND;
+    s->buf = -1;
+    s->a.arr = s->b.arr = s->c.arr = -1;
+    return if_stmt(ln, s);
+}
+
+/* A new statement of line ln at the end of the program. */
+static struct kd_stmt *new_stmt(struct kd_prog *p, size_t *cap, const struct line *ln)
+{
+    p->s = xgrow(p->s, sizeof *p->s, cap, p->nstmt + 1);
+    struct kd_stmt *s = &p->s[p->nstmt++];
+    *s = (struct kd_stmt){.line = (uint16_t)ln->no};
+    return s;
+}
+
+/* Append a statement of line ln, parsed by fn. */
+static int add_stmt(struct kd_prog *p, size_t *cap, struct line *ln,
+                    int (*fn)(struct line *, struct kd_stmt *))
+{
+    return fn(ln, new_stmt(p, cap, ln));
 }
 
 struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
@@ -595,13 +637,18 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
             ln.at++;
         if (!*ln.at)
             continue;
-        p->s = xgrow(p->s, sizeof *p->s, &cap, p->nstmt + 1);
-        struct kd_stmt *s = &p->s[p->nstmt++];
-        *s = (struct kd_stmt){.line = ln.no};
         ln.nmore = 0;
-        if (statement(&ln, s) || more_clauses(p, &ln, &cap)) {
+        ln.ands = NULL;
+        if (add_stmt(p, &cap, &ln, statement) || more_clauses(p, &ln, &cap)) {
             kd_prog_free(p);
             return NULL;
+        }
+        while (ln.ands) { /* if A < B and C < D: one KD_S_AND per further condition */
+            ln.at = ln.ands;
+            if (add_stmt(p, &cap, &ln, and_stmt)) {
+                kd_prog_free(p);
+                return NULL;
+            }
         }
     }
     if (structure(p, &ln)) {
@@ -1048,12 +1095,18 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
             /* fall through */
         case KD_S_IF: {
             uint64_t m = cond_mask(b, w, i, outer);
+            unsigned j = i + 1;
+            for (; m && j < p->nstmt && p->s[j].kind == KD_S_AND; j++)
+                m = cond_mask(b, w, j, m);
             w->r[4 + s->depth] = m;
-            w->pc = m ? i + 1 : s->match + 1u;
+            w->pc = m ? j : s->match + 1u;
             if (m && s->kind == KD_S_FOR && b->b[i].flat)
                 w->r[s->var - KD_M0] = trips(b, w, i) << 32;
             continue;
         }
+        case KD_S_AND: /* evaluated with its if */
+            w->pc = i + 1;
+            continue;
         case KD_S_END:
             w->pc = p->s[s->match].kind == KD_S_FOR ? loop_end(b, w, i) : i + 1;
             continue;
@@ -1313,12 +1366,33 @@ static void walk_read(struct walk *w, int64_t cap)
     w->lo[KD_IND] = w->hi[KD_IND] = 0;
 }
 
+static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap);
+
+/* Condition j of an if that encloses the statement (the if itself, then its
+ * further conditions, KD_S_AND): it narrows the one index that still spans
+ * values, or skips the walk if no lane passes; `if I < B` with B the same
+ * for the whole work-group clips an index equal to I (cap). */
+static void walk_if(struct walk *w, unsigned j, const uint16_t *encl, unsigned nb, int64_t cap)
+{
+    const struct kd_stmt *s = &w->b->p->s[j];
+    const struct kd_bix *x = &w->b->b[j].a, *y = &w->b->b[j].b;
+    struct narrowed n1, n2 = {.v = -1};
+    if (cond_narrow(w, x, y, &cap, &n1) &&
+        (!s->two || cond_narrow(w, y, &w->b->b[j].c, &cap, &n2))) {
+        if (j + 1 < w->b->p->nstmt && w->b->p->s[j + 1].kind == KD_S_AND)
+            walk_if(w, j + 1, encl, nb, cap);
+        else
+            walk(w, encl + 1, nb - 1, cap);
+    }
+    unnarrow(w, &n2);
+    unnarrow(w, &n1);
+}
+
 /* Walk the enclosing blocks encl[0..nb) of a statement, outermost first:
  * a loop with the same bounds for the whole work-group is enumerated (while
  * the budget lasts), any other spans its bounds (bounds read from an array:
- * from the least to the greatest the work-group reads); an `if I < B` with
- * B the same for the whole work-group clips an index equal to I (cap). At
- * the statement, thread indices span the block. */
+ * from the least to the greatest the work-group reads); an if narrows or
+ * clips (walk_if). At the statement, thread indices span the block. */
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
 {
     if (!nb) {
@@ -1329,16 +1403,11 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
         return;
     }
     const struct kd_stmt *s = &w->b->p->s[encl[0]];
-    const struct kd_bix *x = &w->b->b[encl[0]].a, *y = &w->b->b[encl[0]].b;
     if (s->kind == KD_S_IF) {
-        struct narrowed n1, n2 = {.v = -1};
-        if (cond_narrow(w, x, y, &cap, &n1) &&
-            (!s->two || cond_narrow(w, y, &w->b->b[encl[0]].c, &cap, &n2)))
-            walk(w, encl + 1, nb - 1, cap);
-        unnarrow(w, &n2);
-        unnarrow(w, &n1);
+        walk_if(w, encl[0], encl, nb, cap);
         return;
     }
+    const struct kd_bix *x = &w->b->b[encl[0]].a, *y = &w->b->b[encl[0]].b;
     unsigned v = s->var;
     int64_t lo = w->lo[v], hi = w->hi[v], a0, a1, b0, b1;
     if (!ix_span(w, x, &a0, &a1) || !ix_span(w, y, &b0, &b1)) {

@@ -21,9 +21,11 @@
  *   lds_store lds[EXPR] SIZE [< rA ...]
  *   barrier
  *   fence SCOPE [SEM]
- *   if EXPR < EXPR [< EXPR]
- *                         lanes where it holds (both halves of A < B < C)
- *                         run the block up to `end`
+ *   if EXPR < EXPR [< EXPR] [and EXPR < EXPR [< EXPR] ...]
+ *                         lanes where every condition holds (both halves of
+ *                         A < B < C) run the block up to `end` (each
+ *                         further condition is a statement of its own,
+ *                         KD_S_AND, after the if)
  *   for mK = EXPR .. EXPR [step S]
  *                         loop variable mK (0..3) from the first bound up to,
  *                         not including, the second, by S (1 if none; fixed
@@ -87,8 +89,10 @@ struct kd_array {
 };
 
 /* KD_S_MORE: an alu's second and further `+ M [A < B]` clauses (extra, a
- * and b), one statement each, right after it; the alu's op adds them. */
-enum kd_stmt_kind { KD_S_OP, KD_S_IF, KD_S_FOR, KD_S_END, KD_S_MORE };
+ * and b), one statement each, right after it; the alu's op adds them.
+ * KD_S_AND: an if's second and further conditions, one statement each,
+ * right after it; the if runs its block where all of them hold. */
+enum kd_stmt_kind { KD_S_OP, KD_S_IF, KD_S_FOR, KD_S_END, KD_S_MORE, KD_S_AND };
 
 /* An expression and, when it reads an array (`ind`), the array's index. */
 struct kd_ix {

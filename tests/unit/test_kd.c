@@ -123,6 +123,45 @@ Test(kd, linear_conditions_give_runs_of_lanes)
     }
 }
 
+/* if A < B and C < D: the lanes where both hold; a warp with none skips the
+ * block; in the ranges each condition narrows its own index (a tile with a
+ * border on each side, here tx 2..13 of a 16 x 4 block, rows ty >= 1). */
+Test(kd, conditions_joined_by_and)
+{
+    struct kd_prog *p = compile("if 1 < tx and tx < 14 and 0 < ty\n"
+                                "  load a[ty*w + tx] 4 -> r1\n"
+                                "end\n"
+                                "if n < tx and tx < 2\n"
+                                "  store b[tx] 4\n"
+                                "end\n"
+                                "alu 1\n");
+    struct kernel k;
+    launch(p, &k, 1, 16, 4, 0, 100);
+    struct kernel_warp w = warp(&k, 0, 0, 32); /* rows 0 and 1 */
+    struct kernel_op op = next(&k, &w);
+    cr_expect_eq(op.kind, KOP_LOAD);
+    cr_expect_eq(op.mask, 0x3ffcull << 16, "row 1, tx 2..13");
+    cr_expect_eq(w.lane_addr[18], 0x100000 + (100 + 2) * 4);
+    op = next(&k, &w);
+    cr_expect_eq(op.kind, KOP_STORE, "n = 0: tx 1 passes both");
+    cr_expect_eq(op.mask, 0x00020002ull);
+    cr_expect_eq(next(&k, &w).kind, KOP_ALU);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    launch(p, &k, 1, 16, 4, 5, 100);
+    w = warp(&k, 0, 1, 32);
+    op = next(&k, &w);
+    cr_expect_eq(op.mask, 0x3ffc3ffcull, "rows 2 and 3");
+    cr_expect_eq(next(&k, &w).kind, KOP_ALU, "n = 5: no lane passes, the block is skipped");
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 3, "rows 1..3, each a piece");
+    for (unsigned i = 0; i < 3; i++)
+        cr_expect(r[i].lo == 0x100000 + ((i + 1) * 100 + 2) * 4 && r[i].hi == r[i].lo + 12 * 4,
+                  "row %u: tx 2..13", i + 1);
+    cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 1);
+    cr_expect(r[0].lo == r[0].hi, "no lane passes both: the empty range");
+    kd_prog_free(p);
+}
+
 /* alu N + M [A < B]: a bounds test that shares its block with the body's
  * first instructions, run as one op, longer in warps where a lane passes. */
 Test(kd, alu_counts_that_depend_on_a_condition)
