@@ -42,6 +42,7 @@ struct kd_bstmt {
 
 struct kd_bound {
     const struct kd_prog *p;
+    struct kd_bix *ox;  /* [p->nox]: the operand expressions */
     struct kernel_dim grid, block;
     int64_t params[KD_MAX_PARAMS];
     const struct kernel_buf *bufs[KD_MAX_BUFS];
@@ -78,6 +79,7 @@ static void bound_free(struct kd_bound *b)
     memo_clear(b);
     free(b->memo);
     free(b->b);
+    free(b->ox);
     free(b);
 }
 
@@ -94,6 +96,7 @@ struct clause {
 
 struct line {
     const struct kd_desc *d;
+    struct kd_prog *p;
     unsigned nparams;
     unsigned no;     /* line number in the body, from 1 */
     char text[512];  /* the line, comment removed */
@@ -111,6 +114,7 @@ static int line_err(struct line *ln, const char *fmt, const char *arg)
     return err_set(ln->e, "kernel %s, line %u: %s", ln->d->name, ln->no, msg);
 }
 
+/* The next word; spaces inside parentheses do not end it (r(2*m1 + 1)). */
 static char *word(struct line *ln)
 {
     while (isspace((unsigned char)*ln->at))
@@ -118,8 +122,8 @@ static char *word(struct line *ln)
     if (!*ln->at)
         return NULL;
     char *w = ln->at;
-    while (*ln->at && !isspace((unsigned char)*ln->at))
-        ln->at++;
+    for (int depth = 0; *ln->at && (depth || !isspace((unsigned char)*ln->at)); ln->at++)
+        depth += *ln->at == '(' ? 1 : *ln->at == ')' ? -1 : 0;
     if (*ln->at)
         *ln->at++ = '\0';
     return w;
@@ -202,6 +206,27 @@ static int two_ix(struct line *ln, char *text, char *sep, size_t seplen, struct 
     return ix(ln, text, &s->a) ? -1 : ix(ln, sep + seplen, &s->b);
 }
 
+/* "(EXPR)", an operand expression, into the program's list: *slot = its
+ * index + 1. It must be the same in every lane. */
+static int operand(struct line *ln, const char *w, uint8_t *slot)
+{
+    size_t len = strlen(w);
+    struct kd_prog *p = ln->p;
+    if (len < 3 || w[0] != '(' || w[len - 1] != ')' || p->nox >= 255)
+        return line_err(ln, "'%s': (EXPR) expected", w);
+    char text[512];
+    snprintf(text, sizeof text, "%.*s", (int)(len - 2), w + 1);
+    p->ox = xgrow(p->ox, sizeof *p->ox, &p->ox_cap, p->nox + 1);
+    struct kd_ix *x = &p->ox[p->nox];
+    if (ix(ln, text, x))
+        return -1;
+    for (unsigned v = KD_TX; v <= KD_TZ; v++)
+        if (kd_has(&x->e, v) || (x->arr >= 0 && kd_has(&x->inner, v)))
+            return line_err(ln, "'%s': the same in every lane expected (no thread index)", w);
+    *slot = (uint8_t)++p->nox;
+    return 0;
+}
+
 /* "rN" (1..63) into *r. */
 static int reg(struct line *ln, const char *w, uint8_t *r)
 {
@@ -230,10 +255,13 @@ static int scope_sem(struct line *ln, const char *w, struct kernel_op *op)
     return line_err(ln, "unexpected '%s'", w);
 }
 
-/* "rN", or a window "rA..rB" (A < B): register A, which rotates with the
- * iterations of the innermost loop; bit `field` of s->rot marks it. */
+/* "rN"; a window "rA..rB" (A < B): register A, which rotates with the
+ * iterations of the innermost loop (bit `field` of s->rot marks it); or
+ * "r(EXPR)", an operand expression (s->ox[field]). */
 static int reg_rot(struct line *ln, const char *w, struct kd_stmt *s, unsigned field, uint8_t *r)
 {
+    if (w && w[0] == 'r' && w[1] == '(') /* r(EXPR): chosen at each issue */
+        return operand(ln, w + 1, &s->ox[field]);
     const char *dots = w ? strstr(w, "..") : NULL;
     if (!dots)
         return reg(ln, w, r);
@@ -305,8 +333,8 @@ static int op_tail(struct line *ln, struct kd_stmt *s)
             if (!number(v, 0, 65535, &l))
                 return line_err(ln, "lat '%s': not a latency in cycles", v ? v : "");
             op->lat = (uint16_t)l;
-        } else if (srcs && w[0] == 'r' && isdigit((unsigned char)w[1])) {
-            uint8_t r;
+        } else if (srcs && w[0] == 'r' && (isdigit((unsigned char)w[1]) || w[1] == '(')) {
+            uint8_t r = 0;
             if (nsrc < 2 ? reg_rot(ln, w, s, 1 + nsrc, &r) : reg(ln, w, &r))
                 return -1;
             if (nsrc < 2)
@@ -448,8 +476,12 @@ static int alu_stmt(struct line *ln, struct kd_stmt *s)
     char *n = word(ln);
     long x;
     s->op.kind = KOP_ALU;
-    if (count(ln, n, 1, 1000000, &s->op.n, &s->n_param))
+    if (n && n[0] == '(') {
+        if (operand(ln, n, &s->ox[KD_OX_N]))
+            return -1;
+    } else if (count(ln, n, 1, 1000000, &s->op.n, &s->n_param)) {
         return -1;
+    }
     skip_space(ln);
     if (*ln->at == '+') { /* + M [A < B]: M more where some active lane has A < B */
         char *a, *lt;
@@ -543,6 +575,7 @@ static int structure(struct kd_prog *p, struct line *ln)
             return line_err(ln, "%s", "registers rA..rB rotate only inside a loop");
         if (s->rot)
             s->rot_var = p->s[s->loops[s->nloops - 1]].var;
+        s->has_ox = s->ox[0] || s->ox[1] || s->ox[2] || s->ox[3];
         if (s->mem)
             s->op.site = (uint16_t)++p->nsites;
         if (s->buf >= 0)
@@ -622,7 +655,7 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
         return NULL;
     }
     size_t cap = 0;
-    struct line ln = {.d = d, .nparams = p->nparams, .e = e};
+    struct line ln = {.d = d, .p = p, .nparams = p->nparams, .e = e};
     for (const char *at = d->body; at && *at;) {
         const char *nl = strchr(at, '\n');
         size_t len = nl ? (size_t)(nl - at) : strlen(at);
@@ -665,6 +698,7 @@ void kd_prog_free(struct kd_prog *p)
     for (size_t i = 0; i < p->nlaunch; i++)
         bound_free(p->launch[i]);
     free(p->launch);
+    free(p->ox);
     free(p->s);
     free(p);
 }
@@ -972,6 +1006,32 @@ static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w,
     return out & mask;
 }
 
+/* The operands of statement i given by expressions (kd.h: register numbers
+ * and ALU counts), from the warp's first lane's loop variables. */
+static void operands(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                     struct kernel_op *op)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    int64_t v[KD_NDYN] = {0};
+    lane_vars(b, w, 0, i, v);
+    uint8_t *reg[3] = {&op->dst, &op->src[0], &op->src[1]};
+    for (unsigned j = 0; j < KD_OX_N; j++) {
+        int64_t x = s->ox[j] ? eval(&b->ox[s->ox[j] - 1], v) : 1;
+        if (x < 1 || x > 63)
+            BUG("kernel %s, line %u: register r%lld out of r1..r63", b->p->d->name, s->line,
+                (long long)x);
+        if (s->ox[j])
+            *reg[j] = (uint8_t)x;
+    }
+    if (s->ox[KD_OX_N]) {
+        int64_t n = eval(&b->ox[s->ox[KD_OX_N] - 1], v);
+        if (n < 1 || n > 1000000)
+            BUG("kernel %s, line %u: alu count %lld out of 1..1000000", b->p->d->name, s->line,
+                (long long)n);
+        op->n = (uint32_t)n;
+    }
+}
+
 /* The addresses of memory statement i: base + lane * stride where the index
  * moves by a fixed step from lane to lane (per row of a 2D or 3D block),
  * else per lane. */
@@ -1079,6 +1139,8 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
                 op->n = b->b[i].n;
             if (s->rot)
                 rotate(s, w, op);
+            if (s->has_ox)
+                operands(b, w, i, op);
             if (s->extra && cond_mask(b, w, i, outer))
                 op->n += s->extra;
             for (; i + 1 < p->nstmt && p->s[i + 1].kind == KD_S_MORE; i++)
@@ -1600,7 +1662,7 @@ static int bind_counts(struct kd_bound *b, unsigned i, struct err *e)
                        p->d->name, i + 1, (long long)size);
     b->b[i].size = (uint8_t)size;
     int64_t n = s->n_param ? b->params[s->n_param - 1] : s->op.n;
-    bool alu = s->kind == KD_S_OP && s->op.kind == KOP_ALU;
+    bool alu = s->kind == KD_S_OP && s->op.kind == KOP_ALU && !s->ox[KD_OX_N];
     if (n < alu || n > UINT32_MAX)
         return err_set(e, "kernel %s, statement %u: count %lld: %s expected", p->d->name, i + 1,
                        (long long)n, alu ? "1 or more" : "0 or more");
@@ -1621,6 +1683,10 @@ static int bind(struct kd_bound *b, struct err *e)
     for (unsigned i = 0; i < p->nparams; i++)
         l.v[KD_P0 + i] = b->params[i];
     b->b = xcalloc(p->nstmt, sizeof *b->b);
+    b->ox = xcalloc(p->nox ? p->nox : 1, sizeof *b->ox);
+    for (unsigned i = 0; i < p->nox; i++)
+        if (bind_ix(b, &p->ox[i], &l, &b->ox[i], e))
+            return err_prefix(e, "kernel %s, operand %u", p->d->name, i + 1);
     for (unsigned i = 0; i < p->nstmt; i++) {
         const struct kd_stmt *s = &p->s[i];
         if (s->kind != KD_S_END &&

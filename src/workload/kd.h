@@ -48,7 +48,13 @@
  * enclosing loop mod (B - A + 1)) (loads in flight in rotating registers).
  * SCOPE: cta, gpu or sys; SEM: relaxed, acquire, release or acq_rel. Every memory statement is a
  * static site, numbered from 1 in body order (kernel_op.site). A warp exits
- * after the last statement. A loop whose bounds differ between lanes runs
+ * after the last statement. An operand may be an expression in parentheses,
+ * the same in every lane (no thread index; loop variables from the warp's
+ * first lane), evaluated at each issue: a register `r(EXPR)` (the
+ * destination or the first two sources; its value must be 1..63) and an ALU
+ * count `alu (EXPR)` (1..1000000): an unrolled loop's loads into r1, r3 ...
+ * are `-> r(2*m1 + 1)`, a count per iteration `alu (@tests[m0])`. A loop
+ * whose bounds differ between lanes runs
  * until its last lane is done, each lane active while its own variable is
  * below its own bound. In the derived ranges such a loop spans from the
  * least first bound to the greatest second bound of the work-group's lanes,
@@ -124,17 +130,27 @@ struct kd_stmt {
     bool stepped;   /* KD_S_FOR: has a step */
     bool two;       /* KD_S_IF: a < b < c */
     struct kd_poly step;
+    uint8_t ox[4];  /* operands given by expressions (KD_OX_*): 1 + their index in the
+                       program's ox[]; 0: fixed in op */
+    bool has_ox;
     struct kernel_op op;
     struct kd_ix a, b, c; /* memory: a = the index; if: a < b (< c); for: from a to b */
 };
 
 struct kd_bound;
 
+/* Operands that may be expressions: the destination register, the first two
+ * source registers, an ALU instruction count. */
+enum { KD_OX_DST, KD_OX_SRC0, KD_OX_SRC1, KD_OX_N };
+
 /* A parsed description and its launches so far. */
 struct kd_prog {
     const struct kd_desc *d;
     unsigned nparams, nbufs, narrays, nstmt, nsites;
     struct kd_stmt *s;
+    struct kd_ix *ox; /* operand expressions (kd_stmt.ox) */
+    unsigned nox;
+    size_t ox_cap;
     bool writes[KD_MAX_BUFS]; /* stored to or updated atomically */
     int join_param;           /* range_join_param's index, or -1 */
     struct kd_bound **launch; /* at most KD_MAX_LAUNCHES, the oldest at [oldest] once full */

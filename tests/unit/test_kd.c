@@ -162,6 +162,32 @@ Test(kd, conditions_joined_by_and)
     kd_prog_free(p);
 }
 
+/* Operands given by expressions: registers that follow a loop variable (an
+ * unrolled loop's loads into r1, r3, r5 ...) and ALU counts read from a
+ * table, the same for every lane, evaluated at each issue. */
+Test(kd, operands_from_expressions)
+{
+    struct kd_prog *p = compile("for m0 = 0 .. 3\n"
+                                "  load a[m0*w + tx] 4 -> r(2*m0 + 1)\n"
+                                "  alu (@row[m0 + 1]) < r(2*m0 + 1) r(2*m0 + 2)\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 1, 64, 1, 0, 100);
+    struct kernel_warp w = warp(&k, 0, 0, 32);
+    static const uint32_t n[3] = {3, 3, 4}; /* row[1..3] */
+    for (unsigned i = 0; i < 3; i++) {
+        struct kernel_op op = next(&k, &w);
+        cr_expect(op.kind == KOP_LOAD && op.dst == 2 * i + 1, "load %u: r%u", i, op.dst);
+        cr_expect_eq(op.base, 0x100000 + i * 100 * 4);
+        op = next(&k, &w);
+        cr_expect(op.kind == KOP_ALU && op.n == n[i], "alu %u: n %u", i, op.n);
+        cr_expect(op.src[0] == 2 * i + 1 && op.src[1] == 2 * i + 2, "alu %u: r%u r%u", i,
+                  op.src[0], op.src[1]);
+    }
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    kd_prog_free(p);
+}
+
 /* alu N + M [A < B]: a bounds test that shares its block with the body's
  * first instructions, run as one op, longer in warps where a lane passes. */
 Test(kd, alu_counts_that_depend_on_a_condition)
@@ -707,6 +733,12 @@ Test(kd, wrong_descriptions_are_refused_with_their_line)
     expect_error("for m0 = 0 .. 4\nload a[gid] 4 -> r2..r5 < r3..r4\nend\n",
                  "kernel bad, line 2: 'r3..r4': rA..rB with A < B, one length per statement, "
                  "expected");
+    expect_error("alu (tx + 1)\n",
+                 "kernel bad, line 1: '(tx + 1)': the same in every lane expected (no thread "
+                 "index)");
+    expect_error("load a[tx] 4 -> r(gid)\n",
+                 "kernel bad, line 1: '(gid)': the same in every lane expected (no thread index)");
+    expect_error("alu 1 < r1 r2 r(m0)\n", "kernel bad, line 1: 'r(m0)' is not a register r1..r63");
 }
 
 Test(kd, launches_that_cannot_be_bound_are_refused)
