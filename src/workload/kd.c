@@ -18,9 +18,16 @@
 
 /* An expression bound to a launch. */
 struct kd_bix {
-    struct kd_affine e, inner;
+    struct kd_affine e, inner, inner2;
     const struct kd_array *arr; /* what `ind` reads, or NULL */
+    int8_t fn;                  /* KD_IX_MIN, KD_IX_MAX: ind = min or max of inner, inner2 */
 };
+
+/* Whether x's value depends on `ind` from an array or a min/max. */
+static inline bool reads(const struct kd_bix *x)
+{
+    return x->arr || x->fn;
+}
 
 struct kd_bstmt {
     struct kd_bix a, b, c;
@@ -157,20 +164,47 @@ static int name_index(struct line *ln, const char *const *names, const char *wha
     return line_err(ln, "%s", msg);
 }
 
-/* The ']' that closes the '[' at open (NULL: none, or open is NULL). */
+/* The bracket that closes the '[' or '(' at open (NULL: none, or open is
+ * NULL). */
 static char *closing(const char *open)
 {
+    char c0 = open ? *open : 0, c1 = c0 == '(' ? ')' : ']';
     for (int depth = 0; open && *open; open++)
-        if ((depth += *open == '[' ? 1 : *open == ']' ? -1 : 0) == 0)
+        if ((depth += *open == c0 ? 1 : *open == c1 ? -1 : 0) == 0)
             return (char *)open;
     return NULL;
 }
 
-/* An expression that may read one array element, @ARRAY[INDEX], as `ind`. */
+/* An expression with one min(A, B) or max(A, B) as `ind`. */
+static int minmax(struct line *ln, const char *text, const char *at, struct kd_ix *out)
+{
+    const char *open = at + 3, *close = closing(open), *comma = open + 1;
+    for (int depth = 0; close && comma < close && (depth || *comma != ','); comma++)
+        depth += *comma == '(' ? 1 : *comma == ')' ? -1 : 0;
+    if (!close || comma >= close)
+        return line_err(ln, "'%s': min(A, B) or max(A, B) expected", at);
+    out->arr = at[1] == 'i' ? KD_IX_MIN : KD_IX_MAX;
+    char a[512], b[512], outer[512];
+    snprintf(a, sizeof a, "%.*s", (int)(comma - open - 1), open + 1);
+    snprintf(b, sizeof b, "%.*s", (int)(close - comma - 1), comma + 1);
+    snprintf(outer, sizeof outer, "%.*sind%s", (int)(at - text), text, close + 1);
+    if (strpbrk(a, "@") || strpbrk(b, "@") || strstr(outer, "min(") || strstr(outer, "max(") ||
+        strstr(a, "min(") || strstr(a, "max(") || strstr(b, "min(") || strstr(b, "max("))
+        return line_err(ln, "'%s': one array read, min or max per expression", text);
+    return poly(ln, outer, &out->e) || poly(ln, a, &out->inner) ? -1 : poly(ln, b, &out->inner2);
+}
+
+/* An expression that may read one array element, @ARRAY[INDEX], or hold one
+ * min(A, B) or max(A, B), as `ind`. */
 static int ix(struct line *ln, const char *text, struct kd_ix *out)
 {
     out->arr = -1;
-    const char *at = strchr(text, '@');
+    const char *at = strchr(text, '@'), *mm = strstr(text, "min(");
+    mm = mm ? mm : strstr(text, "max(");
+    if (mm && at)
+        return line_err(ln, "'%s': one array read, min or max per expression", text);
+    if (mm)
+        return minmax(ln, text, mm, out);
     if (!at)
         return poly(ln, text, &out->e);
     const char *open = strchr(at, '['), *close = closing(open);
@@ -221,7 +255,8 @@ static int operand(struct line *ln, const char *w, uint8_t *slot)
     if (ix(ln, text, x))
         return -1;
     for (unsigned v = KD_TX; v <= KD_TZ; v++)
-        if (kd_has(&x->e, v) || (x->arr >= 0 && kd_has(&x->inner, v)))
+        if (kd_has(&x->e, v) || (x->arr != -1 && kd_has(&x->inner, v)) ||
+            (x->arr < -1 && kd_has(&x->inner2, v)))
             return line_err(ln, "'%s': the same in every lane expected (no thread index)", w);
     *slot = (uint8_t)++p->nox;
     return 0;
@@ -727,6 +762,9 @@ static int64_t eval(const struct kd_bix *x, int64_t v[KD_NDYN])
             BUG("kernel description: array index %lld out of 0..%llu", (long long)i,
                 (unsigned long long)x->arr->n);
         v[KD_IND] = x->arr->v[i];
+    } else if (x->fn) {
+        int64_t p = kd_eval(&x->inner, v), q = kd_eval(&x->inner2, v);
+        v[KD_IND] = (x->fn == KD_IX_MIN) == (p < q) ? p : q;
     }
     return kd_eval(&x->e, v);
 }
@@ -875,16 +913,33 @@ static void lanes_gather(const struct kd_bound *b, const struct kernel_warp *w, 
     }
 }
 
+/* x's min or max of its two arguments at the lanes of mask (and between
+ * them) into ind[lane]. */
+static void lanes_minmax(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                         const struct kd_bix *x, uint64_t mask, int64_t *ind)
+{
+    int64_t q[KERNEL_MAX_LANES];
+    LANE_SPAN(mask, lo, hi);
+    lanes_affine(b, w, i, &x->inner, NULL, 0, mask, ind);
+    lanes_affine(b, w, i, &x->inner2, NULL, 0, mask, q);
+    for (unsigned l = lo; l < hi; l++)
+        ind[l] = (x->fn == KD_IX_MIN) == (ind[l] < q[l]) ? ind[l] : q[l];
+}
+
 /* x at the lanes of mask of warp w inside statement i's loops, and at the
- * lanes between them, into out[lane]: its array element read first, if it
- * has one (an expression that is the element alone is read into out). */
+ * lanes between them, into out[lane]: its array element (or min or max)
+ * first, if it has one (an expression that is the element alone is read
+ * into out). */
 static void lanes_eval(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
                        const struct kd_bix *x, uint64_t mask, int64_t *out)
 {
     int64_t ind[KERNEL_MAX_LANES];
     const struct kd_bstmt *bs = &b->b[i];
     bool flat = bs->flat_inner[x == &bs->a ? 0 : x == &bs->b ? 1 : 2];
-    if (!x->arr) {
+    if (x->fn) {
+        lanes_minmax(b, w, i, x, mask, ind);
+        lanes_affine(b, w, i, &x->e, ind, x->e.k[KD_IND], mask, out);
+    } else if (!x->arr) {
         lanes_affine(b, w, i, &x->e, NULL, 0, mask, out);
     } else if (x->e.c == 0 && x->e.nnz == 1 && x->e.k[KD_IND] == 1) {
         lanes_gather(b, w, i, x, flat, mask, out);
@@ -1295,7 +1350,7 @@ static bool cond_narrow(struct walk *w, const struct kd_bix *x, const struct kd_
                         int64_t *cap, struct narrowed *n)
 {
     n->v = -1;
-    if (x->arr || y->arr)
+    if (reads(x) || reads(y))
         return true;
     int64_t b0, b1, lo = 0, hi = 0;
     affine_span(&y->e, w->lo, w->hi, &b0, &b1);
@@ -1322,13 +1377,43 @@ static void unnarrow(struct walk *w, const struct narrowed *n)
 
 /* At the statement: thread indices span the block, its rows (and planes)
  * and its strided lanes one by one while the budget lasts. */
+/* Whether the statement's index varies with v (in a min or max too). */
+static bool uses(const struct walk *w, unsigned v)
+{
+    return w->a->k[v] || (w->x->fn && (w->x->inner.k[v] || w->x->inner2.k[v]));
+}
+
+/* Whether v's values are pieces of their own (piecewise), through a min or
+ * max too: its coefficient there is the outer one plus ind's times its own
+ * in either argument. */
+static bool pieces(const struct walk *w, unsigned v)
+{
+    if (piecewise(w->a, v) || !w->x->fn)
+        return piecewise(w->a, v);
+    struct kd_affine k1 = {0}, k2 = {0};
+    k1.k[v] = w->a->k[v] + w->a->k[KD_IND] * w->x->inner.k[v];
+    k2.k[v] = w->a->k[v] + w->a->k[KD_IND] * w->x->inner2.k[v];
+    return piecewise(&k1, v) || piecewise(&k2, v);
+}
+
+/* The span of a min or max over the box, into lo, hi[KD_IND]. */
+static void minmax_span(struct walk *w)
+{
+    int64_t p0, p1, q0, q1;
+    affine_span(&w->x->inner, w->lo, w->hi, &p0, &p1);
+    affine_span(&w->x->inner2, w->lo, w->hi, &q0, &q1);
+    bool mn = w->x->fn == KD_IX_MIN;
+    w->lo[KD_IND] = (p0 < q0) == mn ? p0 : q0;
+    w->hi[KD_IND] = (p1 < q1) == mn ? p1 : q1;
+}
+
 static void walk_leaf(struct walk *w, int64_t cap)
 {
     for (unsigned v = 0; v < KD_NDYN; v++)
-        w->whole |= w->unknown[v] && w->a->k[v];
+        w->whole |= w->unknown[v] && uses(w, v);
     for (unsigned v = KD_TZ; v >= KD_TX && !w->whole; v--) {
         int64_t lo = w->lo[v], hi = w->hi[v];
-        if (!piecewise(w->a, v) || lo == hi || w->budget < hi - lo + 1)
+        if (!pieces(w, v) || lo == hi || w->budget < hi - lo + 1)
             continue;
         w->budget -= hi - lo + 1;
         for (int64_t t = lo; t <= hi; t++) {
@@ -1339,6 +1424,8 @@ static void walk_leaf(struct walk *w, int64_t cap)
         w->hi[v] = hi;
         return;
     }
+    if (w->x->fn)
+        minmax_span(w);
     int64_t mn, mx;
     affine_span(w->a, w->lo, w->hi, &mn, &mx);
     mx = mx < cap ? mx : cap;
@@ -1379,6 +1466,8 @@ static void walk_loop(struct walk *w, const uint16_t *encl, unsigned nb, int64_t
 static bool ix_span(const struct walk *w, const struct kd_bix *x, int64_t *mn, int64_t *mx)
 {
     int64_t lo[KD_NDYN], hi[KD_NDYN];
+    if (x->fn) /* a min or max: not followed in loop bounds */
+        return false;
     memcpy(lo, w->lo, sizeof lo);
     memcpy(hi, w->hi, sizeof hi);
     for (unsigned v = 0; v < KD_NDYN; v++)
@@ -1539,6 +1628,7 @@ static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned ar
         w.budget = KD_RANGE_ITERATIONS;
         w.x = &b->b[i].a;
         w.a = &w.x->e;
+        w.unknown[KD_IND] = !w.x->fn; /* a min or max spans what its arguments do */
         w.size = b->b[i].size;
         w.unit = b->b[i].unit;
         walk(&w, s->encl, s->depth, INT64_MAX);
@@ -1552,9 +1642,10 @@ static int bind_ix(struct kd_bound *b, const struct kd_ix *x, const struct kd_la
                    struct kd_bix *out, struct err *e)
 {
     out->arr = x->arr >= 0 ? &b->arrays[x->arr] : NULL;
-    return kd_bind(&x->e, l, &out->e, e) || (x->arr >= 0 && kd_bind(&x->inner, l, &out->inner, e))
-               ? -1
-               : 0;
+    out->fn = x->arr < -1 ? x->arr : 0;
+    if (kd_bind(&x->e, l, &out->e, e) || (x->arr != -1 && kd_bind(&x->inner, l, &out->inner, e)))
+        return -1;
+    return out->fn && kd_bind(&x->inner2, l, &out->inner2, e) ? -1 : 0;
 }
 
 static bool uniform_loop(const struct kd_bound *b, unsigned j, bool row);
@@ -1562,14 +1653,16 @@ static bool uniform_loop(const struct kd_bound *b, unsigned j, bool row);
 /* Whether x, inside statement i's loops, has the same value in every lane
  * of a row of the block (row; of the warp in a 1D block) or of the warp:
  * no thread index (but ty and tz along a row), only loop variables that
- * are, and an array read at such an index. */
-static bool uniform(const struct kd_bound *b, unsigned i, const struct kd_bix *x, bool inner,
+ * are, and an array read (or a min or max) at such indices. part: x's
+ * index (0), its array read's or min's first argument (1), the second (2). */
+static bool uniform(const struct kd_bound *b, unsigned i, const struct kd_bix *x, unsigned part,
                     bool row)
 {
-    const struct kd_affine *a = inner ? &x->inner : &x->e;
+    const struct kd_affine *a = part == 0 ? &x->e : part == 1 ? &x->inner : &x->inner2;
     if (a->k[KD_TX] || (!row && (a->k[KD_TY] || a->k[KD_TZ])))
         return false;
-    if (a->k[KD_IND] && (inner || !uniform(b, i, x, true, row)))
+    if (a->k[KD_IND] &&
+        (part || !uniform(b, i, x, 1, row) || (x->fn && !uniform(b, i, x, 2, row))))
         return false;
     const struct kd_stmt *s = &b->p->s[i];
     for (unsigned k = 0; k < s->nloops; k++)
@@ -1581,7 +1674,7 @@ static bool uniform(const struct kd_bound *b, unsigned i, const struct kd_bix *x
 /* Whether loop j's variable is the same in every lane of a row (of the warp). */
 static bool uniform_loop(const struct kd_bound *b, unsigned j, bool row)
 {
-    return uniform(b, j, &b->b[j].a, false, row);
+    return uniform(b, j, &b->b[j].a, 0, row);
 }
 
 /* Whether x moves by a fixed step from lane to lane of a row of the block:
@@ -1601,13 +1694,13 @@ static bool linear(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
     struct kd_bix y = *x;
     y.e.k[KD_TX] = 0;
     kd_affine_terms(&y.e);
-    return uniform(b, i, &y, false, true);
+    return uniform(b, i, &y, 0, true);
 }
 
 /* Whether x has the same value in every lane of the warp, in any block. */
 static bool flat(const struct kd_bound *b, unsigned i, const struct kd_bix *x)
 {
-    return uniform(b, i, x, false, false);
+    return uniform(b, i, x, 0, false);
 }
 
 /* Whether statement i's expressions (a memory access's index; a condition's

@@ -43,9 +43,12 @@
  * (UNIT 1, 2, 4, 8 or 16) reads or writes SIZE bytes at base + EXPR * UNIT:
  * a wide access at a narrower element (four floats from the float at EXPR). Any
  * expression may read one element of an array, `@ARRAY[EXPR]`, in place of
- * the variable `ind`. rD, rA: registers r1 .. r63; rD and the first two rA
- * may be a window rA..rB, the register A + (iterations of the innermost
- * enclosing loop mod (B - A + 1)) (loads in flight in rotating registers).
+ * the variable `ind`, or hold one min(EXPR, EXPR) or max(EXPR, EXPR) (an
+ * index clamped at a grid's edge: max(i - 1, 0)); the derived ranges follow
+ * a min or max, as they cannot follow an array read. rD, rA: registers
+ * r1 .. r63; rD and the first two rA may be a window rA..rB, the register
+ * A + (iterations of the innermost enclosing loop mod (B - A + 1)) (loads in
+ * flight in rotating registers).
  * SCOPE: cta, gpu or sys; SEM: relaxed, acquire, release or acq_rel. Every memory statement is a
  * static site, numbered from 1 in body order (kernel_op.site). A warp exits
  * after the last statement. An operand may be an expression in parentheses,
@@ -101,10 +104,13 @@ struct kd_array {
 enum kd_stmt_kind { KD_S_OP, KD_S_IF, KD_S_FOR, KD_S_END, KD_S_MORE, KD_S_AND };
 
 /* An expression and, when it reads an array (`ind`), the array's index. */
+#define KD_IX_MIN (-2) /* kd_ix.arr: `ind` is min(inner, inner2) */
+#define KD_IX_MAX (-3) /* kd_ix.arr: `ind` is max(inner, inner2) */
 struct kd_ix {
     struct kd_poly e;
-    int8_t arr;          /* the array `ind` reads, or -1 */
-    struct kd_poly inner; /* its index */
+    int8_t arr;          /* the array `ind` reads, or -1, or KD_IX_MIN / KD_IX_MAX */
+    struct kd_poly inner; /* its index (min, max: the first argument) */
+    struct kd_poly inner2; /* min, max: the second argument */
 };
 
 /* One statement. Memory and ALU statements carry the kernel_op they issue,

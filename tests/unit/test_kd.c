@@ -188,6 +188,35 @@ Test(kd, operands_from_expressions)
     kd_prog_free(p);
 }
 
+/* An index clamped at a grid's edge with min or max: each lane's own
+ * address, and ranges that follow the clamp (the W neighbour of column 0
+ * is column 0; the S neighbour of the last row is the last row). */
+Test(kd, min_and_max_clamp_indices)
+{
+    struct kd_prog *p = compile("load a[ty*w + max(tx - 1, 0)] 4 -> r1\n"
+                                "load b[min(ty + 1, n - 1)*w + tx] 4 -> r2\n");
+    struct kernel k;
+    launch(p, &k, 1, 16, 4, 4, 100);
+    struct kernel_warp w = warp(&k, 0, 1, 32); /* rows 2 and 3 */
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.lanes);
+    cr_expect_eq(w.lane_addr[0], 0x100000 + 200 * 4, "column 0 clamped");
+    cr_expect_eq(w.lane_addr[5], 0x100000 + (200 + 4) * 4);
+    op = next(&k, &w);
+    cr_expect_eq(w.lane_addr[0], 0x200000 + 300 * 4, "row 2's S: row 3");
+    cr_expect_eq(w.lane_addr[16], 0x200000 + 300 * 4, "row 3's S clamped to row 3");
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 4);
+    for (unsigned i = 0; i < 4; i++)
+        cr_expect(r[i].lo == 0x100000 + i * 100 * 4 && r[i].hi == r[i].lo + 15 * 4,
+                  "row %u: columns 0..14", i);
+    cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 3);
+    for (unsigned i = 0; i < 3; i++)
+        cr_expect(r[i].lo == 0x200000 + (i + 1) * 100 * 4 && r[i].hi == r[i].lo + 16 * 4,
+                  "rows 1..3");
+    kd_prog_free(p);
+}
+
 /* alu N + M [A < B]: a bounds test that shares its block with the body's
  * first instructions, run as one op, longer in warps where a lane passes. */
 Test(kd, alu_counts_that_depend_on_a_condition)
@@ -733,6 +762,11 @@ Test(kd, wrong_descriptions_are_refused_with_their_line)
     expect_error("for m0 = 0 .. 4\nload a[gid] 4 -> r2..r5 < r3..r4\nend\n",
                  "kernel bad, line 2: 'r3..r4': rA..rB with A < B, one length per statement, "
                  "expected");
+    expect_error("load a[max(tx, @row[tx])] 4 -> r1\n",
+                 "kernel bad, line 1: 'max(tx, @row[tx])': one array read, min or max per "
+                 "expression");
+    expect_error("load a[min(tx 0)] 4 -> r1\n",
+                 "kernel bad, line 1: 'min(tx 0)': min(A, B) or max(A, B) expected");
     expect_error("alu (tx + 1)\n",
                  "kernel bad, line 1: '(tx + 1)': the same in every lane expected (no thread "
                  "index)");
