@@ -395,7 +395,7 @@ static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
     s->mem = true;
     while (isspace((unsigned char)*ln->at))
         ln->at++;
-    char *open = strchr(ln->at, '['), *close = open ? strrchr(open, ']') : NULL;
+    char *open = strchr(ln->at, '['), *close = closing(open);
     if (!open || !close)
         return line_err(ln, "'%s': BUF[INDEX] expected", ln->at);
     size_t len = (size_t)(open - ln->at);

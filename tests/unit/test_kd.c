@@ -169,6 +169,7 @@ Test(kd, operands_from_expressions)
 {
     struct kd_prog *p = compile("for m0 = 0 .. 3\n"
                                 "  load a[m0*w + tx] 4 -> r(2*m0 + 1)\n"
+                                "  load b[m0] 4 -> r(@col[m0] + 40)\n"
                                 "  alu (@row[m0 + 1]) < r(2*m0 + 1) r(2*m0 + 2)\n"
                                 "end\n");
     struct kernel k;
@@ -179,6 +180,9 @@ Test(kd, operands_from_expressions)
         struct kernel_op op = next(&k, &w);
         cr_expect(op.kind == KOP_LOAD && op.dst == 2 * i + 1, "load %u: r%u", i, op.dst);
         cr_expect_eq(op.base, 0x100000 + i * 100 * 4);
+        op = next(&k, &w);
+        cr_expect(op.kind == KOP_LOAD && op.dst == col[i] + 40, "r(@col[m0] + 40): r%u", op.dst);
+        cr_expect_eq(op.base, 0x200000 + i * 4, "the index ends at its own bracket");
         op = next(&k, &w);
         cr_expect(op.kind == KOP_ALU && op.n == n[i], "alu %u: n %u", i, op.n);
         cr_expect(op.src[0] == 2 * i + 1 && op.src[1] == 2 * i + 2, "alu %u: r%u r%u", i,
