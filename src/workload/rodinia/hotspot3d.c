@@ -11,11 +11,14 @@
  * ALU counts per basic block from nvcc 13 -arch=sm_90 PTX of Rodinia 3.1's
  * hotspotOpt1 (every instruction but global loads and stores, ret and
  * cvta.to.global), at Table II's 8 layers; see docs/workloads/hotspot3d.md.
+ * The kernel is a kernel description (src/workload/kd.h); each work-group's
+ * ranges are derived from it.
  * Abstracted: data values; the input files only fix the grid size.
  */
 #include <stdlib.h>
 
-#include "workload/rodinia/dense.h"
+#include "workload/kd.h"
+#include "workload/wl.h"
 
 #define H3_BX 64
 #define H3_BY 4
@@ -28,11 +31,72 @@ static const struct cfg_key hotspot3d_keys[] = {
     CFG_END,
 };
 
+/*
+ * hotspotOpt1. Registers: the centre of layer z is in @centre[z] =
+ * 1 + z % 3 (loaded as temp3 of layer z - 1), the layer above goes to
+ * @up[z] = 1 + (z + 1) % 3 (the top layer reuses its centre: @up[nz - 1] is
+ * its centre), the neighbours in 4..8. ALU counts from the kernel's PTX (see
+ * the file header). Prologue 54: 42 before the first load (parameters, i,
+ * j, c, the clamped W/E/N/S offsets, xy, the first addresses), layer 0's
+ * other 10 addresses and its 2 extra floating-point instructions
+ * (ct * amb_temp, hoisted, and an unfused multiply). Per layer the update,
+ * 9 instructions split over the loads they wait for: cw W, cc temp2, ce E
+ * (3); cs S, cn N, cb temp1 (3); ct temp3, sdc p (2); + ct amb_temp (1).
+ * Between layers 21: the next layer's addresses, the advance, the loop
+ * control, the set-up of the compiler's 4-way unrolled loop and of its
+ * remainder loop (at 8 layers: 148 instructions over the 7 steps, rounded;
+ * the model has 273 of the PTX's 274 per thread). Cell (i, j) of layer m0
+ * is c = i + nx j + nx^2 m0; its W/E/S/N neighbours are clamped to itself
+ * at the grid's edges (min and max).
+ */
+#define H3_I "(64*bx + tx)"
+#define H3_J "(4*by + ty)"
+#define H3_C H3_I " + nx*" H3_J " + nx*nx*m0"
+static const char *const h3_params[] = {"nx", "nz", NULL};
+static const char *const h3_bufs[] = {"p_d", "tIn_d", "tOut_d", NULL};
+static const char *const h3_arrays[] = {"centre", "up", NULL};
+static const struct kd_desc h3_kd = {
+    .name = "hotspotOpt1", .params = h3_params, .bufs = h3_bufs, .arrays = h3_arrays,
+    .range_join = 64,
+    .body = "alu 54\n"
+            "load tIn_d[" H3_I " + nx*" H3_J "] 4 -> r1          # temp2 of layer 0\n"
+            "for m0 = 0 .. nz\n"
+            "  if m0 < nz - 1\n"
+            "    load tIn_d[" H3_C " + nx*nx] 4 -> r(@up[m0])  # temp3\n"
+            "  end\n"
+            "  load tIn_d[nx*" H3_J " + nx*nx*m0 + max(" H3_I " - 1, 0)] 4 -> r4       # W\n"
+            "  load tIn_d[nx*" H3_J " + nx*nx*m0 + min(" H3_I " + 1, nx - 1)] 4 -> r5  # E\n"
+            "  load tIn_d[" H3_I " + nx*nx*m0 + nx*min(" H3_J " + 1, nx - 1)] 4 -> r6  # S\n"
+            "  load tIn_d[" H3_I " + nx*nx*m0 + nx*max(" H3_J " - 1, 0)] 4 -> r7       # N\n"
+            "  load p_d[" H3_C "] 4 -> r8\n"
+            "  alu 3 < r4 r5\n"
+            "  alu 3 < r6 r7\n"
+            "  alu 2 < r8 r(@up[m0])\n"
+            "  alu 1 < r(@centre[m0])\n"
+            "  store tOut_d[" H3_C "] 4\n"
+            "  if m0 < nz - 1\n"
+            "    alu 21\n"
+            "  end\n"
+            "end\n",
+};
+
 struct hotspot3d {
+    struct wl_env *env;
+    struct kd_prog *prog;
     const struct kernel_buf *p, *t[2]; /* t[0] = tIn_d at the start */
+    uint32_t *centre, *up;             /* [nz]: the registers of each layer */
     uint64_t nx, nz;
     unsigned iterations, kernels;
 };
+
+static void hotspot3d_destroy(void *self)
+{
+    struct hotspot3d *h = self;
+    kd_prog_free(h->prog);
+    free(h->centre);
+    free(h->up);
+    free(h);
+}
 
 static void *hotspot3d_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
@@ -42,145 +106,25 @@ static void *hotspot3d_create(struct wl_env *env, const struct cfg_sec *sec, str
         return NULL;
     }
     struct hotspot3d *h = xcalloc(1, sizeof *h);
+    h->env = env;
+    if (!(h->prog = kd_compile(&h3_kd, e))) {
+        hotspot3d_destroy(h);
+        return NULL;
+    }
     h->nx = nx;
     h->nz = cfg_uint(sec, "layers");
     h->iterations = (unsigned)cfg_uint(sec, "iterations");
+    h->centre = xcalloc(h->nz, sizeof *h->centre);
+    h->up = xcalloc(h->nz, sizeof *h->up);
+    for (uint64_t z = 0; z < h->nz; z++) {
+        h->centre[z] = (uint32_t)(1 + z % 3);
+        h->up[z] = z + 1 < h->nz ? (uint32_t)(1 + (z + 1) % 3) : h->centre[z];
+    }
     uint64_t size = nx * nx * h->nz * 4;
     h->p = wl_alloc(env, "p_d", size);
     h->t[0] = wl_alloc(env, "tIn_d", size);
     h->t[1] = wl_alloc(env, "tOut_d", size);
     return h;
-}
-
-static void hotspot3d_destroy(void *self)
-{
-    free(self);
-}
-
-/* Neighbour patterns of a cell in layer z. */
-enum { H3_C, H3_UP, H3_W, H3_E, H3_S, H3_N };
-
-/* Element index of pattern `what` of thread (i, j) in layer z. */
-static uint64_t h3_index(const struct hotspot3d *h, unsigned what, uint64_t i, uint64_t j,
-                         uint64_t z)
-{
-    uint64_t c = i + j * h->nx + z * h->nx * h->nx;
-    switch (what) {
-    case H3_UP: return c + h->nx * h->nx;
-    case H3_W: return i == 0 ? c : c - 1;
-    case H3_E: return i == h->nx - 1 ? c : c + 1;
-    case H3_N: return j == 0 ? c : c - h->nx;
-    case H3_S: return j == h->nx - 1 ? c : c + h->nx;
-    default: return c;
-    }
-}
-
-static void h3_mem(struct kernel_warp *w, struct kernel_op *op, uint8_t kind,
-                   const struct kernel_buf *b, unsigned what, uint8_t reg)
-{
-    const struct hotspot3d *h = w->k->ctx;
-    for (unsigned l = 0; l < w->nlanes; l++) {
-        uint64_t i = (uint64_t)w->wg_id.x * H3_BX + dn_tx(w, l);
-        uint64_t j = (uint64_t)w->wg_id.y * H3_BY + dn_ty(w, l);
-        w->lane_addr[l] = b->base + h3_index(h, what, i, j, w->r[0]) * 4;
-    }
-    dn_lanes(op, kind, low_bits(w->nlanes), reg);
-}
-
-/*
- * hotspotOpt1. Registers: the centre of layer z is in 1 + z % 3 (loaded
- * as temp3 of layer z - 1), the neighbours in 4..8. ALU counts from the
- * kernel's PTX (see the file header). Prologue 54: 42 before the first
- * load (parameters, i, j, c, the clamped W/E/N/S offsets, xy, the first
- * addresses), layer 0's other 10 addresses and its 2 extra floating-point
- * instructions (ct * amb_temp, hoisted, and an unfused multiply). Per
- * layer the update, 9 instructions split over the loads they wait for:
- * cw W, cc temp2, ce E (3); cs S, cn N, cb temp1 (3); ct temp3, sdc p (2);
- * + ct amb_temp (1). Between layers 21: the next layer's addresses, the
- * advance, the loop control, the set-up of the compiler's 4-way unrolled
- * loop and of its remainder loop (at 8 layers: 148 instructions over the 7
- * steps, rounded; the model has 273 of the PTX's 274 per thread).
- * pc: 0 prologue, 1 temp2 = tIn[c]; per layer r[0]: 2 temp3, 3-7 the
- * neighbours and p[c], 8-11 the update, 12 store, 13 advance; 14 exit.
- */
-static void hotspot3d_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct hotspot3d *h = k->ctx;
-    const struct kernel_buf *in = h->t[k->p[0]], *out = h->t[!k->p[0]];
-    uint64_t z = w->r[0];
-    bool top = z == h->nz - 1;
-    uint8_t centre = (uint8_t)(1 + z % 3), up = top ? centre : (uint8_t)(1 + (z + 1) % 3);
-    static const uint8_t nb[5] = {H3_W, H3_E, H3_S, H3_N, H3_C};
-    unsigned pc = w->pc++;
-    if (pc == 2 && top)
-        pc = w->pc++; /* the top layer reuses temp3 */
-    switch (pc) {
-    case 0: dn_alu(op, 54, 0, 0); break;
-    case 1: h3_mem(w, op, KOP_LOAD, in, H3_C, 1); break;
-    case 2: h3_mem(w, op, KOP_LOAD, in, H3_UP, up); break;
-    case 3: case 4: case 5: case 6:
-        h3_mem(w, op, KOP_LOAD, in, nb[pc - 3], (uint8_t)(pc + 1));
-        break;
-    case 7: h3_mem(w, op, KOP_LOAD, h->p, H3_C, 8); break;
-    case 8: dn_alu(op, 3, 4, 5); break;
-    case 9: dn_alu(op, 3, 6, 7); break;
-    case 10: dn_alu(op, 2, 8, up); break;
-    case 11: dn_alu(op, 1, centre, 0); break;
-    case 12: h3_mem(w, op, KOP_STORE, out, H3_C, 0); break;
-    case 13:
-        if (top) {
-            w->pc = 14;
-            op->kind = KOP_EXIT;
-            break;
-        }
-        w->r[0]++;
-        w->pc = 2;
-        dn_alu(op, 21, 0, 0);
-        break;
-    default:
-        op->kind = KOP_EXIT;
-    }
-}
-
-/* Per layer: p and tOut the work-group's 4 x 64 cells; tIn also the halo
- * row above and below and the cells left and right of each row (inside the
- * grid). If the rows do not fit in max, one range per layer (and if those do
- * not fit either, the list's overflow rule: the span of them all). */
-static void h3_layer(const struct hotspot3d *h, const struct kernel_buf *b, bool halo, uint64_t z,
-                     uint64_t i0, uint64_t j0, struct range_list *r, bool coarse)
-{
-    uint64_t nx = h->nx, base = b->base + z * nx * nx * 4;
-    uint64_t jlo = halo && j0 > 0 ? j0 - 1 : j0, jhi = min_u64(j0 + H3_BY + halo, nx);
-    uint64_t ilo = halo && i0 > 0 ? i0 - 1 : i0, ihi = min_u64(i0 + H3_BX + halo, nx);
-    if (coarse) {
-        range_list_add(r, base + (jlo * nx + ilo) * 4, base + ((jhi - 1) * nx + ihi) * 4);
-        return;
-    }
-    for (uint64_t j = jlo; j < jhi; j++) {
-        bool mid = j >= j0 && j < j0 + H3_BY;
-        range_list_rows(r, base, nx, 4, j, j + 1, mid ? ilo : i0, mid ? ihi : i0 + H3_BX);
-    }
-}
-
-static unsigned hotspot3d_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                                 struct addr_range *out, unsigned max)
-{
-    if (arg >= k->nargs)
-        return 0;
-    const struct hotspot3d *h = k->ctx;
-    const struct kernel_buf *b = k->args[arg].buf;
-    uint32_t gx = (uint32_t)(h->nx / H3_BX);
-    uint64_t i0 = (uint64_t)(wg % gx) * H3_BX, j0 = (uint64_t)(wg / gx) * H3_BY;
-    bool halo = arg == 1; /* tIn */
-    struct range_list r;
-    for (int coarse = 0; coarse < 2; coarse++) {
-        range_list_init(&r, out, max, DN_GAP_B);
-        for (uint64_t z = 0; z < h->nz; z++)
-            h3_layer(h, b, halo, z, i0, j0, &r, coarse);
-        if (!r.over)
-            break;
-    }
-    return range_list_done(&r, b->base);
 }
 
 static bool hotspot3d_next_kernel(void *self, struct kernel *k)
@@ -189,15 +133,15 @@ static bool hotspot3d_next_kernel(void *self, struct kernel *k)
     if (h->kernels == h->iterations)
         return false;
     unsigned j = h->kernels++;
-    wl_kernel_init(k, "hotspotOpt1", (uint32_t)(h->nx / H3_BX), (uint32_t)(h->nx / H3_BY), H3_BX,
-                   H3_BY, hotspot3d_next);
-    wl_kernel_arg(k, h->p, KERNEL_R);
-    wl_kernel_arg(k, h->t[j % 2], KERNEL_R);
-    wl_kernel_arg(k, h->t[!(j % 2)], KERNEL_RW);
+    int64_t params[] = {(int64_t)h->nx, (int64_t)h->nz};
+    const struct kernel_buf *bufs[] = {h->p, h->t[j % 2], h->t[!(j % 2)]};
+    const struct kd_array arrays[] = {{h->centre, h->nz}, {h->up, h->nz}};
+    struct err e;
+    if (kd_launch(h->prog, k, (struct kernel_dim){(uint32_t)(h->nx / H3_BX),
+                                                  (uint32_t)(h->nx / H3_BY), 1},
+                  (struct kernel_dim){H3_BX, H3_BY, 1}, params, bufs, arrays, &e))
+        return wl_fail(h->env, &e);
     k->args[0].same_pattern = j > 0;
-    k->p[0] = j % 2;
-    k->ranges = hotspot3d_ranges;
-    k->ctx = h;
     return true;
 }
 
