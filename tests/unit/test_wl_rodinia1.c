@@ -448,11 +448,16 @@ Test(rodinia1, gaussian_fan1_ops)
     wlh_warp_at(&w, &k, 0, 1); /* threads 64..127: all return */
     expect_alu(step(&k, &w), 12, 0, 0, "bounds test");
     cr_expect_eq(ops_to_exit(&k, &w), 0);
-    expect_ranges(&k, 0, 0, (struct addr_range[]){{m + 123 * 4, m + (30 * 29 + 3 + 1) * 4}}, 1);
-    expect_ranges(&k, 0, 1,
-                  (struct addr_range[]){{a + 93 * 4, a + 94 * 4},
-                                          {a + 123 * 4, a + (30 * 29 + 3 + 1) * 4}},
-                  2);
+    /* ranges, derived from the description: one element per active lane (a
+     * column: lanes 120 B apart are pieces of their own), a[t][t] besides */
+    struct addr_range col[27];
+    col[0] = (struct addr_range){a + 93 * 4, a + 94 * 4};
+    for (unsigned r = 0; r < 26; r++)
+        col[r + 1] = (struct addr_range){a + (30 * (r + 4) + 3) * 4, a + (30 * (r + 4) + 4) * 4};
+    expect_ranges(&k, 0, 1, col, 27);
+    for (unsigned r = 0; r < 26; r++)
+        col[r] = (struct addr_range){m + (30 * (r + 4) + 3) * 4, m + (30 * (r + 4) + 4) * 4};
+    expect_ranges(&k, 0, 0, col, 26);
     gw_close(&g);
 }
 
