@@ -40,6 +40,10 @@ struct kd_bstmt {
                      array read whose index moves by a fixed step per lane, plus a part
                      that does, and b moving so too: one evaluation per warp, then an
                      array element per lane */
+    /* memory, 2D or 3D block: the index less its thread terms is the same in
+     * every lane of the warp; k: the coefficients of tx, ty, tz */
+    bool split;
+    int64_t k[3];
     int64_t dk, dk2;
     int64_t step; /* for: the step at this launch (1 without one) */
     uint8_t size; /* memory: bytes per lane at this launch */
@@ -1087,6 +1091,29 @@ static void operands(const struct kd_bound *b, const struct kernel_warp *w, unsi
     }
 }
 
+/* The values off + (v0 + k . (tx, ty, tz)) * scale of lanes 0 .. nlanes-1
+ * of w: a run of steps along each row of the block. */
+static void sweep(const struct kd_bound *b, const struct kernel_warp *w, int64_t v0,
+                  const int64_t k[3], uint64_t off, int64_t scale, uint64_t *out)
+{
+    uint32_t tid = w->warp * w->warp_size, bx = b->block.x, by = b->block.y;
+    uint32_t tx = tid % bx, ty = tid / bx % by;
+    int64_t v = v0 + k[0] * tx + k[1] * ty + k[2] * (tid / (bx * by));
+    uint64_t step = (uint64_t)(k[0] * scale);
+    for (unsigned l = 0; l < w->nlanes; tx = 0) {
+        unsigned run = bx - tx < w->nlanes - l ? bx - tx : w->nlanes - l;
+        uint64_t a = off + (uint64_t)(v * scale);
+        for (unsigned j = 0; j < run; j++, a += step)
+            out[l + j] = a;
+        l += run;
+        v += k[1] - k[0] * tx; /* the next row's first lane */
+        if (++ty == by) {
+            ty = 0;
+            v += k[2] - k[1] * by;
+        }
+    }
+}
+
 /* The addresses of memory statement i: base + lane * stride where the index
  * moves by a fixed step from lane to lane (per row of a 2D or 3D block),
  * else per lane. */
@@ -1107,6 +1134,12 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
         return;
     }
     op->lanes = true;
+    if (bs->split) { /* once per warp, then the thread terms lane by lane */
+        lane_vars(b, w, 0, i, v);
+        v[KD_TX] = v[KD_TY] = v[KD_TZ] = 0;
+        sweep(b, w, eval(&bs->a, v), bs->k, base, unit, w->lane_addr);
+        return;
+    }
     if (!bs->linear) {
         int64_t x[KERNEL_MAX_LANES];
         struct gform g;
@@ -1728,6 +1761,14 @@ static void bind_shape(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs
         bs->linear = bs->linear && linear(b, i, x[j]);
         bs->flat = bs->flat && flat(b, i, x[j]);
     }
+    struct kd_bix y = bs->a;
+    for (unsigned t = 0; t < 3; t++) {
+        bs->k[t] = y.e.k[KD_TX + t];
+        y.e.k[KD_TX + t] = 0;
+    }
+    kd_affine_terms(&y.e);
+    bs->split = s->mem && (b->block.y > 1 || b->block.z > 1) && !bs->flat &&
+                uniform(b, i, &y, false, false);
 }
 
 /* A loop's step at this launch: fixed for the launch, 1 or more. */

@@ -449,6 +449,29 @@ Test(kd, two_dimensional_blocks_run_row_by_row)
     kd_prog_free(p);
 }
 
+/* A block 48 wide: warp 1 (threads 32..63) starts mid-row; an index whose
+ * other terms are the same in every lane steps its thread terms along each
+ * row (lanes 0..15 row 0, 16..31 row 1). */
+Test(kd, thread_terms_step_along_the_rows)
+{
+    struct kd_prog *p = compile("for m0 = 0 .. 1\n"
+                                "  if ty*w + tx + m0 < n\n"
+                                "    load a[bx*1000 + ty*w + 2*tx + m0] 4 -> r1\n"
+                                "  end\n"
+                                "end\n");
+    struct kernel k;
+    launch(p, &k, 2, 48, 4, 60, 100);
+    struct kernel_warp w = warp(&k, 1, 1, 32);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.lanes);
+    cr_expect_eq(op.mask, 0xffffull, "row 0 (tx 32..47) passes, row 1 (100 + tx) does not");
+    for (unsigned l = 0; l < 16; l++)
+        cr_expect_eq(w.lane_addr[l], 0x100000 + (1000 + 2 * (32 + l)) * 4, "lane %u", l);
+    for (unsigned l = 16; l < 32; l++)
+        cr_expect_eq(w.lane_addr[l], 0x100000 + (1000 + 100 + 2 * (l - 16)) * 4, "lane %u", l);
+    kd_prog_free(p);
+}
+
 /* Ranges: a work-group's accesses, clipped by `if index < n`, loops enumerated. */
 Test(kd, ranges_are_derived_per_work_group)
 {
