@@ -3,8 +3,8 @@
  * cnn): each runs at its small size on the tiny machine under every scheme
  * with no stale read and no annotation violation; kernel counts and
  * footprints follow the documented formulas (small and Table II sizes);
- * chosen ops of chosen warps are exactly the real code's (generators driven
- * directly, without a GPU); ranges; parameter errors.
+ * chosen ops of chosen warps are exactly the real code's (the kernels' public
+ * operations driven directly, without a GPU); ranges; parameter errors.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -394,33 +394,52 @@ Test(wl_ml, gru_elementwise_ops)
     cr_expect_str_eq(k.name, "gru_gates");
     addr_t xg = buf(&m, "xg")->base, hg = buf(&m, "hg")->base;
     cr_expect_eq(k.grid.x, 1);
-    trace_warp(&k, 0, 1, &tr); /* elements 64..127: (1, 16..47), (2, 0..31) */
+    /* elements 64..127: (1, 16..47) in lanes 0..31, (2, 0..31) in lanes 32..63. The
+     * gates are strided views (row stride 144): each stream once per row of the warp */
+    trace_warp(&k, 0, 1, &tr);
 #define E(l) (64 + (l))
 #define ROWCOL(l, ld, col) ((E(l) / 48) * (ld) + (col) + E(l) % 48)
-    cr_expect_eq(tr.n, 1 + 4 + 1 + 2 + 1);
+#define ROW1(l, a) ((l) < 32 ? (a) : NA)
+#define ROW2(l, a) ((l) >= 32 ? (a) : NA)
+    cr_expect_eq(tr.n, 1 + 2 * 4 + 1 + 2 * 2 + 1);
     cr_expect_eq(tr.op[0].n, 27);
-    cr_expect_eq(tr.op[5].n, 39);
-    EXPECT_LANES(&tr, 1, KOP_LOAD, xg + ROWCOL(l, 144, 0) * 4);
-    EXPECT_LANES(&tr, 2, KOP_LOAD, xg + ROWCOL(l, 144, 48) * 4);
-    EXPECT_LANES(&tr, 3, KOP_LOAD, hg + ROWCOL(l, 144, 0) * 4);
-    EXPECT_LANES(&tr, 4, KOP_LOAD, hg + ROWCOL(l, 144, 48) * 4);
-    EXPECT_LANES(&tr, 7, KOP_STORE, xg + ROWCOL(l, 144, 48) * 4);
-    trace_warp(&k, 0, 2, &tr); /* elements 128..191: only 128..191 < 192 = 4 x 48 */
-    EXPECT_LANES(&tr, 1, KOP_LOAD, xg + ((128 + l) / 48 * 144 + (128 + l) % 48) * 4);
+    cr_expect_eq(tr.op[9].n, 39);
+    cr_expect_eq(tr.op[9].src[0], 1);
+    EXPECT_LANES(&tr, 1, KOP_LOAD, ROW1(l, xg + ROWCOL(l, 144, 0) * 4));
+    EXPECT_LANES(&tr, 2, KOP_LOAD, ROW1(l, xg + ROWCOL(l, 144, 48) * 4));
+    EXPECT_LANES(&tr, 3, KOP_LOAD, ROW1(l, hg + ROWCOL(l, 144, 0) * 4));
+    EXPECT_LANES(&tr, 4, KOP_LOAD, ROW1(l, hg + ROWCOL(l, 144, 48) * 4));
+    EXPECT_LANES(&tr, 5, KOP_LOAD, ROW2(l, xg + ROWCOL(l, 144, 0) * 4));
+    EXPECT_LANES(&tr, 8, KOP_LOAD, ROW2(l, hg + ROWCOL(l, 144, 48) * 4));
+    EXPECT_LANES(&tr, 10, KOP_STORE, ROW1(l, xg + ROWCOL(l, 144, 0) * 4));
+    EXPECT_LANES(&tr, 11, KOP_STORE, ROW1(l, xg + ROWCOL(l, 144, 48) * 4));
+    EXPECT_LANES(&tr, 13, KOP_STORE, ROW2(l, xg + ROWCOL(l, 144, 48) * 4));
+    cr_expect_eq(tr.op[13].src[0], 1);
+    trace_warp(&k, 0, 2, &tr); /* elements 128..191: row 2 in lanes 0..15, row 3 after */
+    EXPECT_LANES(&tr, 1, KOP_LOAD, l < 16 ? xg + ((128 + l) / 48 * 144 + (128 + l) % 48) * 4 : NA);
+    EXPECT_LANES(&tr, 5, KOP_LOAD, l >= 16 ? xg + ((128 + l) / 48 * 144 + (128 + l) % 48) * 4 : NA);
     trace_warp(&k, 0, 3, &tr); /* elements 192..: none; the bounds test, exit */
     cr_expect_eq(tr.n, 2);
     cr_expect_eq(tr.op[0].n, 12);
+    struct addr_range rg[8]; /* rows 0..3, the z and r gates of each: 2 x 48 floats apart */
+    cr_expect_eq(k.ranges(&k, 0, 0, rg, 8), 4);
+    cr_expect_eq(rg[3].lo, xg + 3 * 144 * 4);
+    cr_expect_eq(rg[3].hi, xg + (3 * 144 + 96) * 4);
     mw_kernel_at(&m, 0, &k);
     cr_expect_str_eq(k.name, "gru_hidden");
     addr_t hx = buf(&m, "hx")->base, y = buf(&m, "y")->base;
-    trace_warp(&k, 0, 0, &tr); /* step 0: h_{-1} = hx */
-    cr_expect_eq(tr.n, 1 + 5 + 1 + 1 + 1);
-    EXPECT_LANES(&tr, 3, KOP_LOAD, xg + (l / 48 * 144 + 96 + l % 48) * 4);
-    EXPECT_LANES(&tr, 4, KOP_LOAD, hg + (l / 48 * 144 + 96 + l % 48) * 4);
-    EXPECT_LANES(&tr, 5, KOP_LOAD, hx + l * 4);
-    EXPECT_LANES(&tr, 7, KOP_STORE, y + l * 4);
+    trace_warp(&k, 0, 0, &tr); /* step 0: h_{-1} = hx; rows 0 (lanes 0..47) and 1 */
+    cr_expect_eq(tr.n, 1 + 2 * 5 + 1 + 2 * 1 + 1);
+    EXPECT_LANES(&tr, 3, KOP_LOAD, l < 48 ? xg + (l / 48 * 144 + 96 + l % 48) * 4 : NA);
+    EXPECT_LANES(&tr, 4, KOP_LOAD, l < 48 ? hg + (l / 48 * 144 + 96 + l % 48) * 4 : NA);
+    EXPECT_LANES(&tr, 5, KOP_LOAD, l < 48 ? hx + l * 4 : NA);
+    EXPECT_LANES(&tr, 10, KOP_LOAD, l >= 48 ? hx + l * 4 : NA);
+    EXPECT_LANES(&tr, 12, KOP_STORE, l < 48 ? y + l * 4 : NA);
+    EXPECT_LANES(&tr, 13, KOP_STORE, l >= 48 ? y + l * 4 : NA);
     cr_expect_eq(tr.op[0].n, 35);
-    cr_expect_eq(tr.op[6].n, 34);
+    cr_expect_eq(tr.op[11].n, 34);
+#undef ROW1
+#undef ROW2
 #undef E
 #undef ROWCOL
     mw_close(&m);

@@ -1,27 +1,36 @@
 /*
  * mlk.h -- kernels shared by the machine-learning models (DeepBench RNNs in
- * rnn.c, the DNNMark CNN in ../dnnmark/cnn.c): a tiled single-precision GEMM
- * with LDS staging, as the rocBLAS/Tensile and MIOpenGEMM kernels behind
- * MIOpen's RNN and DNNMark's fully connected layer are built, and a 1D
- * element-wise kernel (activations, gate math, state updates, fills).
+ * rnn.c, the DNNMark CNN in ../dnnmark/cnn.c) and by later DL layers (fully
+ * connected, convolution as GEMM, DGRAD, WGRAD), written as kernel
+ * descriptions (workload/kd.h): a tiled single-precision GEMM with LDS
+ * staging, as the rocBLAS/Tensile and MIOpenGEMM kernels behind MIOpen's RNN
+ * and DNNMark's fully connected layer are built, and a 1D element-wise
+ * kernel (activations, gate math, state updates, fills).
  *
  * GEMM: C[m][n] (+)= sum_k A[m][k] * B[n][k], all row-major fp32 with row
  * strides lda/ldb/ldc ("NT": both operands are K-contiguous, as x * W^T with
  * W stored one output unit per row). Macro tile 32 x 32, K step 16, 16 x 16
  * threads with a 2 x 2 strided micro-tile; optional split-K (grid z) that
- * accumulates with atomics (Tensile's GlobalSplitU). See mlk.c for the exact
- * op sequence and where its instruction counts come from. Abstracted: no data
- * values, no prefetch/double-buffering of the LDS tiles.
+ * accumulates with atomics (Tensile's GlobalSplitU). One description with
+ * parameters for the sizes, strides, offsets and split (mlk.c). Abstracted:
+ * no data values, no prefetch/double-buffering of the LDS tiles.
  */
 #ifndef CHIPSIM_MLK_H
 #define CHIPSIM_MLK_H
 
+#include "workload/kd.h"
 #include "workload/wl.h"
 
 #define MLK_TM 32 /* macro tile rows (M) */
 #define MLK_TN 32 /* macro tile columns (N) */
 #define MLK_TK 16 /* K step */
 #define MLK_GEMM_LDS_B (2 * MLK_TK * (MLK_TM + 1) * 4)
+
+/* The compiled descriptions of one model's kernels. */
+struct mlk;
+
+struct mlk *mlk_new(struct err *e);
+void mlk_free(struct mlk *l);
 
 struct mlk_gemm {
     const struct kernel_buf *a, *b, *c;
@@ -35,13 +44,13 @@ struct mlk_gemm {
     uint32_t gz;                  /* splits actually launched (none is empty) */
 };
 
-/* Derive kchunk and gz from the shape; call before mlk_gemm_kernel. */
+/* Derive kchunk and gz from the shape; call before mlk_gemm_launch. */
 void mlk_gemm_init(struct mlk_gemm *g);
-/* Describe the GEMM kernel: args A (R), B (R), C (R/W), per-WG ranges. g must
- * outlive the run. */
-void mlk_gemm_kernel(struct kernel *k, const char *name, const struct mlk_gemm *g);
-/* Work-groups of the kernel. */
-uint32_t mlk_gemm_wgs(const struct mlk_gemm *g);
+/* Launch the GEMM as kernel `name`: args A (R), B (R), C (R/W) and their
+ * per-work-group ranges derived from the description. 0, or -1 with the
+ * reason in e. */
+int mlk_gemm_launch(struct mlk *l, struct kernel *k, const char *name, const struct mlk_gemm *g,
+                    struct err *e);
 
 #define MLK_EW_MAX 8
 
@@ -58,21 +67,21 @@ struct mlk_ew_stream {
  * col), `block` threads per work-group. Each thread: `alu_pre` instructions
  * (index and address arithmetic), a load of every load stream in order, `alu`
  * instructions (waiting for the loads), a store to every store stream. A warp
- * with no element runs `alu_none` instructions (its bounds test) and exits. */
+ * with no element runs `alu_none` instructions (its bounds test, at most
+ * alu_pre) and exits. The arguments are the distinct buffers, read-write if a
+ * stream stores to them. */
 struct mlk_ew {
     uint32_t rows, cols, block;
     uint32_t alu_pre, alu, alu_none;
     unsigned ns;
     struct mlk_ew_stream s[MLK_EW_MAX];
-    /* set by mlk_ew_kernel: distinct buffers, R/W if any stream stores */
-    unsigned nargs;
-    const struct kernel_buf *arg[MLK_EW_MAX];
-    bool arg_rw[MLK_EW_MAX];
 };
 
 void mlk_ew_add(struct mlk_ew *e, const struct kernel_buf *b, uint64_t off, uint32_t ld,
                 bool store);
-/* Describe the kernel (fills e's argument list); e must outlive the run. */
-void mlk_ew_kernel(struct kernel *k, const char *name, struct mlk_ew *e);
+/* Launch the element-wise kernel `name` (its description is written from the
+ * streams once per shape and kept in l). 0, or -1 with the reason in err. */
+int mlk_ew_launch(struct mlk *l, struct kernel *k, const char *name, const struct mlk_ew *e,
+                  struct err *err);
 
 #endif

@@ -13,8 +13,10 @@
  *         lstm_state (c_t = f c_{t-1} + i g; h_t = o tanh(c_t))
  *   GRU:  gru_gates  (z, r = sigmoid(Wx + Rh), in place in xg_t)
  *         gru_hidden (c = tanh(W_c x + r R_c h); h_t = (1 - z) c + z h_{t-1})
- * h_{-1} = hx, c_{-1} = cx; h_t is row t of y. GEMMs are mlk.h's tiled GEMM;
- * element-wise kernels have one thread per (batch, unit).
+ * h_{-1} = hx, c_{-1} = cx; h_t is row t of y. Every kernel is a kernel
+ * description (workload/kd.h): the GEMMs mlk.h's tiled GEMM, the element-wise
+ * kernels mlk.h's one thread per (batch, unit), written from their operands;
+ * this file only decides each launch's shapes, buffers and offsets.
  * Abstracted: MIOpen batches the input GEMM over all time steps (and runs
  * none in the skip input mode DeepBench sets), updates the LSTM state in one
  * kernel and the GRU state in several; no bias; hy/cy copies omitted
@@ -43,6 +45,8 @@ static const struct cfg_key rnn_large_keys[] = RNN_KEYS("16", "4", "512");
 #define RNN_KPS 4
 
 struct rnn {
+    struct wl_env *env;
+    struct mlk *lib;
     bool lstm;
     uint32_t bs, ts, h, in, g; /* g: gates (3 GRU, 4 LSTM) */
     const struct kernel_buf *x, *hx, *cx, *w, *r, *gates, *hg, *y, *cs;
@@ -56,6 +60,7 @@ static void rnn_destroy(void *self)
     struct rnn *n = self;
     if (!n)
         return;
+    mlk_free(n->lib);
     free(n->wx);
     free(n->rh);
     free(n->ew1);
@@ -168,6 +173,7 @@ static void *rnn_create(struct wl_env *env, const struct cfg_sec *sec, struct er
 {
     uint64_t in = cfg_uint(sec, "input");
     struct rnn *n = xcalloc(1, sizeof *n);
+    n->env = env;
     n->lstm = lstm;
     n->g = lstm ? 4 : 3;
     n->bs = (uint32_t)cfg_uint(sec, "batch");
@@ -178,6 +184,10 @@ static void *rnn_create(struct wl_env *env, const struct cfg_sec *sec, struct er
     if (weights > RNN_MAX_WEIGHTS_B) {
         cfg_err(e, sec, "hidden", "the weights W and R take %llu GiB (at most %llu)",
                 (unsigned long long)(weights >> 30), (unsigned long long)(RNN_MAX_WEIGHTS_B >> 30));
+        rnn_destroy(n);
+        return NULL;
+    }
+    if (!(n->lib = mlk_new(e))) {
         rnn_destroy(n);
         return NULL;
     }
@@ -206,28 +216,31 @@ static void *rnn_lstm_create(struct wl_env *env, const struct cfg_sec *sec, stru
     return rnn_create(env, sec, e, true);
 }
 
+/* Kernel i of step t: the two GEMMs (W and R keep their work-groups and
+ * slices every step), then the two element-wise kernels. */
+static int rnn_launch(struct rnn *n, struct kernel *k, unsigned i, uint32_t t, struct err *e)
+{
+    static const char *const names[2][RNN_KPS] = {
+        {"rnn_gemm_wx", "rnn_gemm_rh", "gru_gates", "gru_hidden"},
+        {"rnn_gemm_wx", "rnn_gemm_rh", "lstm_act", "lstm_state"}};
+    const char *name = names[n->lstm][i];
+    if (i >= 2)
+        return mlk_ew_launch(n->lib, k, name, i == 2 ? &n->ew1[t] : &n->ew2[t], e);
+    if (mlk_gemm_launch(n->lib, k, name, i ? &n->rh[t] : &n->wx[t], e))
+        return -1;
+    k->args[1].same_pattern = t > 0;
+    return 0;
+}
+
 static bool rnn_next_kernel(void *self, struct kernel *k)
 {
     struct rnn *n = self;
     if (n->next == (uint64_t)n->ts * RNN_KPS)
         return false;
-    uint32_t t = (uint32_t)(n->next / RNN_KPS);
-    switch (n->next++ % RNN_KPS) {
-    case 0:
-        mlk_gemm_kernel(k, "rnn_gemm_wx", &n->wx[t]);
-        k->args[1].same_pattern = t > 0; /* W: same WGs, same slices every step */
-        break;
-    case 1:
-        mlk_gemm_kernel(k, "rnn_gemm_rh", &n->rh[t]);
-        k->args[1].same_pattern = t > 0; /* R likewise */
-        break;
-    case 2:
-        mlk_ew_kernel(k, n->lstm ? "lstm_act" : "gru_gates", &n->ew1[t]);
-        break;
-    default:
-        mlk_ew_kernel(k, n->lstm ? "lstm_state" : "gru_hidden", &n->ew2[t]);
-        break;
-    }
+    struct err e;
+    if (rnn_launch(n, k, (unsigned)(n->next % RNN_KPS), (uint32_t)(n->next / RNN_KPS), &e))
+        return wl_fail(n->env, &e);
+    n->next++;
     return true;
 }
 

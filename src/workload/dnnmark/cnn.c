@@ -48,6 +48,8 @@ static const struct cfg_key cnn_keys[] = {
 #define CNN_KPT 8  /* output channels per thread */
 
 struct cnn {
+    struct wl_env *env;
+    struct mlk *lib;
     uint32_t n, c, h, w, k, r, pad, st, oh, ow, pk, ps, ph, pw, fo;
     uint32_t tin_h, tin_w, tin, woff, nl, nw, body;
     uint32_t pnv, pg0, pg1, prows; /* pooling: output rows per thread, group, input rows */
@@ -59,7 +61,9 @@ struct cnn {
 
 static void cnn_destroy(void *self)
 {
-    free(self);
+    struct cnn *m = self;
+    mlk_free(m->lib);
+    free(m);
 }
 
 static uint64_t fl(uint64_t n)
@@ -175,8 +179,9 @@ static void cnn_tiles(struct cnn *m)
 static void *cnn_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
     struct cnn *m = xcalloc(1, sizeof *m);
-    if (cnn_shape(m, sec, e)) {
-        free(m);
+    m->env = env;
+    if (cnn_shape(m, sec, e) || !(m->lib = mlk_new(e))) {
+        cnn_destroy(m);
         return NULL;
     }
     cnn_tiles(m);
@@ -610,23 +615,26 @@ static bool cnn_next_kernel(void *self, struct kernel *k)
     struct cnn *m = self;
     if (m->next == 2 && m->fc.gz == 1)
         m->next++; /* an unsplit GEMM needs no clearing kernel */
+    struct err e;
+    int rc = 0;
     switch (m->next++) {
     case 0:
         conv_kernel(m, k);
-        return true;
+        break;
     case 1:
         pool_kernel(m, k);
-        return true;
+        break;
     case 2:
-        mlk_ew_kernel(k, "fc_zero", &m->zero);
-        return true;
+        rc = mlk_ew_launch(m->lib, k, "fc_zero", &m->zero, &e);
+        break;
     case 3:
-        mlk_gemm_kernel(k, "fc_gemm", &m->fc);
-        return true;
+        rc = mlk_gemm_launch(m->lib, k, "fc_gemm", &m->fc, &e);
+        break;
     default:
         m->next = 4;
         return false;
     }
+    return rc ? wl_fail(m->env, &e) : true;
 }
 
 static const char *const cnn_small[] = {"batch=2", "height=32", "width=32", "conv_out=16",
