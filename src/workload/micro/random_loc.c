@@ -22,7 +22,7 @@
 static const struct cfg_key rl_keys[] = {
     {"n", CFG_INT, "16777216", 1, 4294967295.0, "table elements (float; 64 MiB by default)",
      NULL},
-    {"blocks", CFG_INT, "41013", 1, 2147483647.0, "work-groups (spec ladm.md Table 3.4)", NULL},
+    {"blocks", CFG_INT, "41013", 1, 2147483647.0, "work-groups (the LADM paper's launch)", NULL},
     {"block", CFG_INT, "256", 1, 1024, "threads per work-group", NULL},
     {"iterations", CFG_INT, "1", 1, 1000000, "kernel launches", NULL},
     CFG_END,
