@@ -668,62 +668,67 @@ static int add_stmt(struct kd_prog *p, size_t *cap, struct line *ln,
     return fn(ln, new_stmt(p, cap, ln));
 }
 
-struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
+/* The description's names: how many of each, and the parameter that gives
+ * range_join. */
+static int names(struct kd_prog *p, struct err *e)
 {
-    struct kd_prog *p = xcalloc(1, sizeof *p);
-    p->d = d;
+    const struct kd_desc *d = p->d;
     while (d->params && d->params[p->nparams])
         p->nparams++;
     while (d->bufs && d->bufs[p->nbufs])
         p->nbufs++;
     while (d->arrays && d->arrays[p->narrays])
         p->narrays++;
-    if (p->nparams > KD_MAX_PARAMS || p->nbufs > KD_MAX_BUFS || p->narrays > KD_MAX_ARRAYS) {
-        err_set(e, "kernel %s: more than %d parameters, %d buffers or %d arrays", d->name,
-                KD_MAX_PARAMS, KD_MAX_BUFS, KD_MAX_ARRAYS);
-        kd_prog_free(p);
-        return NULL;
-    }
+    if (p->nparams > KD_MAX_PARAMS || p->nbufs > KD_MAX_BUFS || p->narrays > KD_MAX_ARRAYS)
+        return err_set(e, "kernel %s: more than %d parameters, %d buffers or %d arrays", d->name,
+                       KD_MAX_PARAMS, KD_MAX_BUFS, KD_MAX_ARRAYS);
     p->join_param = d->range_join_param ? find_name(d->params, d->range_join_param,
                                                     strlen(d->range_join_param))
                                         : -1;
-    if (d->range_join_param && p->join_param < 0) {
-        err_set(e, "kernel %s: range_join_param '%s' is not a parameter", d->name,
-                d->range_join_param);
-        kd_prog_free(p);
-        return NULL;
-    }
+    if (d->range_join_param && p->join_param < 0)
+        return err_set(e, "kernel %s: range_join_param '%s' is not a parameter", d->name,
+                       d->range_join_param);
+    return 0;
+}
+
+/* Every line of the body into statements (comments and blank lines skipped). */
+static int body(struct kd_prog *p, struct line *ln)
+{
     size_t cap = 0;
-    struct line ln = {.d = d, .p = p, .nparams = p->nparams, .e = e};
-    for (const char *at = d->body; at && *at;) {
+    ln->nparams = p->nparams;
+    for (const char *at = p->d->body; at && *at;) {
         const char *nl = strchr(at, '\n');
         size_t len = nl ? (size_t)(nl - at) : strlen(at);
-        ln.no++;
-        snprintf(ln.text, sizeof ln.text, "%.*s", (int)len, at);
+        ln->no++;
+        snprintf(ln->text, sizeof ln->text, "%.*s", (int)len, at);
         at += len + (nl != NULL);
-        char *hash = strchr(ln.text, '#');
+        char *hash = strchr(ln->text, '#');
         if (hash)
             *hash = '\0';
-        ln.at = ln.text;
-        while (isspace((unsigned char)*ln.at))
-            ln.at++;
-        if (!*ln.at)
+        ln->at = ln->text;
+        while (isspace((unsigned char)*ln->at))
+            ln->at++;
+        if (!*ln->at)
             continue;
-        ln.nmore = 0;
-        ln.ands = NULL;
-        if (add_stmt(p, &cap, &ln, statement) || more_clauses(p, &ln, &cap)) {
-            kd_prog_free(p);
-            return NULL;
-        }
-        while (ln.ands) { /* if A < B and C < D: one KD_S_AND per further condition */
-            ln.at = ln.ands;
-            if (add_stmt(p, &cap, &ln, and_stmt)) {
-                kd_prog_free(p);
-                return NULL;
-            }
+        ln->nmore = 0;
+        ln->ands = NULL;
+        if (add_stmt(p, &cap, ln, statement) || more_clauses(p, ln, &cap))
+            return -1;
+        while (ln->ands) { /* if A < B and C < D: one KD_S_AND per further condition */
+            ln->at = ln->ands;
+            if (add_stmt(p, &cap, ln, and_stmt))
+                return -1;
         }
     }
-    if (structure(p, &ln)) {
+    return 0;
+}
+
+struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
+{
+    struct kd_prog *p = xcalloc(1, sizeof *p);
+    p->d = d;
+    struct line ln = {.d = d, .p = p, .e = e};
+    if (names(p, e) || body(p, &ln) || structure(p, &ln)) {
         kd_prog_free(p);
         return NULL;
     }
