@@ -1098,7 +1098,7 @@ static void operands(const struct kd_bound *b, const struct kernel_warp *w, unsi
 
 /* The values off + (v0 + k . (tx, ty, tz)) * scale of lanes 0 .. nlanes-1
  * of w: a run of steps along each row of the block. */
-static void sweep(const struct kd_bound *b, const struct kernel_warp *w, int64_t v0,
+static void row_sweep(const struct kd_bound *b, const struct kernel_warp *w, int64_t v0,
                   const int64_t k[3], uint64_t off, int64_t scale, uint64_t *out)
 {
     uint32_t tid = w->warp * w->warp_size, bx = b->block.x, by = b->block.y;
@@ -1142,7 +1142,7 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
     if (bs->split) { /* once per warp, then the thread terms lane by lane */
         lane_vars(b, w, 0, i, v);
         v[KD_TX] = v[KD_TY] = v[KD_TZ] = 0;
-        sweep(b, w, eval(&bs->a, v), bs->k, base, unit, w->lane_addr);
+        row_sweep(b, w, eval(&bs->a, v), bs->k, base, unit, w->lane_addr);
         return;
     }
     if (!bs->linear) {
