@@ -732,6 +732,9 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
         kd_prog_free(p);
         return NULL;
     }
+    for (unsigned i = p->nstmt; i-- > 1;)
+        if (p->s[i].kind == KD_S_MORE)
+            p->s[i - 1].nmore = (uint8_t)(p->s[i].nmore + 1);
     return p;
 }
 
@@ -1236,8 +1239,9 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
                 operands(b, w, i, op);
             if (s->extra && cond_mask(b, w, i, outer))
                 op->n += s->extra;
-            for (; i + 1 < p->nstmt && p->s[i + 1].kind == KD_S_MORE; i++)
-                op->n += cond_mask(b, w, i + 1, outer) ? p->s[i + 1].extra : 0;
+            for (unsigned j = i + 1; j <= i + s->nmore; j++)
+                op->n += cond_mask(b, w, j, outer) ? p->s[j].extra : 0;
+            i += s->nmore;
             if (s->mem) {
                 op->size = b->b[i].size;
                 op->mask = s->depth ? outer : 0; /* 0: the warp's lanes, as outside any block */

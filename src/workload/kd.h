@@ -133,6 +133,7 @@ struct kd_stmt {
     uint16_t encl[KD_MAX_DEPTH]; /* enclosing ifs and loops, outermost first (depth of them) */
     uint16_t match; /* KD_S_IF, KD_S_FOR: its `end`; KD_S_END: its if or for */
     uint32_t extra; /* alu N + extra [a < b]; KD_S_MORE: its clause's M */
+    uint8_t nmore;  /* KD_S_OP: the KD_S_MORE statements that follow it */
     bool stepped;   /* KD_S_FOR: has a step */
     bool two;       /* KD_S_IF: a < b < c */
     struct kd_poly step;
