@@ -738,6 +738,20 @@ struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e)
     return p;
 }
 
+int kd_compile_all(const struct kd_desc *d, unsigned n, struct kd_prog **p, struct err *e)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (!(p[i] = kd_compile(&d[i], e)))
+            return -1;
+    return 0;
+}
+
+void kd_progs_free(struct kd_prog **p, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        kd_prog_free(p[i]);
+}
+
 void kd_prog_free(struct kd_prog *p)
 {
     if (!p)

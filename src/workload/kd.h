@@ -171,6 +171,11 @@ struct kd_prog {
 /* Parse d. NULL with the reason (statement line and what is wrong) in e. */
 struct kd_prog *kd_compile(const struct kd_desc *d, struct err *e);
 void kd_prog_free(struct kd_prog *p);
+/* Compile d[0 .. n) into p[0 .. n): 0, or -1 with the reason in e (the ones
+ * compiled so far stay in p, for kd_progs_free). */
+int kd_compile_all(const struct kd_desc *d, unsigned n, struct kd_prog **p, struct err *e);
+/* Free p[0 .. n) (NULL entries too). */
+void kd_progs_free(struct kd_prog **p, unsigned n);
 
 /* Fill k with a launch of p over grid x block, with parameter values params
  * (in the description's order), buffers bufs and arrays arrays (NULL if it

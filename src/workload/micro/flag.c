@@ -161,8 +161,7 @@ static int64_t pair_of(const struct flag *f, uint32_t wg, bool consumer)
 static void flag_destroy(void *self)
 {
     struct flag *f = self;
-    for (unsigned i = 0; i < 2; i++)
-        kd_prog_free(f->prog[i]);
+    kd_progs_free(f->prog, 2);
     free(f->prod);
     free(f->cons);
     free(f);

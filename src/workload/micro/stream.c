@@ -200,8 +200,7 @@ static int stream_params(struct stream *s, const struct wl_env *env, const struc
 static void stream_destroy(void *self)
 {
     struct stream *s = self;
-    for (unsigned k = 0; k < K_N; k++)
-        kd_prog_free(s->prog[k]);
+    kd_progs_free(s->prog, K_N);
     free(s->row[0]);
     free(s->row[1]);
     free(s);
@@ -215,11 +214,10 @@ static void *stream_create(struct wl_env *env, const struct cfg_sec *sec, struct
         stream_destroy(s);
         return NULL;
     }
-    for (unsigned k = 0; k < K_N; k++)
-        if (!(s->prog[k] = kd_compile(&stream_kd[k], e))) {
-            stream_destroy(s);
-            return NULL;
-        }
+    if (kd_compile_all(stream_kd, K_N, s->prog, e)) {
+        stream_destroy(s);
+        return NULL;
+    }
     s->buf = wl_alloc(env, "stream", s->chunk_b * s->wgs);
     return s;
 }

@@ -167,8 +167,7 @@ static void color_alloc(struct color *c, struct wl_env *env)
 static void color_destroy(void *self)
 {
     struct color *c = self;
-    for (unsigned k = 0; k < 2; k++)
-        kd_prog_free(c->prog[k]);
+    kd_progs_free(c->prog, 2);
     graph_free(&c->g);
     free(c->round);
     free(c->live);
@@ -199,11 +198,10 @@ static void *color_create(struct wl_env *env, const struct cfg_sec *sec, struct 
     c->env = env;
     graph_csr(&c->g, &coo, false);
     graph_coo_free(&coo);
-    for (unsigned k = 0; k < 2; k++)
-        if (!(c->prog[k] = kd_compile(&color_kd[k], e))) {
-            color_destroy(c);
-            return NULL;
-        }
+    if (kd_compile_all(color_kd, 2, c->prog, e)) {
+        color_destroy(c);
+        return NULL;
+    }
     c->n = c->g.n;
     c->block = (uint32_t)cfg_uint(sec, "block");
     c->grid = (uint32_t)div_ceil(c->n, c->block);

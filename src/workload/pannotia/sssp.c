@@ -129,8 +129,7 @@ struct sssp {
 static void sssp_destroy(void *self)
 {
     struct sssp *s = self;
-    for (unsigned k = 0; k < K_N; k++)
-        kd_prog_free(s->prog[k]);
+    kd_progs_free(s->prog, K_N);
     graph_free(&s->g);
     free(s->prev);
     free(s->cur);
@@ -158,11 +157,10 @@ static void *sssp_create(struct wl_env *env, const struct cfg_sec *sec, struct e
     s->env = env;
     graph_csr(&s->g, &coo, true);
     graph_coo_free(&coo);
-    for (unsigned k = 0; k < K_N; k++)
-        if (!(s->prog[k] = kd_compile(&sssp_kd[k], e))) {
-            sssp_destroy(s);
-            return NULL;
-        }
+    if (kd_compile_all(sssp_kd, K_N, s->prog, e)) {
+        sssp_destroy(s);
+        return NULL;
+    }
     s->n = s->g.n;
     s->block = (uint32_t)cfg_uint(sec, "block");
     s->grid = (uint32_t)div_ceil(s->n, s->block);

@@ -147,8 +147,7 @@ struct backprop {
 static void backprop_destroy(void *self)
 {
     struct backprop *b = self;
-    for (unsigned i = 0; i < 2; i++)
-        kd_prog_free(b->prog[i]);
+    kd_progs_free(b->prog, 2);
     free(b);
 }
 
@@ -172,11 +171,10 @@ static void *backprop_create(struct wl_env *env, const struct cfg_sec *sec, stru
     }
     struct backprop *b = xcalloc(1, sizeof *b);
     b->env = env;
-    for (unsigned i = 0; i < 2; i++)
-        if (!(b->prog[i] = kd_compile(&bp_kd[i], e))) {
-            backprop_destroy(b);
-            return NULL;
-        }
+    if (kd_compile_all(bp_kd, 2, b->prog, e)) {
+        backprop_destroy(b);
+        return NULL;
+    }
     b->nblocks = (uint32_t)(in / BP_BLOCK);
     for (uint32_t s = 0; s < BP_LOG2; s++) {
         b->half[s] = 1u << s;

@@ -146,8 +146,7 @@ static void bfs_alloc(struct bfs *b, struct wl_env *env)
 static void bfs_destroy(void *self)
 {
     struct bfs *b = self;
-    for (unsigned k = 0; k < 2; k++)
-        kd_prog_free(b->prog[k]);
+    kd_progs_free(b->prog, 2);
     graph_free(&b->g);
     free(b->level);
     free(b->alev);
@@ -181,11 +180,10 @@ static void *bfs_create(struct wl_env *env, const struct cfg_sec *sec, struct er
     b->env = env;
     graph_csr(&b->g, &coo, false);
     graph_coo_free(&coo);
-    for (unsigned k = 0; k < 2; k++)
-        if (!(b->prog[k] = kd_compile(&bfs_kd[k], e))) {
-            bfs_destroy(b);
-            return NULL;
-        }
+    if (kd_compile_all(bfs_kd, 2, b->prog, e)) {
+        bfs_destroy(b);
+        return NULL;
+    }
     b->n = b->g.n;
     b->block = b->n > BFS_MAX_THREADS ? BFS_MAX_THREADS : b->n;
     b->grid = (uint32_t)div_ceil(b->n, b->block);

@@ -95,8 +95,7 @@ struct gaussian {
 static void gaussian_destroy(void *self)
 {
     struct gaussian *g = self;
-    for (unsigned i = 0; i < 2; i++)
-        kd_prog_free(g->prog[i]);
+    kd_progs_free(g->prog, 2);
     free(g);
 }
 
@@ -104,11 +103,10 @@ static void *gaussian_create(struct wl_env *env, const struct cfg_sec *sec, stru
 {
     struct gaussian *g = xcalloc(1, sizeof *g);
     g->env = env;
-    for (unsigned i = 0; i < 2; i++)
-        if (!(g->prog[i] = kd_compile(&g_kd[i], e))) {
-            gaussian_destroy(g);
-            return NULL;
-        }
+    if (kd_compile_all(g_kd, 2, g->prog, e)) {
+        gaussian_destroy(g);
+        return NULL;
+    }
     g->size = (uint32_t)cfg_uint(sec, "size");
     g->block = (uint32_t)cfg_uint(sec, "block");
     g->bxy = (uint32_t)cfg_uint(sec, "block_xy");

@@ -203,8 +203,7 @@ struct lud {
 static void lud_destroy(void *self)
 {
     struct lud *u = self;
-    for (unsigned i = 0; i < 3; i++)
-        kd_prog_free(u->prog[i]);
+    kd_progs_free(u->prog, 3);
     free(u);
 }
 
@@ -217,11 +216,10 @@ static void *lud_create(struct wl_env *env, const struct cfg_sec *sec, struct er
     }
     struct lud *u = xcalloc(1, sizeof *u);
     u->env = env;
-    for (unsigned i = 0; i < 3; i++)
-        if (!(u->prog[i] = kd_compile(&lud_kd[i], e))) {
-            lud_destroy(u);
-            return NULL;
-        }
+    if (kd_compile_all(lud_kd, 3, u->prog, e)) {
+        lud_destroy(u);
+        return NULL;
+    }
     u->size = (uint32_t)size;
     u->nkernels = 3 * (u->size / LUD_BS - 1) + 1;
     u->m = wl_alloc(env, "d_m", size * size * 4);

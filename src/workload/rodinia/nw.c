@@ -125,8 +125,7 @@ struct nw {
 static void nw_destroy(void *self)
 {
     struct nw *q = self;
-    for (unsigned i = 0; i < 2; i++)
-        kd_prog_free(q->prog[i]);
+    kd_progs_free(q->prog, 2);
     free(q);
 }
 
@@ -139,11 +138,10 @@ static void *nw_create(struct wl_env *env, const struct cfg_sec *sec, struct err
     }
     struct nw *q = xcalloc(1, sizeof *q);
     q->env = env;
-    for (unsigned i = 0; i < 2; i++)
-        if (!(q->prog[i] = kd_compile(&nw_kd[i], e))) {
-            nw_destroy(q);
-            return NULL;
-        }
+    if (kd_compile_all(nw_kd, 2, q->prog, e)) {
+        nw_destroy(q);
+        return NULL;
+    }
     q->cols = (int64_t)n + 1;
     q->bw = (uint32_t)(n / NW_B);
     uint64_t size = (uint64_t)(q->cols * q->cols) * 4;

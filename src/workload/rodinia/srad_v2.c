@@ -231,8 +231,7 @@ static int srad_check(const struct cfg_sec *sec, struct err *e)
 static void srad_destroy(void *self)
 {
     struct srad *q = self;
-    for (unsigned i = 0; i < 2; i++)
-        kd_prog_free(q->prog[i]);
+    kd_progs_free(q->prog, 2);
     free(q);
 }
 
@@ -242,11 +241,10 @@ static void *srad_create(struct wl_env *env, const struct cfg_sec *sec, struct e
         return NULL;
     struct srad *q = xcalloc(1, sizeof *q);
     q->env = env;
-    for (unsigned i = 0; i < 2; i++)
-        if (!(q->prog[i] = kd_compile(&sr_kd[i], e))) {
-            srad_destroy(q);
-            return NULL;
-        }
+    if (kd_compile_all(sr_kd, 2, q->prog, e)) {
+        srad_destroy(q);
+        return NULL;
+    }
     q->rows = (int64_t)cfg_uint(sec, "rows");
     q->cols = (int64_t)cfg_uint(sec, "cols");
     q->niter = (unsigned)cfg_uint(sec, "niter");
