@@ -58,6 +58,7 @@ static int build(struct run *r, struct err *e)
     r->env.warp_slots = r->g.cu[0].nslots;
     r->env.ngpus = r->g.ms.t.gpus;
     r->env.versions = r->g.chk.on;
+    r->env.annotations = r->g.chk.annotations || r->g.coh->annotations;
     r->wl_self = r->wl->create(&r->env, ws, e);
     if (!r->wl_self)
         return -1;

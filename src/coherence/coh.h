@@ -129,6 +129,9 @@ struct coh_ops {
     const char *name;
     const char *desc;                 /* one line, for `chipsim list schemes` */
     const struct cfg_key *keys;       /* the scheme's own keys, in section [coherence] */
+    bool annotations;                 /* reads the kernels' annotations (coh_arg's ranges and
+                                         same_pattern); without it the command processor
+                                         does not gather them */
     /* m stays valid (and may gain a log) until destroy */
     void *(*create)(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e);
     void (*destroy)(void *self);

@@ -595,6 +595,7 @@ static void cpe_reg_stats(void *self, struct stats *st)
 }
 
 const struct coh_ops coh_cpelide = {
+    .annotations = true,
     .name = "cpelide",
     /* spec cpelide 4 */
     .desc = "CPElide: the command processor tracks which chiplets hold which data structures and "

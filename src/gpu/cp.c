@@ -93,7 +93,7 @@ static void describe_kernel(struct cp *cp)
         *ca = (struct coh_arg){.base = ka->buf->base, .size = ka->buf->size,
                                .write = ka->mode == KERNEL_RW, .same_pattern = ka->same_pattern,
                                .ranges = &cp->ranges[a * cp->nch]};
-        ca->ranged = cp->k.ranges != NULL;
+        ca->ranged = cp->k.ranges != NULL && cp->coh && cp->coh->annotations;
         for (unsigned c = 0; c < cp->nch; c++)
             range_set_clear(&cp->ranges[a * cp->nch + c]);
         for (unsigned c = 0; ca->ranged && c < k; c++)

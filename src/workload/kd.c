@@ -29,6 +29,24 @@ static inline bool reads(const struct kd_bix *x)
     return x->arr || x->fn;
 }
 
+/* A composed form (compose_lf) that may read the array of one enclosing
+ * loop's first value (a loop `for m = @A[I] ..`): a + kg * garr[gi], each of
+ * a and gi affine in the block and thread indices and the iterations of the
+ * loops (kd_bstmt.fx). */
+struct kd_lf1 {
+    struct kd_affine a, gi;
+    int64_t kg;                  /* 0: no array */
+    const struct kd_array *garr;
+};
+
+/* An index or a side of a condition at each lane of a 1D block: v, plus
+ * ki * arr[in] when it reads an array itself. */
+struct kd_lform {
+    struct kd_lf1 v, in;
+    const struct kd_array *arr;
+    int64_t ki;
+};
+
 struct kd_bstmt {
     struct kd_bix a, b, c;
     /* memory: the address moves by a fixed step per lane; if and for: a - b
@@ -49,10 +67,49 @@ struct kd_bstmt {
     uint8_t size; /* memory: bytes per lane at this launch */
     uint8_t unit; /* memory: bytes per element of the index (size, or SIZE/UNIT's) */
     uint32_t n;   /* alu N, spin N: N at this launch */
+    /* The composed forms (compose()): fx, a memory access's index or a
+     * loop's first value (fx_ok: known); fd, a condition's a - b, with a
+     * loop's own iterations times its step; fd2, b - c. fast: the forms the
+     * interpreter needs are known (the index; fd, and fd2 of a < b < c). */
+    bool fx_ok, fast;
+    struct kd_affine fx, fd, fd2;
+    /* A loop whose first value reads an array, c * A[I] + rest: rest and I
+     * composed (gx_ok: known). */
+    bool gx_ok;
+    int64_t gc;
+    struct kd_affine grest, gin;
+    /* A statement the forms above do not serve, in a 1D block: a's, b's
+     * and c's lane forms (NULL: none) */
+    struct kd_lform *lf;
+};
+
+/* A statement as the interpreter's common cases need it (bind_hot): an op
+ * whose operands are fixed, a memory access whose address moves by a fixed
+ * step per lane, an if whose lanes are a run, the end of an if or loop.
+ * The others (KD_H_SLOW) go through the general interpreter. */
+enum { KD_H_SLOW, KD_H_OP, KD_H_MEM, KD_H_IF, KD_H_END_FOR, KD_H_END_IF, KD_H_EXIT };
+
+/* An affine form of the warp's first lane, c + k . (bx, by, bz, its thread
+ * index in a 1D block, the iterations of the loops over m0..m3). */
+struct kd_lin {
+    int64_t c, k[8];
+};
+
+struct kd_hot {
+    uint8_t kind;
+    uint8_t depth;
+    bool two;            /* KD_H_IF: a < b < c */
+    uint8_t var;         /* KD_H_END_FOR: the loop's variable, 0 for m0 .. 3 for m3 */
+    uint16_t out;        /* KD_H_IF: the statement after its end; KD_H_END_FOR: the
+                            loop's first statement */
+    int64_t dk, dk2;     /* KD_H_IF: a - b (b - c) per lane */
+    struct kd_lin x, x2; /* KD_H_MEM: the address; KD_H_IF: a - b, b - c */
+    struct kernel_op op; /* KD_H_OP, KD_H_MEM: the op, its address aside */
 };
 
 struct kd_bound {
     const struct kd_prog *p;
+    struct kd_hot *hot; /* [nstmt + 1], the last KD_H_EXIT */
     struct kd_bix *ox;  /* [p->nox]: the operand expressions */
     struct kernel_dim grid, block;
     int64_t params[KD_MAX_PARAMS];
@@ -87,8 +144,11 @@ static void memo_clear(struct kd_bound *b)
 
 static void bound_free(struct kd_bound *b)
 {
+    for (unsigned i = 0; b->b && i < b->p->nstmt; i++)
+        free(b->b[i].lf);
     memo_clear(b);
     free(b->memo);
+    free(b->hot);
     free(b->b);
     free(b->ox);
     free(b);
@@ -779,6 +839,29 @@ static inline uint64_t mask_at(const struct kernel_warp *w, unsigned depth)
     return depth ? w->r[3 + depth] : low_bits(w->nlanes);
 }
 
+/* The variables of lane l of warp w for a composed form (kd_bstmt.fx):
+ * the block and thread indices, and each loop's iterations so far in its
+ * variable's slot. */
+static inline void warp_vars(const struct kd_bound *b, const struct kernel_warp *w, unsigned l,
+                             int64_t v[KD_NDYN])
+{
+    uint32_t tid = w->warp * w->warp_size + l;
+    v[KD_BX] = w->wg_id.x;
+    v[KD_BY] = w->wg_id.y;
+    v[KD_BZ] = w->wg_id.z;
+    if (b->block.y == 1 && b->block.z == 1) {
+        v[KD_TX] = tid;
+        v[KD_TY] = v[KD_TZ] = 0;
+    } else {
+        v[KD_TX] = tid % b->block.x;
+        v[KD_TY] = tid / b->block.x % b->block.y;
+        v[KD_TZ] = tid / (b->block.x * b->block.y);
+    }
+    for (unsigned m = 0; m < 4; m++)
+        v[KD_M0 + m] = (uint32_t)w->r[m];
+    v[KD_IND] = 0;
+}
+
 /* The value of x at x (an array read first, if it has one). */
 static int64_t eval(const struct kd_bix *x, int64_t v[KD_NDYN])
 {
@@ -996,6 +1079,115 @@ static void below_zero(int64_t c, int64_t k, int64_t *lo, int64_t *hi)
     }
 }
 
+/* arr[at], which must be inside the array. */
+static inline int64_t arr_at(const struct kd_array *arr, int64_t at)
+{
+    if ((uint64_t)at >= arr->n)
+        BUG("kernel description: array index %lld out of 0..%llu", (long long)at,
+            (unsigned long long)arr->n);
+    return arr->v[at];
+}
+
+/* A kd_lform at the warp: its parts at lane 0 and their steps per lane. */
+struct lf_run {
+    const struct kd_lform *f;
+    int64_t v0, vl, g0, gl, i0, il, h0, hl;
+};
+
+static void lf_start(struct lf_run *r, const struct kd_lform *f, const int64_t v0[KD_NDYN])
+{
+    *r = (struct lf_run){.f = f, .v0 = kd_eval(&f->v.a, v0), .vl = f->v.a.k[KD_TX]};
+    if (f->v.garr) {
+        r->g0 = kd_eval(&f->v.gi, v0);
+        r->gl = f->v.gi.k[KD_TX];
+    }
+    if (f->arr) {
+        r->i0 = kd_eval(&f->in.a, v0);
+        r->il = f->in.a.k[KD_TX];
+    }
+    if (f->in.garr) {
+        r->h0 = kd_eval(&f->in.gi, v0);
+        r->hl = f->in.gi.k[KD_TX];
+    }
+}
+
+/* The form at lane l. */
+static inline int64_t lf_at(const struct lf_run *r, int64_t l)
+{
+    const struct kd_lform *f = r->f;
+    int64_t x = r->v0 + r->vl * l;
+    if (f->v.garr)
+        x += f->v.kg * arr_at(f->v.garr, r->g0 + r->gl * l);
+    if (f->arr) {
+        int64_t at = r->i0 + r->il * l;
+        if (f->in.garr)
+            at += f->in.kg * arr_at(f->in.garr, r->h0 + r->hl * l);
+        x += f->ki * arr_at(f->arr, at);
+    }
+    return x;
+}
+
+/* Whether arr[i0 + il * l] is inside the array for every l of lo .. hi - 1. */
+static inline bool run_inside(const struct kd_array *arr, int64_t i0, int64_t il, unsigned lo,
+                              unsigned hi)
+{
+    int64_t a = i0 + il * lo, z = i0 + il * (hi - 1);
+    return a >= 0 && z >= 0 && (uint64_t)a < arr->n && (uint64_t)z < arr->n;
+}
+
+/* BODY for each lane l: every lane of lo .. hi - 1 when dense, else the
+ * lanes of mask. */
+#define EACH_LANE(l, dense, lo, hi, mask, BODY)                                                \
+    do {                                                                                       \
+        if (dense) {                                                                           \
+            for (int64_t l = lo; l < (int64_t)(hi); l++) {                                     \
+                BODY;                                                                          \
+            }                                                                                  \
+        } else {                                                                               \
+            for (uint64_t m_ = mask; m_; m_ &= m_ - 1) {                                       \
+                int64_t l = __builtin_ctzll(m_);                                               \
+                BODY;                                                                          \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
+/* The form at the lanes of mask into x[lane] (and at the lanes between them
+ * when most lanes of the span are in mask). The common shapes run with no
+ * test per lane: an affine form, plus one array read at an index that moves
+ * by a fixed step per lane (kd_lform.arr, or a loop's first value), or an
+ * array read at an index that reads such an array (arr[@A[..] + ..]).
+ * True if every lane of the span was written. */
+static bool lf_lanes(const struct lf_run *r, uint64_t mask, int64_t *x)
+{
+    const struct kd_lform *f = r->f;
+    LANE_SPAN(mask, lo, hi);
+    bool dense = popcount64(mask) * 2 >= hi - lo;
+    const struct kd_array *g = f->arr && !f->in.garr ? f->arr : f->v.garr ? f->v.garr
+                                                                          : f->in.garr;
+    int64_t g0 = g == f->arr ? r->i0 : g == f->v.garr ? r->g0 : r->h0;
+    int64_t gl = g == f->arr ? r->il : g == f->v.garr ? r->gl : r->hl;
+    int64_t kg = g == f->arr ? f->ki : g == f->v.garr ? f->v.kg : f->in.kg;
+    int64_t v0 = r->v0, vl = r->vl;
+    bool one = (!f->arr || !f->in.garr) && (!f->v.garr || !f->arr);
+    if (!g) {
+        EACH_LANE(l, dense, lo, hi, mask, x[l] = v0 + vl * l);
+        return dense;
+    }
+    if (!run_inside(g, g0, gl, lo, hi) || (!one && (f->v.garr || f->in.a.k[KD_TX]))) {
+        EACH_LANE(l, false, lo, hi, mask, x[l] = lf_at(r, l));
+        return false;
+    }
+    const uint32_t *gv = g->v + g0;
+    if (one) { /* one array at a fixed step per lane */
+        EACH_LANE(l, dense, lo, hi, mask, x[l] = v0 + vl * l + kg * gv[gl * l]);
+        return dense;
+    }
+    const struct kd_array *arr = f->arr; /* arr[i0 + kg * A[..]] */
+    int64_t i0 = r->i0, ki = f->ki;
+    EACH_LANE(l, false, lo, hi, mask, x[l] = v0 + vl * l + ki * arr_at(arr, i0 + kg * gv[gl * l]));
+    return false;
+}
+
 /* Lanes l of 0..63 with d0 + dk * l < 0. */
 static uint64_t run_below(int64_t d0, int64_t dk)
 {
@@ -1041,31 +1233,72 @@ static void gather(const struct gform *g, uint64_t mask, int64_t x[KERNEL_MAX_LA
 
 /* Lanes of mask where statement i's a < b (an if), or where its loop
  * variable, first value plus the iterations so far, is below its bound. */
+/* cond_mask where a - b moves by a fixed step per lane: a run of lanes per
+ * row, from its first lane's values and the step. */
+static uint64_t cond_linear(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                            uint64_t mask, int64_t iter)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    const struct kd_bstmt *bs = &b->b[i];
+    int64_t v[KD_NDYN] = {0};
+    uint64_t out = 0;
+    for (unsigned l0 = 0, l1; l0 < w->nlanes; l0 = l1) {
+        l1 = bs->flat ? w->nlanes : row_end(b, w, l0);
+        uint64_t row = low_bits(l1) & ~low_bits(l0);
+        if (!(mask & row))
+            continue;
+        int64_t d, d2 = 0, l = l0;
+        if (bs->fast) {
+            warp_vars(b, w, l0, v);
+            d = kd_eval(&bs->fd, v);
+            d2 = s->two ? kd_eval(&bs->fd2, v) : 0;
+        } else {
+            lane_vars(b, w, l0, i, v);
+            int64_t y = eval(&bs->b, v);
+            d = eval(&bs->a, v) + iter - y;
+            d2 = s->two ? y - eval(&bs->c, v) : 0;
+        }
+        uint64_t run = run_below(d - bs->dk * l, bs->dk);
+        if (s->two)
+            run &= run_below(d2 - bs->dk2 * l, bs->dk2);
+        out |= row & run;
+    }
+    return mask & out;
+}
+
+/* cond_mask by the statement's lane forms (kd_bstmt.lf); mask is not 0. */
+static uint64_t cond_lforms(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
+                            uint64_t mask, int64_t iter)
+{
+    int64_t x[KERNEL_MAX_LANES], y[KERNEL_MAX_LANES], z[KERNEL_MAX_LANES], v[KD_NDYN];
+    int64_t *xs[3] = {x, y, z};
+    bool dense = true, two = b->p->s[i].two;
+    uint64_t out = 0;
+    struct lf_run r;
+    warp_vars(b, w, 0, v);
+    for (unsigned j = 0; j < (two ? 3u : 2u); j++) {
+        lf_start(&r, &b->b[i].lf[j], v);
+        dense &= lf_lanes(&r, mask, xs[j]);
+    }
+    LANE_SPAN(mask, lo, hi);
+    EACH_LANE(l, dense, lo, hi, mask,
+              out |= (uint64_t)(x[l] + iter < y[l] && (!two || y[l] < z[l])) << l);
+    return out & mask;
+}
+
 static uint64_t cond_mask(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
                           uint64_t mask)
 {
     const struct kd_stmt *s = &b->p->s[i];
     const struct kd_bstmt *bs = &b->b[i];
-    int64_t v[KD_NDYN] = {0};
     int64_t iter = s->kind == KD_S_FOR ? iters(w, s->var) * bs->step : 0;
     uint64_t out = 0;
-    if (bs->linear) { /* a run of lanes per row: from its first lane's values and the step */
-        for (unsigned l0 = 0, l1; l0 < w->nlanes; l0 = l1) {
-            l1 = bs->flat ? w->nlanes : row_end(b, w, l0);
-            uint64_t row = low_bits(l1) & ~low_bits(l0);
-            if (!(mask & row))
-                continue;
-            lane_vars(b, w, l0, i, v);
-            int64_t y = eval(&bs->b, v), l = l0;
-            uint64_t run = run_below(eval(&bs->a, v) + iter - y - bs->dk * l, bs->dk);
-            if (s->two)
-                run &= run_below(y - eval(&bs->c, v) - bs->dk2 * l, bs->dk2);
-            out |= row & run;
-        }
-        return mask & out;
-    }
+    if (bs->linear)
+        return cond_linear(b, w, i, mask, iter);
     if (!mask)
         return 0;
+    if (bs->lf)
+        return cond_lforms(b, w, i, mask, iter);
     int64_t x[KERNEL_MAX_LANES], y[KERNEL_MAX_LANES], z[KERNEL_MAX_LANES];
     if (bs->gather) {
         struct gform g;
@@ -1136,6 +1369,20 @@ static void row_sweep(const struct kd_bound *b, const struct kernel_warp *w, int
     }
 }
 
+/* The addresses of memory statement i at the lanes of mask by its lane form
+ * (kd_bstmt.lf) into the warp's lane_addr. */
+static void lf_addresses(const struct kd_bound *b, struct kernel_warp *w, unsigned i,
+                         uint64_t mask, addr_t base)
+{
+    struct lf_run r;
+    int64_t x[KERNEL_MAX_LANES], v[KD_NDYN], unit = b->b[i].unit;
+    warp_vars(b, w, 0, v);
+    lf_start(&r, &b->b[i].lf[0], v);
+    bool dense = lf_lanes(&r, mask, x);
+    LANE_SPAN(mask, lo, hi);
+    EACH_LANE(l, dense, lo, hi, mask, w->lane_addr[l] = base + (addr_t)(x[l] * unit));
+}
+
 /* The addresses of memory statement i: base + lane * stride where the index
  * moves by a fixed step from lane to lane (per row of a 2D or 3D block),
  * else per lane. */
@@ -1150,8 +1397,11 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
     uint64_t mask = op->mask ? op->mask : low_bits(w->nlanes);
     bool one_row = b->block.y == 1 && b->block.z == 1;
     if (bs->linear && (one_row || bs->flat)) {
-        lane_vars(b, w, 0, i, v);
-        op->base = base + (addr_t)(eval(&bs->a, v) * unit);
+        if (bs->fast)
+            warp_vars(b, w, 0, v);
+        else
+            lane_vars(b, w, 0, i, v);
+        op->base = base + (addr_t)((bs->fast ? kd_eval(&bs->fx, v) : eval(&bs->a, v)) * unit);
         op->stride = stride;
         return;
     }
@@ -1160,6 +1410,10 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
         lane_vars(b, w, 0, i, v);
         v[KD_TX] = v[KD_TY] = v[KD_TZ] = 0;
         row_sweep(b, w, eval(&bs->a, v), bs->k, base, unit, w->lane_addr);
+        return;
+    }
+    if (bs->lf) {
+        lf_addresses(b, w, i, mask, base);
         return;
     }
     if (!bs->linear) {
@@ -1229,61 +1483,175 @@ static uint32_t loop_end(const struct kd_bound *b, struct kernel_warp *w, unsign
     return j + 1;
 }
 
+/* One statement of the general interpreter (the cases kd_hot does not
+ * cover): true when it gave an op. */
+static __attribute__((noinline)) bool kd_step(const struct kd_bound *b, struct kernel_warp *w,
+                                               struct kernel_op *op)
+{
+    const struct kd_prog *p = b->p;
+    unsigned i = w->pc;
+    const struct kd_stmt *s = &p->s[i];
+    uint64_t outer = mask_at(w, s->depth);
+    switch (s->kind) {
+    case KD_S_MORE: /* only after its alu */
+    case KD_S_OP:
+        *op = s->op;
+        if (s->n_param)
+            op->n = b->b[i].n;
+        if (s->rot)
+            rotate(s, w, op);
+        if (s->has_ox)
+            operands(b, w, i, op);
+        if (s->extra && cond_mask(b, w, i, outer))
+            op->n += s->extra;
+        for (unsigned j = i + 1; j <= i + s->nmore; j++)
+            op->n += cond_mask(b, w, j, outer) ? p->s[j].extra : 0;
+        i += s->nmore;
+        if (s->mem) {
+            op->size = b->b[i].size;
+            op->mask = s->depth ? outer : 0; /* 0: the warp's lanes, as outside any block */
+            addresses(b, i, w, op);
+        }
+        w->pc = i + 1;
+        return true;
+    case KD_S_FOR:
+        w->r[s->var - KD_M0] = 0;
+        /* fall through */
+    case KD_S_IF: {
+        uint64_t m = cond_mask(b, w, i, outer);
+        unsigned j = i + 1;
+        for (; m && j < p->nstmt && p->s[j].kind == KD_S_AND; j++)
+            m = cond_mask(b, w, j, m);
+        w->r[4 + s->depth] = m;
+        w->pc = m ? j : s->match + 1u;
+        if (m && s->kind == KD_S_FOR && b->b[i].flat)
+            w->r[s->var - KD_M0] = trips(b, w, i) << 32;
+        return false;
+    }
+    case KD_S_AND: /* evaluated with its if */
+        w->pc = i + 1;
+        return false;
+    default: /* KD_S_END */
+        w->pc = p->s[s->match].kind == KD_S_FOR ? loop_end(b, w, i) : i + 1;
+        return false;
+    }
+}
+
+/* x at the warp's first lane. */
+static inline int64_t lin_at(const struct kd_lin *x, const struct kernel_warp *w)
+{
+    return x->c + x->k[0] * w->wg_id.x + x->k[1] * w->wg_id.y + x->k[2] * w->wg_id.z +
+           x->k[3] * (int64_t)(w->warp * w->warp_size) + x->k[4] * (uint32_t)w->r[0] +
+           x->k[5] * (uint32_t)w->r[1] + x->k[6] * (uint32_t)w->r[2] +
+           x->k[7] * (uint32_t)w->r[3];
+}
+
+/* run_below, with its common steps 0 and 1 first. */
+static inline uint64_t lanes_below(int64_t d0, int64_t dk)
+{
+    if (dk == 1)
+        return d0 >= 0 ? 0 : low_bits((uint64_t)-d0);
+    if (dk == 0)
+        return d0 < 0 ? ~0ull : 0;
+    return run_below(d0, dk);
+}
+
+/* The lanes of an if (KD_H_IF) among those of mask. */
+static inline uint64_t hot_if(const struct kd_hot *h, const struct kernel_warp *w, uint64_t mask)
+{
+    uint64_t run = lanes_below(lin_at(&h->x, w), h->dk);
+    if (h->two)
+        run &= lanes_below(lin_at(&h->x2, w), h->dk2);
+    return mask & run;
+}
+
+/* kd_next past an op of KD_H_OP. */
+static __attribute__((noinline)) void kd_next_more(const struct kd_bound *b,
+                                                    struct kernel_warp *w, struct kernel_op *op)
+{
+    for (;;) {
+        unsigned i = w->pc;
+        const struct kd_hot *h = &b->hot[i];
+        switch (h->kind) {
+        case KD_H_OP:
+            *op = h->op;
+            w->pc = i + 1;
+            return;
+        case KD_H_MEM:
+            *op = h->op;
+            op->mask = h->depth ? w->r[3 + h->depth] : 0;
+            op->base = (addr_t)lin_at(&h->x, w);
+            w->pc = i + 1;
+            return;
+        case KD_H_IF: {
+            uint64_t m = hot_if(h, w, mask_at(w, h->depth));
+            w->r[4 + h->depth] = m;
+            w->pc = m ? i + 1 : h->out;
+            continue;
+        }
+        case KD_H_END_FOR: { /* loop_end, a known trip count first */
+            uint64_t r = w->r[h->var] + 1;
+            if (r >> 32) {
+                w->r[h->var] = r;
+                w->pc = (uint32_t)r < r >> 32 ? h->out : i + 1;
+            } else {
+                w->pc = loop_end(b, w, i);
+            }
+            continue;
+        }
+        case KD_H_END_IF:
+            w->pc = i + 1;
+            continue;
+        case KD_H_EXIT:
+            op->kind = KOP_EXIT;
+            return;
+        default:
+            if (kd_step(b, w, op))
+                return;
+        }
+    }
+}
+
+/* The common statements, without a call (and so without saving registers);
+ * the others, and an if whose lanes need more than a comparison, through
+ * kd_next_more. */
 static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct kd_bound *b = k->ctx;
-    const struct kd_prog *p = b->p;
     for (;;) {
-        if (w->pc >= p->nstmt) {
-            op->kind = KOP_EXIT;
-            return;
-        }
         unsigned i = w->pc;
-        const struct kd_stmt *s = &p->s[i];
-        uint64_t outer = mask_at(w, s->depth);
-        switch (s->kind) {
-        case KD_S_MORE: /* only after its alu */
-        case KD_S_OP:
-            *op = s->op;
-            if (s->n_param)
-                op->n = b->b[i].n;
-            if (s->rot)
-                rotate(s, w, op);
-            if (s->has_ox)
-                operands(b, w, i, op);
-            if (s->extra && cond_mask(b, w, i, outer))
-                op->n += s->extra;
-            for (unsigned j = i + 1; j <= i + s->nmore; j++)
-                op->n += cond_mask(b, w, j, outer) ? p->s[j].extra : 0;
-            i += s->nmore;
-            if (s->mem) {
-                op->size = b->b[i].size;
-                op->mask = s->depth ? outer : 0; /* 0: the warp's lanes, as outside any block */
-                addresses(b, i, w, op);
-            }
+        const struct kd_hot *h = &b->hot[i];
+        if (h->kind == KD_H_OP) {
+            *op = h->op;
             w->pc = i + 1;
             return;
-        case KD_S_FOR:
-            w->r[s->var - KD_M0] = 0;
-            /* fall through */
-        case KD_S_IF: {
-            uint64_t m = cond_mask(b, w, i, outer);
-            unsigned j = i + 1;
-            for (; m && j < p->nstmt && p->s[j].kind == KD_S_AND; j++)
-                m = cond_mask(b, w, j, m);
-            w->r[4 + s->depth] = m;
-            w->pc = m ? j : s->match + 1u;
-            if (m && s->kind == KD_S_FOR && b->b[i].flat)
-                w->r[s->var - KD_M0] = trips(b, w, i) << 32;
+        }
+        if (h->kind == KD_H_MEM) {
+            *op = h->op;
+            op->mask = h->depth ? w->r[3 + h->depth] : 0;
+            op->base = (addr_t)lin_at(&h->x, w);
+            w->pc = i + 1;
+            return;
+        }
+        if (h->kind == KD_H_IF && !h->two && (h->dk == 0 || h->dk == 1)) {
+            int64_t d = lin_at(&h->x, w);
+            uint64_t run = h->dk ? (d >= 0 ? 0 : low_bits((uint64_t)-d)) : d < 0 ? ~0ull : 0;
+            uint64_t m = mask_at(w, h->depth) & run;
+            w->r[4 + h->depth] = m;
+            w->pc = m ? i + 1 : h->out;
             continue;
         }
-        case KD_S_AND: /* evaluated with its if */
+        if (h->kind == KD_H_END_FOR && (w->r[h->var] + 1) >> 32) {
+            uint64_t r = ++w->r[h->var];
+            w->pc = (uint32_t)r < r >> 32 ? h->out : i + 1;
+            continue;
+        }
+        if (h->kind == KD_H_END_IF) {
             w->pc = i + 1;
             continue;
-        case KD_S_END:
-            w->pc = p->s[s->match].kind == KD_S_FOR ? loop_end(b, w, i) : i + 1;
-            continue;
         }
+        kd_next_more(b, w, op);
+        return;
     }
 }
 
@@ -1294,7 +1662,8 @@ static void affine_span(const struct kd_affine *a, const int64_t lo[KD_NDYN],
                         const int64_t hi[KD_NDYN], int64_t *mn, int64_t *mx)
 {
     *mn = *mx = a->c;
-    for (unsigned v = 0; v < KD_NDYN; v++) {
+    for (unsigned i = 0; i < a->nnz; i++) {
+        unsigned v = a->nz[i];
         int64_t p = a->k[v] * lo[v], q = a->k[v] * hi[v];
         *mn += p < q ? p : q;
         *mx += p < q ? q : p;
@@ -1363,9 +1732,10 @@ static int64_t narrow(const struct walk *w, const struct kd_affine *a, const str
                       int64_t *lo, int64_t *hi)
 {
     int64_t v = -1, rest = a->c - b->c, k = 0;
-    for (unsigned u = 0; u < KD_NDYN; u++) {
+    for (unsigned i = 0; i < a->nnz + b->nnz; i++) { /* the variables of a, then b's others */
+        unsigned u = i < a->nnz ? a->nz[i] : b->nz[i - a->nnz];
         int64_t d = a->k[u] - b->k[u];
-        if (!d)
+        if (!d || (i >= a->nnz && a->k[u]))
             continue;
         if (w->lo[u] == w->hi[u] && !w->unknown[u]) {
             rest += d * w->lo[u];
@@ -1433,12 +1803,6 @@ static void unnarrow(struct walk *w, const struct narrowed *n)
 
 /* At the statement: thread indices span the block, its rows (and planes)
  * and its strided lanes one by one while the budget lasts. */
-/* Whether the statement's index varies with v (in a min or max too). */
-static bool uses(const struct walk *w, unsigned v)
-{
-    return w->a->k[v] || (w->x->fn && (w->x->inner.k[v] || w->x->inner2.k[v]));
-}
-
 /* Whether v's values are pieces of their own (piecewise), through a min or
  * max too: its coefficient there is the outer one plus ind's times its own
  * in either argument. */
@@ -1463,10 +1827,21 @@ static void minmax_span(struct walk *w)
     w->hi[KD_IND] = (p1 < q1) == mn ? p1 : q1;
 }
 
+/* Whether the statement's index uses a variable whose values the walk does
+ * not know. */
+static bool uses_unknown(const struct walk *w)
+{
+    const struct kd_affine *f[3] = {w->a, &w->x->inner, &w->x->inner2};
+    for (unsigned j = 0; j < (w->x->fn ? 3u : 1u); j++)
+        for (unsigned i = 0; i < f[j]->nnz; i++)
+            if (w->unknown[f[j]->nz[i]])
+                return true;
+    return false;
+}
+
 static void walk_leaf(struct walk *w, int64_t cap)
 {
-    for (unsigned v = 0; v < KD_NDYN; v++)
-        w->whole |= w->unknown[v] && uses(w, v);
+    w->whole |= uses_unknown(w);
     for (unsigned v = KD_TZ; v >= KD_TX && !w->whole; v--) {
         int64_t lo = w->lo[v], hi = w->hi[v];
         if (!pieces(w, v) || lo == hi || w->budget < hi - lo + 1)
@@ -1794,6 +2169,188 @@ static void bind_shape(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs
                 uniform(b, i, &y, false, false);
 }
 
+/* k * f added to *a. */
+static void affine_add(struct kd_affine *a, int64_t k, const struct kd_affine *f)
+{
+    a->c += k * f->c;
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        a->k[v] += k * f->k[v];
+}
+
+/* e (no array element in it) of statement i as an affine form of the block
+ * and thread indices and the iterations so far of the enclosing loops (each
+ * in its variable's slot): every loop variable replaced by its loop's first
+ * value, composed so too, plus its iterations times its step. The same
+ * value, with fewer steps to evaluate. A loop whose first value reads an
+ * array gives the form's kg * garr[gi] (at most one such loop). False where
+ * a first value it needs cannot be so written. */
+static bool compose_lf(const struct kd_bound *b, unsigned i, const struct kd_affine *e,
+                       struct kd_lf1 *out)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    *out = (struct kd_lf1){.a = *e};
+    for (unsigned v = KD_M0; v <= KD_M3; v++)
+        out->a.k[v] = 0;
+    for (unsigned j = 0; j < s->nloops; j++) {
+        const struct kd_bstmt *f = &b->b[s->loops[j]];
+        unsigned var = b->p->s[s->loops[j]].var;
+        int64_t k = e->k[var];
+        if (!k)
+            continue;
+        if (f->fx_ok) {
+            affine_add(&out->a, k, &f->fx);
+        } else if (f->gx_ok && !out->garr) {
+            affine_add(&out->a, k, &f->grest);
+            out->kg = k * f->gc;
+            out->gi = f->gin;
+            out->garr = f->a.arr;
+        } else {
+            return false;
+        }
+        out->a.k[var] += k * f->step;
+    }
+    kd_affine_terms(&out->a);
+    return true;
+}
+
+/* x of statement i composed (compose_lf) with no array read. */
+static bool compose(const struct kd_bound *b, unsigned i, const struct kd_bix *x,
+                    struct kd_affine *out)
+{
+    struct kd_lf1 f;
+    if (reads(x) || !compose_lf(b, i, &x->e, &f) || f.garr)
+        return false;
+    *out = f.a;
+    return true;
+}
+
+/* x of statement i at each lane (kd_lform); false if it cannot be so written. */
+static bool lform_of(const struct kd_bound *b, unsigned i, const struct kd_bix *x,
+                     struct kd_lform *out)
+{
+    struct kd_affine rest = x->e;
+    *out = (struct kd_lform){.arr = x->arr, .ki = x->e.k[KD_IND]};
+    rest.k[KD_IND] = 0;
+    kd_affine_terms(&rest);
+    if (x->fn || !compose_lf(b, i, &rest, &out->v))
+        return false;
+    return !x->arr || compose_lf(b, i, &x->inner, &out->in);
+}
+
+/* a - b into *d. */
+static void affine_sub(const struct kd_affine *a, const struct kd_affine *b, struct kd_affine *d)
+{
+    d->c = a->c - b->c;
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        d->k[v] = a->k[v] - b->k[v];
+    kd_affine_terms(d);
+}
+
+/* A loop whose first value reads an array (kd_bstmt.gx_ok). */
+static void bind_gather_first(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs)
+{
+    struct kd_lform f;
+    bs->gx_ok = bs->a.arr && lform_of(b, i, &bs->a, &f) && !f.v.garr && !f.in.garr;
+    if (!bs->gx_ok)
+        return;
+    bs->gc = f.ki;
+    bs->grest = f.v.a;
+    bs->gin = f.in.a;
+}
+
+/* Statement i's lane forms (kd_bstmt.lf) of its index or its condition's
+ * sides, if every one can be so written. */
+static void bind_lforms(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    const struct kd_bix *x[3] = {&bs->a, &bs->b, &bs->c};
+    unsigned n = s->mem ? 1 : s->two ? 3 : 2;
+    struct kd_lform f[3];
+    if (s->kind == KD_S_OP && !s->mem && !s->extra)
+        return;
+    for (unsigned j = 0; j < n; j++)
+        if (!lform_of(b, i, x[j], &f[j]))
+            return;
+    bs->lf = xcalloc(n, sizeof *bs->lf);
+    memcpy(bs->lf, f, n * sizeof *f);
+}
+
+/* Statement i's composed forms (kd_bstmt.fx, fd, fd2). */
+static void bind_composed(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    struct kd_affine y, z;
+    if (s->kind == KD_S_END)
+        return;
+    bs->fx_ok = compose(b, i, &bs->a, &bs->fx);
+    if (s->kind == KD_S_FOR && !bs->fx_ok)
+        bind_gather_first(b, i, bs);
+    if (b->block.y == 1 && b->block.z == 1 && !bs->linear && !bs->gather)
+        bind_lforms(b, i, bs);
+    if (s->mem) {
+        bs->fast = bs->fx_ok;
+        return;
+    }
+    bs->fast = bs->fx_ok && compose(b, i, &bs->b, &y) && (!s->two || compose(b, i, &bs->c, &z));
+    if (!bs->fast)
+        return;
+    affine_sub(&bs->fx, &y, &bs->fd);
+    if (s->kind == KD_S_FOR) {
+        bs->fd.k[s->var] += bs->step;
+        kd_affine_terms(&bs->fd);
+    }
+    if (s->two)
+        affine_sub(&y, &z, &bs->fd2);
+}
+
+/* f as a form of the warp's first lane (kd_lin), times scale plus off;
+ * false when it needs the thread indices of a 2D or 3D block. */
+static bool lin_of(const struct kd_bound *b, const struct kd_affine *f, int64_t scale,
+                   int64_t off, struct kd_lin *x)
+{
+    bool one_row = b->block.y == 1 && b->block.z == 1;
+    if (!one_row && (f->k[KD_TX] || f->k[KD_TY] || f->k[KD_TZ]))
+        return false;
+    int64_t k[8] = {f->k[KD_BX], f->k[KD_BY], f->k[KD_BZ], one_row ? f->k[KD_TX] : 0,
+                    f->k[KD_M0], f->k[KD_M1], f->k[KD_M2], f->k[KD_M3]};
+    x->c = off + f->c * scale;
+    for (unsigned j = 0; j < 8; j++)
+        x->k[j] = k[j] * scale;
+    return true;
+}
+
+/* Statement i's kd_hot: KD_H_SLOW unless it is one of the common cases. */
+static void bind_hot(const struct kd_bound *b, unsigned i, struct kd_hot *h)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    const struct kd_bstmt *bs = &b->b[i];
+    bool plain = !s->rot && !s->has_ox && !s->extra && !s->nmore;
+    *h = (struct kd_hot){.kind = KD_H_SLOW, .depth = s->depth, .op = s->op, .two = s->two};
+    if (s->kind == KD_S_END) {
+        const struct kd_stmt *f = &b->p->s[s->match];
+        h->kind = f->kind == KD_S_FOR ? KD_H_END_FOR : KD_H_END_IF;
+        h->var = f->kind == KD_S_FOR ? (uint8_t)(f->var - KD_M0) : 0;
+        h->out = (uint16_t)(s->match + 1);
+    } else if (s->kind == KD_S_OP && plain && !s->mem) {
+        h->kind = KD_H_OP;
+        h->op.n = bs->n;
+    } else if (s->kind == KD_S_OP && plain && bs->fast && bs->linear &&
+               (bs->flat || (b->block.y == 1 && b->block.z == 1))) {
+        addr_t base = s->buf >= 0 ? b->bufs[s->buf]->base : 0;
+        h->op.n = bs->n;
+        h->op.size = bs->size;
+        h->op.stride = bs->a.e.k[KD_TX] * bs->unit;
+        h->kind = lin_of(b, &bs->fx, bs->unit, (int64_t)base, &h->x) ? KD_H_MEM : KD_H_SLOW;
+    } else if (s->kind == KD_S_IF && bs->fast &&
+               (i + 1 >= b->p->nstmt || b->p->s[i + 1].kind != KD_S_AND)) {
+        h->out = s->match + 1;
+        h->dk = b->block.y == 1 && b->block.z == 1 ? bs->fd.k[KD_TX] : 0;
+        h->dk2 = b->block.y == 1 && b->block.z == 1 ? bs->fd2.k[KD_TX] : 0;
+        bool ok = lin_of(b, &bs->fd, 1, 0, &h->x) && (!s->two || lin_of(b, &bs->fd2, 1, 0, &h->x2));
+        h->kind = ok ? KD_H_IF : KD_H_SLOW;
+    }
+}
+
 /* A loop's step at this launch: fixed for the launch, 1 or more. */
 static int bind_step(const struct kd_prog *p, unsigned i, const struct kd_launch *l,
                      struct kd_bstmt *bs, struct err *e)
@@ -1866,7 +2423,13 @@ static int bind(struct kd_bound *b, struct err *e)
         bs->flat_inner[1] = flat_inner(b, &bs->b);
         bs->flat_inner[2] = flat_inner(b, &bs->c);
         bs->gather = gathers(b, i, bs);
+        if (!p->d->general_only)
+            bind_composed(b, i, bs);
     }
+    b->hot = xcalloc(p->nstmt + 1, sizeof *b->hot); /* KD_H_SLOW */
+    for (unsigned i = 0; i < p->nstmt && !p->d->general_only; i++)
+        bind_hot(b, i, &b->hot[i]);
+    b->hot[p->nstmt].kind = KD_H_EXIT;
     return 0;
 }
 

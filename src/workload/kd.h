@@ -89,6 +89,9 @@ struct kd_desc {
                                    one that spans values each run of consecutive values
                                    read a piece (else any index that reads an array gives
                                    the whole structure) */
+    bool general_only;          /* run every statement through the interpreter's general
+                                   paths, without the forms composed at each launch for
+                                   the common cases (tests compare the two op by op) */
 };
 
 /* Host data bound to an array of a description. */

@@ -80,6 +80,8 @@ static bool use_same(const struct kdw_use *a, const struct kdw_use *b)
  * record this one in its place. */
 static void kdw_patterns(struct kdw *w, struct kernel *k)
 {
+    if (!w->env->annotations) /* nobody reads same_pattern */
+        return;
     for (unsigned a = 0; a < k->nargs; a++) {
         size_t i = 0;
         while (i < w->nuse && w->use[i].buf != k->args[a].buf)

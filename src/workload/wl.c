@@ -11,7 +11,8 @@ void wl_env_init(struct wl_env *env, uint64_t page_b, unsigned warp_size, unsign
                  unsigned ncus, uint64_t seed)
 {
     *env = (struct wl_env){.page_b = page_b, .warp_size = warp_size, .nchiplets = nchiplets,
-                           .ncus = ncus, .next = WL_HEAP_BASE, .seed = seed, .ngpus = 1};
+                           .ncus = ncus, .next = WL_HEAP_BASE, .seed = seed, .ngpus = 1,
+                           .annotations = true};
 }
 
 void wl_env_free(struct wl_env *env)

@@ -37,6 +37,9 @@ struct wl_env {
     unsigned ngpus;         /* GPUs in the system, nchiplets / ngpus chiplets each */
     bool versions;          /* requests carry data versions (the coherence checker is on):
                                what KOP_F_SPIN and KOP_F_FRESH loads look at */
+    bool annotations;       /* something reads the kernels' annotations (the coherence
+                               scheme or the annotation checker; wl_env_init: true): a
+                               workload may skip deriving what only they need */
     /* Set by wl_fail(): the workload cannot go on (a launch its parameters
      * make impossible); the run stops with this error and exit status 2. */
     bool failed;
