@@ -115,6 +115,7 @@ struct kd_bound {
     int64_t params[KD_MAX_PARAMS];
     const struct kernel_buf *bufs[KD_MAX_BUFS];
     struct kd_array arrays[KD_MAX_ARRAYS];
+    const struct kd_array *wgi; /* wg_items' array, or NULL */
     struct kd_bstmt *b; /* [nstmt] */
     struct kd_memo *memo; /* [nbufs]: ranges already derived */
 };
@@ -748,6 +749,9 @@ static int names(struct kd_prog *p, struct err *e)
     if (d->range_join_param && p->join_param < 0)
         return err_set(e, "kernel %s: range_join_param '%s' is not a parameter", d->name,
                        d->range_join_param);
+    p->wg_arr = d->wg_items ? find_name(d->arrays, d->wg_items, strlen(d->wg_items)) : -1;
+    if (d->wg_items && p->wg_arr < 0)
+        return err_set(e, "kernel %s: wg_items '%s' is not an array", d->name, d->wg_items);
     return 0;
 }
 
@@ -849,6 +853,8 @@ static inline void warp_vars(const struct kd_bound *b, const struct kernel_warp 
     v[KD_BX] = w->wg_id.x;
     v[KD_BY] = w->wg_id.y;
     v[KD_BZ] = w->wg_id.z;
+    v[KD_WG0] = b->wgi ? b->wgi->v[w->wg] : 0;
+    v[KD_WG1] = b->wgi ? b->wgi->v[w->wg + 1] : 0;
     if (b->block.y == 1 && b->block.z == 1) {
         v[KD_TX] = tid;
         v[KD_TY] = v[KD_TZ] = 0;
@@ -878,6 +884,18 @@ static int64_t eval(const struct kd_bix *x, int64_t v[KD_NDYN])
     return kd_eval(&x->e, v);
 }
 
+/* a's constant and its block terms at warp w (its value where the thread
+ * indices, loop variables and ind are 0). */
+static inline int64_t block_terms(const struct kd_bound *b, const struct kernel_warp *w,
+                                  const struct kd_affine *a)
+{
+    int64_t c = a->c + a->k[KD_BX] * w->wg_id.x + a->k[KD_BY] * w->wg_id.y +
+                a->k[KD_BZ] * w->wg_id.z;
+    if (b->wgi) /* an irregular chunk: wg0, wg1 */
+        c += a->k[KD_WG0] * b->wgi->v[w->wg] + a->k[KD_WG1] * b->wgi->v[w->wg + 1];
+    return c;
+}
+
 /* The variables of lane l of warp w inside statement i's loops. */
 static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, unsigned l,
                       unsigned i, int64_t v[KD_NDYN])
@@ -887,6 +905,10 @@ static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, uns
     v[KD_BX] = w->wg_id.x;
     v[KD_BY] = w->wg_id.y;
     v[KD_BZ] = w->wg_id.z;
+    if (b->wgi) {
+        v[KD_WG0] = b->wgi->v[w->wg];
+        v[KD_WG1] = b->wgi->v[w->wg + 1];
+    }
     if (b->block.y == 1 && b->block.z == 1) {
         v[KD_TX] = tid;
     } else {
@@ -961,8 +983,7 @@ static void lanes_affine(const struct kd_bound *b, const struct kernel_warp *w, 
 {
     const struct kd_stmt *s = &b->p->s[i];
     LANE_SPAN(mask, lo, hi);
-    int64_t c = a->c + a->k[KD_BX] * w->wg_id.x + a->k[KD_BY] * w->wg_id.y +
-                a->k[KD_BZ] * w->wg_id.z, kx = a->k[KD_TX];
+    int64_t c = block_terms(b, w, a), kx = a->k[KD_TX];
     uint32_t tid0 = w->warp * w->warp_size, bx = b->block.x, by = b->block.y;
     bool flat = by == 1 && b->block.z == 1, set = !flat || kx;
     for (unsigned l = lo; !flat && l < hi; l++) {
@@ -1000,9 +1021,9 @@ static void lanes_gather(const struct kd_bound *b, const struct kernel_warp *w, 
     LANE_SPAN(mask, lo, hi);
     if (flat) {
         const struct kd_affine *a = &x->inner;
-        int64_t k = a->k[KD_TX], first = a->c + a->k[KD_BX] * w->wg_id.x +
-                    a->k[KD_BY] * w->wg_id.y + a->k[KD_BZ] * w->wg_id.z +
-                    k * (int64_t)(w->warp * w->warp_size + lo), last = first + k * (hi - 1 - lo);
+        int64_t k = a->k[KD_TX],
+                first = block_terms(b, w, a) + k * (int64_t)(w->warp * w->warp_size + lo),
+                last = first + k * (hi - 1 - lo);
         if (first >= 0 && last >= 0 && (uint64_t)first < arr->n && (uint64_t)last < arr->n) {
             const uint32_t *v = arr->v + first;
             for (unsigned l = lo; l < hi; l++, v += k)
@@ -2052,6 +2073,10 @@ static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned ar
         w.lo[KD_BX] = w.hi[KD_BX] = wg % b->grid.x;
         w.lo[KD_BY] = w.hi[KD_BY] = wg / b->grid.x % b->grid.y;
         w.lo[KD_BZ] = w.hi[KD_BZ] = wg / (b->grid.x * b->grid.y);
+        if (b->wgi) {
+            w.lo[KD_WG0] = w.hi[KD_WG0] = b->wgi->v[wg];
+            w.lo[KD_WG1] = w.hi[KD_WG1] = b->wgi->v[wg + 1];
+        }
         w.hi[KD_TX] = b->block.x - 1;
         w.hi[KD_TY] = b->block.y - 1;
         w.hi[KD_TZ] = b->block.z - 1;
@@ -2304,12 +2329,14 @@ static void bind_composed(const struct kd_bound *b, unsigned i, struct kd_bstmt 
 }
 
 /* f as a form of the warp's first lane (kd_lin), times scale plus off;
- * false when it needs the thread indices of a 2D or 3D block. */
+ * false when it needs the thread indices of a 2D or 3D block, or a chunk's
+ * bounds (wg0, wg1). */
 static bool lin_of(const struct kd_bound *b, const struct kd_affine *f, int64_t scale,
                    int64_t off, struct kd_lin *x)
 {
     bool one_row = b->block.y == 1 && b->block.z == 1;
-    if (!one_row && (f->k[KD_TX] || f->k[KD_TY] || f->k[KD_TZ]))
+    if ((!one_row && (f->k[KD_TX] || f->k[KD_TY] || f->k[KD_TZ])) || f->k[KD_WG0] ||
+        f->k[KD_WG1])
         return false;
     int64_t k[8] = {f->k[KD_BX], f->k[KD_BY], f->k[KD_BZ], one_row ? f->k[KD_TX] : 0,
                     f->k[KD_M0], f->k[KD_M1], f->k[KD_M2], f->k[KD_M3]};
@@ -2396,6 +2423,7 @@ static int bind(struct kd_bound *b, struct err *e)
     l.v[KD_BDZ] = b->block.z;
     for (unsigned i = 0; i < p->nparams; i++)
         l.v[KD_P0 + i] = b->params[i];
+    b->wgi = p->wg_arr >= 0 ? &b->arrays[p->wg_arr] : NULL;
     b->b = xcalloc(p->nstmt, sizeof *b->b);
     b->ox = xcalloc(p->nox ? p->nox : 1, sizeof *b->ox);
     for (unsigned i = 0; i < p->nox; i++)
@@ -2473,6 +2501,12 @@ int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struc
         BUG("kernel %s: launched without its arrays", p->d->name);
     if (p->narrays)
         memcpy(want.arrays, arrays, p->narrays * sizeof *arrays);
+    uint64_t nwg = (uint64_t)grid.x * grid.y * grid.z;
+    if (p->wg_arr >= 0 && arrays[p->wg_arr].n < nwg + 1)
+        return err_set(e, "kernel %s: wg_items '%s' has %llu entries, %llu work-groups need "
+                          "%llu", p->d->name, p->d->wg_items,
+                       (unsigned long long)arrays[p->wg_arr].n, (unsigned long long)nwg,
+                       (unsigned long long)nwg + 1);
     struct kd_bound *b = find_launch(p, &want);
     if (!b) {
         b = xcalloc(1, sizeof *b);

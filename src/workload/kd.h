@@ -62,6 +62,13 @@
  * below its own bound. In the derived ranges such a loop spans from the
  * least first bound to the greatest second bound of the work-group's lanes,
  * a bound that reads an array scanned at the indices they span.
+ *
+ * Irregular chunks: a description whose wg_items names one of its arrays A
+ * (of at least grid + 1 entries at each launch) has the variables wg0 =
+ * A[g] and wg1 = A[g + 1] in work-group g, the same in every lane of the
+ * work-group and fixed in its derived ranges: `if wg0 + tx < wg1` are the
+ * chunk's threads, `load x[wg0 + tx] 4` the chunk's items and
+ * `lds_load lds[@next[wg0 + tx] - wg0] 4` an LDS slot relative to the chunk.
  */
 #ifndef CHIPSIM_KD_H
 #define CHIPSIM_KD_H
@@ -89,6 +96,10 @@ struct kd_desc {
                                    one that spans values each run of consecutive values
                                    read a piece (else any index that reads an array gives
                                    the whole structure) */
+    const char *wg_items;       /* or NULL: the array (one of arrays) that partitions the
+                                   items irregularly: work-group g's are wg0 = A[g] to
+                                   wg1 - 1 = A[g + 1] - 1 (g its linear index; chunks of
+                                   sides that hold whole zones) */
     bool general_only;          /* run every statement through the interpreter's general
                                    paths, without the forms composed at each launch for
                                    the common cases (tests compare the two op by op) */
@@ -163,6 +174,7 @@ struct kd_prog {
     size_t ox_cap;
     bool writes[KD_MAX_BUFS]; /* stored to or updated atomically */
     int join_param;           /* range_join_param's index, or -1 */
+    int wg_arr;               /* wg_items' index among the arrays, or -1 */
     struct kd_bound **launch; /* at most KD_MAX_LAUNCHES, the oldest at [oldest] once full */
     size_t nlaunch, launch_cap, oldest;
 };

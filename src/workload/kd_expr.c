@@ -7,10 +7,10 @@
 #include <string.h>
 
 static const char *const var_name[KD_P0] = {
-    [KD_BX] = "bx",   [KD_BY] = "by",   [KD_BZ] = "bz",   [KD_TX] = "tx",   [KD_TY] = "ty",
-    [KD_TZ] = "tz",   [KD_M0] = "m0",   [KD_M1] = "m1",   [KD_M2] = "m2",   [KD_M3] = "m3",
-    [KD_IND] = "ind", [KD_GDX] = "gdx", [KD_GDY] = "gdy", [KD_GDZ] = "gdz", [KD_BDX] = "bdx",
-    [KD_BDY] = "bdy", [KD_BDZ] = "bdz",
+    [KD_BX] = "bx",   [KD_BY] = "by",   [KD_BZ] = "bz",   [KD_WG0] = "wg0", [KD_WG1] = "wg1",
+    [KD_TX] = "tx",   [KD_TY] = "ty",   [KD_TZ] = "tz",   [KD_M0] = "m0",   [KD_M1] = "m1",
+    [KD_M2] = "m2",   [KD_M3] = "m3",   [KD_IND] = "ind", [KD_GDX] = "gdx", [KD_GDY] = "gdy",
+    [KD_GDZ] = "gdz", [KD_BDX] = "bdx", [KD_BDY] = "bdy", [KD_BDZ] = "bdz",
 };
 
 /* ---- polynomials ---------------------------------------------------------------- */
@@ -278,7 +278,9 @@ void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd
         out->stride.m[i].pow[m]--;
     }
     out->stride.n = var.n;
-    bool bx = kd_has(&inv, KD_BX), by = kd_has(&inv, KD_BY);
+    /* a work-group's chunk (wg0, wg1) is a block index's function */
+    bool bx = kd_has(&inv, KD_BX) || kd_has(&inv, KD_WG0) || kd_has(&inv, KD_WG1);
+    bool by = kd_has(&inv, KD_BY);
     if (bx && (by || !grid_2d)) {
         out->loc = KD_LOC_NL;
         return;

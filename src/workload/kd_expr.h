@@ -10,7 +10,7 @@
  *   term   := factor ('*' factor)*
  *   factor := INTEGER | NAME | '(' expr ')' | '-' factor
  * NAME is a prime variable (bx by bz tx ty tz m0 m1 m2 m3 gdx gdy gdz bdx bdy
- * bdz), `gid` (bx * bdx + tx), `ind` (a value read from memory: an indirect
+ * bdz), the work-group's chunk of an irregular partition (wg0 wg1), `gid` (bx * bdx + tx), `ind` (a value read from memory: an indirect
  * index), or one of the kernel's parameters (declared by name when parsing).
  * Products are expanded, so an expression is a sum of monomials, each an
  * integer coefficient times a product of variables.
@@ -21,9 +21,11 @@
 #include "base/base.h"
 
 /* The variables. The first KD_NDYN vary within a launch (per thread or per
- * loop iteration); the others are fixed for a launch. */
+ * loop iteration); the others are fixed for a launch. KD_WG0, KD_WG1: the
+ * first item and one past the last of the work-group's chunk where a
+ * description partitions its items irregularly (kd.h, wg_items). */
 enum kd_var {
-    KD_BX, KD_BY, KD_BZ, KD_TX, KD_TY, KD_TZ, KD_M0, KD_M1, KD_M2, KD_M3, KD_IND,
+    KD_BX, KD_BY, KD_BZ, KD_WG0, KD_WG1, KD_TX, KD_TY, KD_TZ, KD_M0, KD_M1, KD_M2, KD_M3, KD_IND,
     KD_NDYN,
     KD_GDX = KD_NDYN, KD_GDY, KD_GDZ, KD_BDX, KD_BDY, KD_BDZ,
     KD_P0, /* kernel parameters KD_P0 .. KD_P0 + KD_MAX_PARAMS - 1 */

@@ -1109,3 +1109,70 @@ Test(kd, registers_rotate_with_the_innermost_loop)
     cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
     kd_prog_free(p);
 }
+
+/* Compile d and launch it over gx work-groups of bx threads with n, 0 and
+ * arrays arr. */
+static struct kd_prog *compile_launch(const struct kd_desc *d, struct kernel *k, uint32_t gx,
+                                      uint32_t bx, int64_t n, const struct kd_array *arr)
+{
+    struct err e = {0};
+    struct kd_prog *p = kd_compile(d, &e);
+    cr_assert(p, "%s", e.msg);
+    int64_t v[] = {n, 0};
+    cr_assert_eq(kd_launch(p, k, (struct kernel_dim){gx, 1, 1}, (struct kernel_dim){bx, 1, 1}, v,
+                           both, arr, &e),
+                 0, "%s", e.msg);
+    return p;
+}
+
+/* wg_items: an irregular partition of the items (chunks of 3, 5 and 1 in
+ * blocks of 8): work-group g's threads below its chunk's size run, its
+ * accesses index the chunk's items and its LDS slots are relative to the
+ * chunk (the next item of a ring per chunk); the ranges are the chunk's
+ * items; a partition too short for the grid is a launch error. */
+Test(kd, irregular_work_group_chunks)
+{
+    static const uint32_t items[] = {0, 3, 8, 9}, nxt[] = {1, 2, 0, 4, 5, 6, 7, 3, 8};
+    static const struct kd_array arr[] = {{items, 4}, {nxt, 9}};
+    static const char *const names[] = {"items", "next", NULL};
+    static const struct kd_desc d = {
+        .name = "chunks", .params = params, .bufs = bufs, .arrays = names, .wg_items = "items",
+        .range_reads = true,
+        .body = "if wg0 + tx < wg1\n"
+                "  load a[wg0 + tx] 4 -> r1\n"
+                "  lds_store lds[@next[wg0 + tx] - wg0] 4 < r1\n"
+                "  store b[n + @next[wg0 + tx]] 8\n"
+                "end\n"};
+    struct kernel k;
+    struct kd_prog *p = compile_launch(&d, &k, 3, 8, 10, arr);
+    struct kernel_warp w = warp(&k, 1, 0, 8); /* items 3..7 */
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.mask == 0x1f && !op.lanes && op.stride == 4);
+    cr_expect_eq(op.base, 0x100000 + 3 * 4);
+    op = next(&k, &w);
+    cr_expect(op.kind == KOP_LDS_STORE && op.mask == 0x1f && op.lanes && op.src[0] == 1);
+    cr_expect(w.lane_addr[0] == 1 * 4 && w.lane_addr[3] == 4 * 4 && w.lane_addr[4] == 0,
+              "slots 1, 2, 3, 4, 0 of the chunk");
+    op = next(&k, &w);
+    cr_expect(op.kind == KOP_STORE && op.mask == 0x1f && op.lanes);
+    cr_expect_eq(w.lane_addr[4], 0x200000 + (10 + 3) * 8);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    w = warp(&k, 2, 0, 8); /* item 8 alone */
+    op = next(&k, &w);
+    cr_expect(op.mask == 1 && op.base == 0x100000 + 8 * 4);
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 + 3 * 4 && r[0].hi == 0x100000 + 8 * 4, "items 3..7 of a");
+    cr_assert_eq(k.ranges(&k, 1, 1, r, 4), 1);
+    cr_expect(r[0].lo == 0x200000 + 13 * 8 && r[0].hi == 0x200000 + 18 * 8, "of b");
+    struct err e = {0};
+    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){4, 1, 1}, (struct kernel_dim){8, 1, 1},
+                           (int64_t[]){10, 0}, both, arr, &e),
+                 -1);
+    cr_expect_str_eq(e.msg, "kernel chunks: wg_items 'items' has 4 entries, 4 work-groups need 5");
+    kd_prog_free(p);
+    struct kd_desc bad = d;
+    bad.wg_items = "nope";
+    cr_expect_null(kd_compile(&bad, &e));
+    cr_expect_str_eq(e.msg, "kernel chunks: wg_items 'nope' is not an array");
+}

@@ -136,6 +136,7 @@ Test(kd_expr, library_kernels_classified_by_hand)
 {
     struct kd_class c;
     cr_expect_eq(cls("gid", false, &c), KD_LOC_NL);
+    cr_expect_eq(cls("wg0 + tx", false, &c), KD_LOC_NL, "a work-group's irregular chunk");
     cr_expect_eq(cls("gid + m0*gdx*bdx", false, &c), KD_LOC_NL);
     cr_expect_eq(coef(&c.stride, (enum kd_var[]){KD_GDX, KD_BDX}, 2), 1);
     cr_expect_eq(cls("m0", false, &c), KD_LOC_ITL);
