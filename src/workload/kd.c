@@ -729,8 +729,20 @@ static int add_stmt(struct kd_prog *p, size_t *cap, struct line *ln,
     return fn(ln, new_stmt(p, cap, ln));
 }
 
-/* The description's names: how many of each, and the parameter that gives
- * range_join. */
+/* The buffers named in the description's whole. */
+static int whole_bufs(struct kd_prog *p, struct err *e)
+{
+    for (const char *const *n = p->d->whole; n && *n; n++) {
+        int b = find_name(p->d->bufs, *n, strlen(*n));
+        if (b < 0)
+            return err_set(e, "kernel %s: whole '%s' is not a buffer", p->d->name, *n);
+        p->whole[b] = true;
+    }
+    return 0;
+}
+
+/* The description's names: how many of each, the parameter that gives
+ * range_join, the buffers annotated whole and the array of wg_items. */
 static int names(struct kd_prog *p, struct err *e)
 {
     const struct kd_desc *d = p->d;
@@ -749,6 +761,8 @@ static int names(struct kd_prog *p, struct err *e)
     if (d->range_join_param && p->join_param < 0)
         return err_set(e, "kernel %s: range_join_param '%s' is not a parameter", d->name,
                        d->range_join_param);
+    if (whole_bufs(p, e))
+        return -1;
     p->wg_arr = d->wg_items ? find_name(d->arrays, d->wg_items, strlen(d->wg_items)) : -1;
     if (d->wg_items && p->wg_arr < 0)
         return err_set(e, "kernel %s: wg_items '%s' is not an array", d->name, d->wg_items);
@@ -2058,7 +2072,7 @@ static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned ar
                               struct addr_range *out, unsigned max)
 {
     const struct kd_prog *p = b->p;
-    if (arg >= p->nbufs || max < 1)
+    if (arg >= p->nbufs || max < 1 || p->whole[arg])
         return 0;
     const struct kernel_buf *buf = b->bufs[arg];
     struct walk w = {.b = b, .base = buf->base, .end = buf->base + buf->size};

@@ -96,6 +96,10 @@ struct kd_desc {
                                    one that spans values each run of consecutive values
                                    read a piece (else any index that reads an array gives
                                    the whole structure) */
+    const char *const *whole;   /* NULL-terminated, or NULL: buffers annotated as the whole
+                                   structure, their ranges not derived (what a hand-written
+                                   annotation leaves unbounded: data reached through a
+                                   connectivity array, a reduction's one word) */
     const char *wg_items;       /* or NULL: the array (one of arrays) that partitions the
                                    items irregularly: work-group g's are wg0 = A[g] to
                                    wg1 - 1 = A[g + 1] - 1 (g its linear index; chunks of
@@ -173,6 +177,7 @@ struct kd_prog {
     unsigned nox;
     size_t ox_cap;
     bool writes[KD_MAX_BUFS]; /* stored to or updated atomically */
+    bool whole[KD_MAX_BUFS];  /* named in whole: no derived ranges */
     int join_param;           /* range_join_param's index, or -1 */
     int wg_arr;               /* wg_items' index among the arrays, or -1 */
     struct kd_bound **launch; /* at most KD_MAX_LAUNCHES, the oldest at [oldest] once full */

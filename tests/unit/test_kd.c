@@ -1176,3 +1176,30 @@ Test(kd, irregular_work_group_chunks)
     cr_expect_null(kd_compile(&bad, &e));
     cr_expect_str_eq(e.msg, "kernel chunks: wg_items 'nope' is not an array");
 }
+
+/* whole: a buffer so named has no derived ranges (the whole structure, its
+ * mode unchanged); the others keep theirs; a name that is not a buffer is
+ * an error. */
+Test(kd, buffers_annotated_whole)
+{
+    static const char *const whole[] = {"b", NULL};
+    static const struct kd_desc d = {.name = "w", .params = params, .bufs = bufs, .whole = whole,
+                                     .body = "if gid < n\n"
+                                             "  load a[gid] 4 -> r1\n"
+                                             "  store b[gid] 4 < r1\n"
+                                             "end\n"};
+    struct kernel k;
+    struct kd_prog *p = compile_launch(&d, &k, 2, 64, 100, NULL);
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 1, 0, r, 4), 1);
+    cr_expect(r[0].lo == 0x100000 + 64 * 4 && r[0].hi == 0x100000 + 100 * 4);
+    cr_expect_eq(k.ranges(&k, 1, 1, r, 4), 0, "b: the whole structure");
+    cr_expect_eq(k.ranges(&k, 1, 1, r, KERNEL_MAX_RANGES), 0);
+    cr_expect_eq(k.args[1].mode, KERNEL_RW);
+    kd_prog_free(p);
+    struct kd_desc bad = d;
+    bad.whole = (const char *const[]){"c", NULL};
+    struct err e = {0};
+    cr_expect_null(kd_compile(&bad, &e));
+    cr_expect_str_eq(e.msg, "kernel w: whole 'c' is not a buffer");
+}
