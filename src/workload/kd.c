@@ -124,7 +124,8 @@ struct kd_bound {
  * asked for (at KERNEL_MAX_RANGES): the command processor, the same_pattern
  * test of kdw.c and the annotation checker ask for the same ones. Kept while
  * the binding serves identical launches, unless the description reads
- * arrays, whose contents may change from one launch to the next. */
+ * arrays, whose contents may change from one launch to the next (and does
+ * not say they are fixed, arrays_fixed). */
 struct kd_memo {
     uint32_t *at;        /* [nwg]: 1 + where the work-group's ranges start in r; 0: not yet */
     uint8_t *n;          /* [nwg]: how many (0: the whole structure) */
@@ -2531,7 +2532,7 @@ int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struc
             return -1;
         }
         keep_launch(p, b);
-    } else if (p->narrays) {
+    } else if (p->narrays && !p->d->arrays_fixed) {
         memo_clear(b);
     }
     *k = (struct kernel){.grid = grid, .block = block, .next = kd_next, .ranges = kd_ranges,

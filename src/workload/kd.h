@@ -100,6 +100,10 @@ struct kd_desc {
                                    structure, their ranges not derived (what a hand-written
                                    annotation leaves unbounded: data reached through a
                                    connectivity array, a reduction's one word) */
+    bool arrays_fixed;          /* the arrays' contents never change during the run (a
+                                   mesh's maps): an identical launch keeps the ranges its
+                                   binding derived (else they are derived again, as the
+                                   arrays may have changed) */
     const char *wg_items;       /* or NULL: the array (one of arrays) that partitions the
                                    items irregularly: work-group g's are wg0 = A[g] to
                                    wg1 - 1 = A[g + 1] - 1 (g its linear index; chunks of

@@ -1203,3 +1203,32 @@ Test(kd, buffers_annotated_whole)
     cr_expect_null(kd_compile(&bad, &e));
     cr_expect_str_eq(e.msg, "kernel w: whole 'c' is not a buffer");
 }
+
+/* arrays_fixed: an identical launch keeps the ranges its binding derived
+ * from the arrays (here changed behind its back, which a description that
+ * says so never does); without it they are derived again. */
+Test(kd, ranges_kept_where_the_arrays_are_fixed)
+{
+    static uint32_t at[] = {5};
+    static const struct kd_array arr[] = {{at, 1}};
+    static const char *const names[] = {"at", NULL};
+    struct kd_desc d = {.name = "f", .params = params, .bufs = bufs, .arrays = names,
+                        .range_reads = true, .body = "load a[@at[0] + tx] 4 -> r1\n"};
+    for (int fixed = 0; fixed < 2; fixed++) {
+        d.arrays_fixed = fixed;
+        at[0] = 5;
+        struct kernel k;
+        struct kd_prog *p = compile_launch(&d, &k, 1, 4, 0, arr);
+        struct addr_range r[KERNEL_MAX_RANGES];
+        cr_assert_eq(k.ranges(&k, 0, 0, r, KERNEL_MAX_RANGES), 1);
+        cr_expect_eq(r[0].lo, 0x100000 + 5 * 4);
+        at[0] = 7;
+        struct err e = {0};
+        cr_assert_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){4, 1, 1},
+                               (int64_t[]){0, 0}, both, arr, &e),
+                     0);
+        cr_assert_eq(k.ranges(&k, 0, 0, r, KERNEL_MAX_RANGES), 1);
+        cr_expect_eq(r[0].lo, 0x100000 + (fixed ? 5 : 7) * 4, "fixed %d", fixed);
+        kd_prog_free(p);
+    }
+}
