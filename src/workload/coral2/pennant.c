@@ -15,7 +15,13 @@
  * geometry and work) and gpuMain5 (zones: energy, density, time-step
  * constraints, an LDS minimum and an atomic one on dtnext). The memory
  * operations are HydroGPU's on the arrays the model has, with the PTX's
- * instruction counts between them (nvcc 13, -arch=sm_90).
+ * instruction counts between them (nvcc 13, -arch=sm_90). The kernels are
+ * kernel descriptions (src/workload/kd.h) run by the driver of
+ * src/workload/kdw.h: the side kernels' work-groups are the side chunks
+ * (wg_items), the mesh's maps, lists and chunks are arrays the host builds
+ * once; the per-work-group ranges and same_pattern are derived from the
+ * descriptions (points reached through the side maps, the chains and the
+ * dt words: the whole structure).
  * Abstracted: no data values; the temporaries HydroGPU keeps in global
  * memory (zxp, ssurf, sareap, ...: docs/workloads/pennant.md); the cycle
  * count comes from PENNANT's time step rules evaluated on the initial
@@ -23,8 +29,9 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "workload/coral2/mk.h"
+#include "workload/kdw.h"
 
 static const struct cfg_key pennant_keys[] = {
     {"nzx", CFG_INT, "40", 1, 100000, "zones in the angular direction (meshparams 1)", NULL},
@@ -45,226 +52,277 @@ static const struct cfg_key pennant_keys[] = {
     CFG_END,
 };
 
-enum {
-    B_MAPS, /* mapsp1, mapsp2, mapsz, mapss4 (planes 0..3) */
-    B_SPKEY, B_SPVAL, B_PSFIRST, B_SSNEXT,
-    B_PX, B_PU, B_PX0, B_PU0, B_PXP,
-    B_ZM, B_ZE, B_ZWRATE, B_ZVOL, B_ZVOL0, B_ZR, B_ZPSS, B_ZDLU, B_ZW, B_ZETOT,
-    B_SMF, B_CMASWT, B_SFP, B_SFQ, B_CFTOT,
-    B_DTNEXT, B_IDTNEXT,
-    L_DSS4, L_DSS3, L_CT2, L_CT, L_DT, L_DTI, /* LDS: gpuMain2/4's, gpuMain5's ctemp, ctempi */
-    V_PU0, V_PXP, /* 8-byte views of pu0 and pxp: plane 0 = x, 1 = y */
-    NBUF
-};
-enum { P_SP1, P_SP2, P_SZ, P_SS4 };  /* planes of B_MAPS */
-enum { P_ZP = 0, P_ZSS = 1 };        /* of B_ZPSS */
-enum { P_ZDL = 0, P_ZDU = 1 };       /* of B_ZDLU */
-enum {
-    M_SP1, M_SP2, M_SZ, M_ZFIRST, M_SS3, M_SS4, M_SP0,         /* per side */
-    M_KEY, M_VAL, M_PREV, M_NEXT, M_RUN, M_NOT0, M_LAST, M_NOTLAST, /* per sorted entry */
-    M_BCX, M_BCY,                                              /* per point */
-    M_Z0,                                                      /* per zone */
-    M_ZERO,                                                    /* any item: 0 */
-    NMAP
-};
-enum { L_ZS, L_PS, L_MIN, L_MINS }; /* lists: zone sides, point sides, dt reduction */
-
-/* Registers: 1 indices (maps, chains), 2-4 zone, side and point values,
- * 5 pxp, 6 pu, 7 an LDS index (dss3, dss4), 8-10 LDS values, 11-12 dtnext. */
-#define ALU(n_) {.kind = KOP_ALU, .n = (n_)}
-#define ALUW(n_, a, b) {.kind = KOP_ALU, .n = (n_), .src0 = (a), .src1 = (b)}
-#define ALUIF(n_, m) {.kind = KOP_ALU, .n = (n_), .flags = MK_IF, .pred = (m)}
-#define BAR {.kind = KOP_BARRIER}
-#define END {.kind = MK_END}
-/* global: the item's element (plane pl), through map m, under predicate c */
-#define LD(b, d) LDK(b, 0, d)
-#define LDK(b, pl, d) {.kind = KOP_LOAD, .buf = (b), .ix = MK_ITEM, .k = (pl), .dst = (d)}
-#define ST(b, s) {.kind = KOP_STORE, .buf = (b), .ix = MK_ITEM, .src0 = (s)}
-#define LDM(b, m, d, s) LDMK(b, 0, m, d, s)
-#define LDMK(b, pl, m, d, s) \
-    {.kind = KOP_LOAD, .buf = (b), .ix = MK_MAP, .k = (pl), .map = (m), .dst = (d), .src0 = (s)}
-#define STM(b, m, s) STMK(b, 0, m, s)
-#define STMK(b, pl, m, s) \
-    {.kind = KOP_STORE, .buf = (b), .ix = MK_MAP, .k = (pl), .map = (m), .src0 = (s)}
-#define IFC(c) .flags = MK_IF, .pred = (c)
-#define LDIF(b, c, d) {.kind = KOP_LOAD, .buf = (b), .ix = MK_ITEM, IFC(c), .dst = (d)}
-#define STIF(b, c, s) {.kind = KOP_STORE, .buf = (b), .ix = MK_ITEM, IFC(c), .src0 = (s)}
-#define LDMIF(b, pl, m, c, d) \
-    {.kind = KOP_LOAD, .buf = (b), .ix = MK_MAP, .k = (pl), .map = (m), IFC(c), .dst = (d)}
-#define STMIF(b, pl, m, c, s) \
-    {.kind = KOP_STORE, .buf = (b), .ix = MK_MAP, .k = (pl), .map = (m), IFC(c), .src0 = (s)}
-#define ATOMIF(b, m, c, d) \
-    {.kind = KOP_ATOMIC, .buf = (b), .ix = MK_MAP, .map = (m), IFC(c), .dst = (d)}
-/* list loops: element of the j-th list entry */
-#define LOOP(l) {.kind = MK_LOOP, .map = (l)}
-#define LDL(b, pl, l, d, s) \
-    {.kind = KOP_LOAD, .buf = (b), .ix = MK_LIST, .k = (pl), .map = (l), .dst = (d), .src0 = (s)}
-/* LDS: the item's slot, another item's (map m), a list entry's */
-#define LDS_ST(b, s) {.kind = KOP_LDS_STORE, .buf = (b), .ix = MK_ITEM, .src0 = (s)}
-#define LDS_LD(b, d) {.kind = KOP_LDS_LOAD, .buf = (b), .ix = MK_ITEM, .dst = (d)}
-#define LDS_STM(b, m) {.kind = KOP_LDS_STORE, .buf = (b), .ix = MK_LMAP, .map = (m), .src0 = 1}
-#define LDS_LDM(b, m, d) \
-    {.kind = KOP_LDS_LOAD, .buf = (b), .ix = MK_LMAP, .map = (m), .dst = (d), .src0 = 7}
-#define LDS_LDL(b, l, d, s) \
-    {.kind = KOP_LDS_LOAD, .buf = (b), .ix = MK_LIST, .map = (l), .dst = (d), .src0 = (s)}
-#define LDS_STL(b, l, s) \
-    {.kind = KOP_LDS_STORE, .buf = (b), .ix = MK_LIST, .map = (l), .src0 = (s)}
-#define LDS_LD0(b, d) {.kind = KOP_LDS_LOAD, .buf = (b), .ix = MK_WG, .dst = (d)}
-/* The zone's other sides from the chunk's LDS copy (sn = s0 + dss4[s0];
- * while (sn != s0) sn += dss4[sn]), after the own slot and dss4[s0]: per
- * side ALU a, the value, ALU m, dss4[sn], ALU c. */
-#define ZLOOP(b, a, m, c)                                                          \
-    LOOP(L_ZS), ALU(a), LDS_LDL(b, L_ZS, 8, 7), ALU(m), LDS_LDL(L_DSS4, L_ZS, 7, 0), \
-        ALUW(c, 8, 0), END
-/* Publish a side's value in LDS and read the zone's others (f: the ALU
- * before the loop, with its set-up). */
-#define ZPUB(b, s, f) LDS_ST(b, s), BAR, LDS_LD(b, 8), LDS_LD(L_DSS4, 7), ALU(f)
-
 /*
  * The kernels follow HydroGPU's PTX (nvcc 13, -arch=sm_90) memory operation
  * by memory operation on the arrays the model has (docs/workloads/pennant.md
  * lists the temporaries it leaves out); each ALU count is the PTX's
  * instructions between the same operations, the left-out accesses' address
- * arithmetic included.
+ * arithmetic included. Registers: 1 indices (maps, chains), 2-4 zone, side
+ * and point values, 5 pxp, 6 pu, 7 an LDS index (dss3, dss4), 8-10 LDS
+ * values, 11-12 dtnext.
+ *
+ * The side kernels (gpuMain2, gpuMain4): work-group g is side chunk g, its
+ * sides s = wg0 + tx below wg1 (@schs); @map holds the side maps as planes
+ * of ns sides: mapsp1, mapsp2, mapsz, mapss4, then s3 (the zone's previous
+ * side, which HydroGPU finds through dss3 in LDS) and p0 = mapsp1[s3]; a
+ * side's zone's other sides, in order from the next, are @zo[3 s + m0],
+ * m0 below @zc[s] (3 entries a side, a triangle's last its own side). LDS
+ * per chunk of bdx threads: dss4 (4 B a slot), dss3 (at 4 bdx), ctemp2
+ * (16 B, at 8 bdx), ctemp (8 B, at 24 bdx); a slot is a side's place in the
+ * chunk.
  */
+#define S "wg0 + tx"
+#define SP1 "@map[" S "]"
+#define SP2 "@map[ns + " S "]"
+#define SZ "@map[2*ns + " S "]"
+#define SS4 "@map[3*ns + " S "]"
+#define SS3 "@map[4*ns + " S "]"
+#define SP0 "@map[5*ns + " S "]"
+#define DSS4(x) "lds[" x "] 4"
+#define DSS3(x) "lds[bdx + " x "] 4"
+#define CT2(x) "lds[bdx + 2*(" x ")] 16/8"
+#define CT(x) "lds[3*bdx + " x "] 8"
+#define ZO "@zo[3*(" S ") + m0]" /* the zone's other side m0 */
+#define SN ZO " - wg0"              /* its slot */
+#define ZSIDES "for m0 = 0 .. @zc[" S "]\n"
 
-/* gpuMain1 (per point): px0 = px, pu0 = pu, pxp = px0 + dth pu0 (px0 is
- * read back: the stores may alias). */
-static const struct mk_step k_main1[] = {
-    ALU(14), LD(B_PX, 1), ST(B_PX0, 1), ALU(3), LD(B_PU, 2), ALU(1), ST(B_PU0, 2), ALU(1),
-    LD(B_PX0, 1), ALUW(3, 1, 2), ST(B_PXP, 0),
-};
+/* A load of point array b at map m into register d, after the map's load. */
+#define PT(b, m, d) "load " #b "[" m "] 16 -> r" #d " < r1\n"
+#define AL(n) "alu " #n "\n"
+/* The four side maps and dss4[s0] (the side's slot). */
+#define SIDE_MAPS                                                                           \
+    AL(14) "load maps[" S "] 4 -> r1\n" AL(2) "load maps[ns + " S "] 4 -> r1\n" AL(2)       \
+    "load maps[2*ns + " S "] 4 -> r1\n" AL(2) "load maps[3*ns + " S "] 4 -> r1\n"           \
+    "alu 5 < r1\nlds_store " DSS4("tx") " < r1\n"
+/* Publish a side's value (register s, or none) in LDS region R and read the
+ * zone's first slot back (f: the instructions before the walk). */
+#define ZPUB(R, s, f)                                                                       \
+    "lds_store " R("tx") s "\nbarrier\nlds_load " R("tx") " -> r8\n"                        \
+    "lds_load " DSS4("tx") " -> r7\n" AL(f)
+/* The zone's other sides from the chunk's LDS copy (sn = s0 + dss4[s0];
+ * while (sn != s0) sn += dss4[sn]): per side ALU a, the value, ALU m,
+ * dss4[sn], ALU c. */
+#define ZLOOP(R, a, m, c)                                                                   \
+    ZSIDES AL(a) "lds_load " R(SN) " -> r8 < r7\n" AL(m) "lds_load " DSS4(SN) " -> r7\n"    \
+    "alu " #c " < r8\nend\n"
+/* calcZoneVols walks mapss4 in global memory. */
+#define ZVOLS                                                                               \
+    "barrier\nload maps[3*ns + " S "] 4 -> r1\n" AL(2) ZSIDES AL(7)                         \
+    "load maps[3*ns + " ZO "] 4 -> r1 < r1\n" AL(2) "end\n"
+
+static const char *const side_params[] = {"ns", "nz", NULL};
+static const char *const side_arrays[] = {"schs", "map", "zc", "zo", NULL};
 
 /* gpuMain2 (per side). */
-static const struct mk_step k_main2[] = {
-    /* the side's maps; dss4, dss3 */
-    ALU(14), LDK(B_MAPS, P_SP1, 1), ALU(2), LDK(B_MAPS, P_SP2, 1), ALU(2), LDK(B_MAPS, P_SZ, 1),
-    ALU(2), LDK(B_MAPS, P_SS4, 1), ALUW(5, 1, 0), LDS_ST(L_DSS4, 1), ALU(4), LDS_STM(L_DSS3, M_SS4),
-    BAR, ALU(1), LDS_LD(L_DSS3, 7),
-    /* zvol0 = zvol; calcZoneCtrs */
-    ALU(4), LDM(B_ZVOL, M_SZ, 2, 1), ALUW(2, 2, 0), STM(B_ZVOL0, M_SZ, 2), ALU(8),
-    LDM(B_PXP, M_SP1, 5, 1), ZPUB(L_CT2, 5, 3 + 2), ZLOOP(L_CT2, 2, 5, 3),
-    /* meshCalcCharLen */
-    ALU(9), LDM(B_PXP, M_SP2, 5, 1), LDM(B_PXP, M_SP1, 5, 1), ALUW(20, 5, 0),
-    ZPUB(L_CT, 0, 2 + 1), ZLOOP(L_CT, 2, 3, 3),
-    /* zdl; ssurf and calcSideVols; calcZoneVols walks mapss4 */
-    ALU(2), STMK(B_ZDLU, P_ZDL, M_SZ, 8), LDM(B_PXP, M_SP1, 5, 1), LDM(B_PXP, M_SP2, 5, 1),
-    ALUW(28 + 2, 5, 0), BAR, LDK(B_MAPS, P_SS4, 1), ALU(2),
-    LOOP(L_ZS), ALU(7), LDL(B_MAPS, P_SS4, L_ZS, 1, 1), ALU(2), END,
-    /* hydroCalcRho, calcCrnrMass */
-    ALU(5), LDM(B_ZM, M_SZ, 2, 1), ALU(9), LD(B_SMF, 2), LDM(B_SMF, M_SS3, 2, 0), ALUW(3, 2, 0),
-    ST(B_CMASWT, 0), ALU(3),
-    /* pgasCalcStateAtHalf in the zone's first side */
-    ALUIF(14, M_ZFIRST), LDMIF(B_ZE, 0, M_SZ, M_ZFIRST, 2), ALUIF(2, M_ZFIRST),
-    LDMIF(B_ZR, 0, M_SZ, M_ZFIRST, 2), ALUIF(10, M_ZFIRST), STMIF(B_ZPSS, P_ZSS, M_SZ, M_ZFIRST, 2),
-    ALUIF(1, M_ZFIRST), LDMIF(B_ZVOL0, 0, M_SZ, M_ZFIRST, 2), ALUIF(8, M_ZFIRST),
-    LDMIF(B_ZWRATE, 0, M_SZ, M_ZFIRST, 2), ALUIF(8, M_ZFIRST),
-    STMIF(B_ZPSS, P_ZP, M_SZ, M_ZFIRST, 2), ALUIF(1, M_ZFIRST), ALU(1 + 4),
-    /* pgasCalcForce, ttsCalcForce */
-    ALU(5), BAR, ALU(1), LDMK(B_ZPSS, P_ZP, M_SZ, 2, 1), ALUW(4, 2, 0), ST(B_SFP, 0), ALU(2),
-    LD(B_SMF, 2), ALU(3), LDMK(B_ZPSS, P_ZSS, M_SZ, 2, 1), ALUW(13, 2, 0),
-    /* qcsSetCornerDiv */
-    LDM(B_PU, M_SP1, 6, 1), ZPUB(L_CT2, 6, 3 + 2), ZLOOP(L_CT2, 3, 5, 3),
-    ALU(7), LDM(B_PU, M_SP1, 6, 1), LDM(B_PXP, M_SP1, 5, 1), ALU(1), LDM(B_PU, M_SP2, 6, 1),
-    ALU(4), LDM(B_PXP, M_SP2, 5, 1), ALU(6), LDMK(B_MAPS, P_SP1, M_SS3, 1, 0), ALU(2),
-    LDM(B_PU, M_SP0, 6, 1), ALU(5), LDM(B_PXP, M_SP0, 5, 1), ALUW(34 + 4, 5, 6),
-    /* qcsSetQCnForce */
-    ALU(86), LDMK(B_ZPSS, P_ZSS, M_SZ, 2, 1), ALUW(10, 2, 0), LDMK(B_MAPS, P_SP1, M_SS3, 1, 0),
-    LDM(B_PXP, M_SP1, 5, 1), ALU(2), LDM(B_PXP, M_SP0, 5, 1), ALU(5), LDM(B_PXP, M_SP2, 5, 1),
-    ALU(5), LDM(B_PU, M_SP1, 6, 1), ALU(1), LDM(B_PU, M_SP0, 6, 1), ALUW(11, 5, 6),
-    LDM(B_PU, M_SP2, 6, 1), LDM(B_PU, M_SP1, 6, 1),
-    /* qcsSetForce; cftot */
-    ALUW(11 + 1 + 5 + 19, 6, 0), BAR, LDM(B_PXP, M_SP1, 5, 1), LDM(B_PXP, M_SP2, 5, 1),
-    ALUW(25, 5, 0), ST(B_SFQ, 0), LD(B_SFP, 2), ALUW(4, 2, 0), LDS_ST(L_CT2, 2), BAR,
-    LDS_LD(L_CT2, 8), LDS_LD(L_DSS3, 7), ALU(1), LDS_LDM(L_CT2, M_SS3, 9), ALUW(4, 8, 9),
-    ST(B_CFTOT, 0),
-    /* qcsSetVelDiff */
-    LDM(B_PXP, M_SP2, 5, 1), LDM(B_PXP, M_SP1, 5, 1), ALU(2), LDM(B_PU, M_SP2, 6, 1),
-    LDM(B_PU, M_SP1, 6, 1), ALUW(9 + 2 + 6, 5, 6), ZPUB(L_CT, 0, 2 + 1), ZLOOP(L_CT, 4, 3, 3),
-    ALU(2), BAR, LDMK(B_ZPSS, P_ZSS, M_SZ, 2, 1), ALUW(5, 2, 8), STMK(B_ZDLU, P_ZDU, M_SZ, 0),
-};
-
-/* gpuMain3 (per point): gatherToPoints twice along the chain, the fixed
- * boundary conditions x = 0 and y = 0 (pu0 projected at the points on
- * them), calcAccel, advPosFull (pu0 read as two 8-byte halves, again after
- * the store to pu). */
-static const struct mk_step k_main3[] = {
-    ALU(12), LD(B_PSFIRST, 1), ALU(8),
-    LOOP(L_PS), ALU(2), LDL(B_CMASWT, 0, L_PS, 2, 1), ALU(3), LDL(B_SSNEXT, 0, L_PS, 1, 1),
-    ALUW(2, 2, 0), END,
-    ALU(9),
-    LOOP(L_PS), ALU(2), LDL(B_CFTOT, 0, L_PS, 2, 1), ALU(4), LDL(B_SSNEXT, 0, L_PS, 1, 1),
-    ALUW(2, 2, 0), END,
-    ALU(10), LD(B_PXP, 3), ALUW(21, 3, 0),
-    LDIF(B_PU0, M_BCX, 4), ALUIF(6, M_BCX), STIF(B_PU0, M_BCX, 4), ALUIF(6, M_BCX),
-    ALU(12), LD(B_PXP, 3), ALUW(18, 3, 0),
-    LDIF(B_PU0, M_BCY, 4), ALUIF(6, M_BCY), STIF(B_PU0, M_BCY, 4), ALUIF(6, M_BCY),
-    ALU(16), LDK(V_PU0, 0, 4), LDK(V_PU0, 1, 4), ALUW(3, 4, 2), ST(B_PU, 0), LDK(V_PU0, 0, 4),
-    ALU(1), LDK(V_PU0, 1, 4), ALU(4), LD(B_PX0, 3), ALUW(3, 3, 4), ST(B_PX, 0),
+static const struct kd_desc k_main2 = {
+    .name = "gpuMain2", .params = side_params, .arrays = side_arrays, .wg_items = "schs",
+    .arrays_fixed = true, .range_reads = true, .whole = (const char *const[]){"pxp", "pu", NULL},
+    .bufs = (const char *const[]){"maps", "smf", "pxp", "pu", "zm", "zr", "ze", "zwrate", "zvol",
+                                  "cmaswt", "sfp", "sfq", "cftot", "zvol0", "zpss", "zdlu",
+                                  NULL},
+    .body = "if " S " < wg1\n" SIDE_MAPS AL(4) "lds_store " DSS3(SS4 " - wg0") " < r1\n"
+            "barrier\n" AL(1) "lds_load " DSS3("tx") " -> r7\n"
+            /* zvol0 = zvol; calcZoneCtrs */
+            AL(4) "load zvol[" SZ "] 8 -> r2 < r1\nalu 2 < r2\nstore zvol0[" SZ "] 8 < r2\n"
+            AL(8) PT(pxp, SP1, 5) ZPUB(CT2, " < r5", 5) ZLOOP(CT2, 2, 5, 3)
+            /* meshCalcCharLen */
+            AL(9) PT(pxp, SP2, 5) PT(pxp, SP1, 5) "alu 20 < r5\n" ZPUB(CT, "", 3)
+            ZLOOP(CT, 2, 3, 3)
+            /* zdl; ssurf and calcSideVols; calcZoneVols */
+            AL(2) "store zdlu[" SZ "] 8 < r8\n" PT(pxp, SP1, 5) PT(pxp, SP2, 5) "alu 30 < r5\n"
+            ZVOLS
+            /* hydroCalcRho, calcCrnrMass */
+            AL(5) "load zm[" SZ "] 8 -> r2 < r1\n" AL(9) "load smf[" S "] 8 -> r2\n"
+            "load smf[" SS3 "] 8 -> r2\nalu 3 < r2\nstore cmaswt[" S "] 8\n" AL(3)
+            /* pgasCalcStateAtHalf in the zone's first side (its s3 comes after it) */
+            "if " S " < " SS3 "\n" AL(14) "load ze[" SZ "] 8 -> r2\n" AL(2)
+            "load zr[" SZ "] 8 -> r2\n" AL(10) "store zpss[nz + " SZ "] 8 < r2\n" AL(1)
+            "load zvol0[" SZ "] 8 -> r2\n" AL(8) "load zwrate[" SZ "] 8 -> r2\n" AL(8)
+            "store zpss[" SZ "] 8 < r2\n" AL(1) "end\n" AL(5)
+            /* pgasCalcForce, ttsCalcForce */
+            AL(5) "barrier\n" AL(1) "load zpss[" SZ "] 8 -> r2 < r1\nalu 4 < r2\n"
+            "store sfp[" S "] 16\n" AL(2) "load smf[" S "] 8 -> r2\n" AL(3)
+            "load zpss[nz + " SZ "] 8 -> r2 < r1\nalu 13 < r2\n"
+            /* qcsSetCornerDiv */
+            PT(pu, SP1, 6) ZPUB(CT2, " < r6", 5) ZLOOP(CT2, 3, 5, 3) AL(7) PT(pu, SP1, 6)
+            PT(pxp, SP1, 5) AL(1) PT(pu, SP2, 6) AL(4) PT(pxp, SP2, 5) AL(6)
+            "load maps[" SS3 "] 4 -> r1\n" AL(2) PT(pu, SP0, 6) AL(5) PT(pxp, SP0, 5)
+            "alu 38 < r5 r6\n"
+            /* qcsSetQCnForce */
+            AL(86) "load zpss[nz + " SZ "] 8 -> r2 < r1\nalu 10 < r2\n"
+            "load maps[" SS3 "] 4 -> r1\n" PT(pxp, SP1, 5) AL(2) PT(pxp, SP0, 5) AL(5)
+            PT(pxp, SP2, 5) AL(5) PT(pu, SP1, 6) AL(1) PT(pu, SP0, 6) "alu 11 < r5 r6\n"
+            PT(pu, SP2, 6) PT(pu, SP1, 6)
+            /* qcsSetForce; cftot */
+            "alu 36 < r6\nbarrier\n" PT(pxp, SP1, 5) PT(pxp, SP2, 5) "alu 25 < r5\n"
+            "store sfq[" S "] 16\nload sfp[" S "] 16 -> r2\nalu 4 < r2\n"
+            "lds_store " CT2("tx") " < r2\nbarrier\nlds_load " CT2("tx") " -> r8\n"
+            "lds_load " DSS3("tx") " -> r7\n" AL(1) "lds_load " CT2(SS3 " - wg0") " -> r9 < r7\n"
+            "alu 4 < r8 r9\nstore cftot[" S "] 16\n"
+            /* qcsSetVelDiff */
+            PT(pxp, SP2, 5) PT(pxp, SP1, 5) AL(2) PT(pu, SP2, 6) PT(pu, SP1, 6)
+            "alu 17 < r5 r6\n" ZPUB(CT, "", 3) ZLOOP(CT, 4, 3, 3) AL(2)
+            "barrier\nload zpss[nz + " SZ "] 8 -> r2 < r1\nalu 5 < r2 r8\n"
+            "store zdlu[nz + " SZ "] 8\nend\n",
 };
 
 /* gpuMain4 (per side): calcZoneCtrs, calcSideVols, calcZoneVols along
  * mapss4, hydroCalcWork (pxp's x only). */
-static const struct mk_step k_main4[] = {
-    ALU(14), LDK(B_MAPS, P_SP1, 1), ALU(2), LDK(B_MAPS, P_SP2, 1), ALU(2), LDK(B_MAPS, P_SZ, 1),
-    ALU(2), LDK(B_MAPS, P_SS4, 1), ALUW(5, 1, 0), LDS_ST(L_DSS4, 1), BAR,
-    ALU(8), LDM(B_PX, M_SP1, 5, 1), ZPUB(L_CT2, 5, 3 + 2), ZLOOP(L_CT2, 2, 5, 3),
-    ALU(9), LDM(B_PX, M_SP2, 5, 1), LDM(B_PX, M_SP1, 5, 1), ALUW(17 + 2, 5, 0), BAR,
-    LDK(B_MAPS, P_SS4, 1), ALU(2), LOOP(L_ZS), ALU(7), LDL(B_MAPS, P_SS4, L_ZS, 1, 1), ALU(2), END,
-    ALU(3), STM(B_ZVOL, M_SZ, 0), ALU(10), LD(B_SFP, 2), ALU(1), LD(B_SFQ, 2), ALU(4),
-    LDM(B_PU0, M_SP1, 6, 1), ALU(1), LDM(B_PU, M_SP1, 6, 1), ALU(5), LDM(B_PU0, M_SP2, 6, 1),
-    ALU(1), LDM(B_PU, M_SP2, 6, 1), ALU(8), LDM(V_PXP, M_SP1, 5, 1), ALU(1),
-    LDM(V_PXP, M_SP2, 5, 1), ALUW(6, 5, 6), LDS_ST(L_CT, 0), ALU(1), LDM(B_ZETOT, M_SZ, 2, 1),
-    BAR, LDS_LD(L_CT, 8), LDS_LD(L_DSS4, 7), ALU(2 + 1), ZLOOP(L_CT, 2, 3, 3),
-    ALUW(1, 2, 8), STM(B_ZETOT, M_SZ, 0), ALU(1), STM(B_ZW, M_SZ, 0),
+static const struct kd_desc k_main4 = {
+    .name = "gpuMain4", .params = side_params, .arrays = side_arrays, .wg_items = "schs",
+    .arrays_fixed = true, .range_reads = true,
+    .whole = (const char *const[]){"px", "pu", "pu0", "pxp", NULL},
+    .bufs = (const char *const[]){"maps", "sfp", "sfq", "px", "pu", "pu0", "pxp", "zvol",
+                                  "zetot", "zw", NULL},
+    .body = "if " S " < wg1\n" SIDE_MAPS "barrier\n" AL(8) PT(px, SP1, 5)
+            ZPUB(CT2, " < r5", 5) ZLOOP(CT2, 2, 5, 3) AL(9) PT(px, SP2, 5) PT(px, SP1, 5)
+            "alu 19 < r5\n" ZVOLS AL(3) "store zvol[" SZ "] 8\n" AL(10)
+            "load sfp[" S "] 16 -> r2\n" AL(1) "load sfq[" S "] 16 -> r2\n" AL(4)
+            PT(pu0, SP1, 6) AL(1) PT(pu, SP1, 6) AL(5) PT(pu0, SP2, 6) AL(1) PT(pu, SP2, 6)
+            AL(8) "load pxp[" SP1 "] 8/16 -> r5 < r1\n" AL(1)
+            "load pxp[" SP2 "] 8/16 -> r5 < r1\nalu 6 < r5 r6\nlds_store " CT("tx") "\n"
+            AL(1) "load zetot[" SZ "] 8 -> r2 < r1\nbarrier\nlds_load " CT("tx") " -> r8\n"
+            "lds_load " DSS4("tx") " -> r7\n" AL(3) ZLOOP(CT, 2, 3, 3) "alu 1 < r2 r8\n"
+            "store zetot[" SZ "] 8\n" AL(1) "store zw[" SZ "] 8\nend\n",
+};
+
+/* gpuMain1 (per point): px0 = px, pu0 = pu, pxp = px0 + dth pu0 (px0 is
+ * read back: the stores may alias). */
+static const struct kd_desc k_main1 = {
+    .name = "gpuMain1", .params = (const char *const[]){"n", NULL},
+    .bufs = (const char *const[]){"px", "pu", "px0", "pu0", "pxp", NULL},
+    .body = "if gid < n\n" AL(14) "load px[gid] 16 -> r1\nstore px0[gid] 16 < r1\n" AL(3)
+            "load pu[gid] 16 -> r2\n" AL(1) "store pu0[gid] 16 < r2\n" AL(1)
+            "load px0[gid] 16 -> r1\nalu 3 < r1 r2\nstore pxp[gid] 16\nend\n",
+};
+
+/* gpuMain3 (per point): gatherToPoints twice along the chain (@pse[@ps[p]
+ * .. @ps[p + 1]), the point's sides in chain order), the fixed boundary
+ * conditions x = 0 and y = 0 (pu0 projected at the points on them, planes
+ * of @bc), calcAccel, advPosFull (pu0 read as two 8-byte halves, again
+ * after the store to pu). */
+#define CHAIN(b, size, n)                                                                   \
+    "for m0 = @ps[gid] .. @ps[gid + 1]\n" AL(2)                                             \
+    "load " #b "[@pse[m0]] " #size " -> r2 < r1\n"                                          \
+    AL(n) "load ssnext[@pse[m0]] 4 -> r1 < r1\nalu 2 < r2\nend\n"
+#define FIXED(plane)                                                                        \
+    "if 0 < @bc[" plane "gid]\nload pu0[gid] 16 -> r4\n" AL(6) "store pu0[gid] 16 < r4\n"   \
+    AL(6) "end\n"
+#define PU0_XY(between) "load pu0[gid] 8/16 -> r4\n" between "load pu0[2*gid + 1] 8 -> r4\n"
+static const struct kd_desc k_main3 = {
+    .name = "gpuMain3", .params = (const char *const[]){"n", NULL},
+    .arrays = (const char *const[]){"ps", "pse", "bc", NULL}, .arrays_fixed = true,
+    .bufs = (const char *const[]){"psfirst", "pxp", "px0", "ssnext", "cmaswt", "cftot", "pu0",
+                                  "pu", "px", NULL},
+    .body = "if gid < n\n" AL(12) "load psfirst[gid] 4 -> r1\n" AL(8) CHAIN(cmaswt, 8, 3) AL(9)
+            CHAIN(cftot, 16, 4) AL(10) "load pxp[gid] 16 -> r3\nalu 21 < r3\n" FIXED("")
+            AL(12) "load pxp[gid] 16 -> r3\nalu 18 < r3\n" FIXED("n + ") AL(16) PU0_XY("")
+            "alu 3 < r4 r2\nstore pu[gid] 16\n" PU0_XY(AL(1)) AL(4)
+            "load px0[gid] 16 -> r3\nalu 3 < r3 r4\nstore px[gid] 16\nend\n",
 };
 
 /* gpuMain5 (per zone): hydroCalcWorkRate, hydroCalcEnergy, hydroCalcRho,
  * hydroCalcDtCourant and hydroCalcDtVolume, then hydroFindMinDt: the
- * chunk's minimum in LDS (the smaller value and its index moved down each
- * step: assumed in every step, the data decide), and thread 0's atomicMin
- * on dtnext (a compare-and-swap, assumed to succeed at once) and idtnext. */
-static const struct mk_step k_main5[] = {
-    ALU(18), LD(B_ZVOL0, 1), LD(B_ZVOL, 1), ALU(3), LDK(B_ZPSS, P_ZP, 1), LD(B_ZW, 1),
-    ALUW(3, 1, 0), ST(B_ZWRATE, 0), ALU(5), LD(B_ZM, 2), ALU(2), LD(B_ZETOT, 2), ALUW(2, 2, 0),
-    ST(B_ZE, 0), ALU(3), ST(B_ZR, 0), ALU(7), LDK(B_ZPSS, P_ZSS, 3), ALU(1),
-    LDK(B_ZDLU, P_ZDU, 3), ALU(3), LDK(B_ZDLU, P_ZDL, 3), ALUW(14, 3, 0), LDS_ST(L_DT, 0),
-    ALU(3), LDS_ST(L_DTI, 0), BAR, ALU(3),
-    LOOP(L_MIN), ALU(4), LDS_LDL(L_DT, L_MINS, 8, 0), LDS_LDL(L_DT, L_MIN, 9, 0),
-    ALUW(2, 8, 9), LDS_STL(L_DT, L_MINS, 9), ALU(2), LDS_LDL(L_DTI, L_MIN, 10, 0),
-    LDS_STL(L_DTI, L_MINS, 10), BAR, ALU(3), END,
-    ALU(2), LDS_LD0(L_DT, 8), LDMIF(B_DTNEXT, 0, M_ZERO, M_Z0, 11), ALUIF(2 + 1 + 3, M_Z0),
-    ATOMIF(B_DTNEXT, M_ZERO, M_Z0, 12), ALUIF(3, M_Z0), LDMIF(B_DTNEXT, 0, M_ZERO, M_Z0, 11),
-    ALUIF(2, M_Z0), LDS_LD0(L_DTI, 10), STMIF(B_IDTNEXT, 0, M_ZERO, M_Z0, 10),
+ * chunk's minimum in LDS (ctemp, 8 B a slot; ctempi, 4 B at 8 bdx; the
+ * smaller value and its index moved down each step: assumed in every step,
+ * the data decide; zone z takes part in the first @mc[z] steps, step m0's
+ * partner at the distance @mnd[bx*bdx + m0] of its chunk), and thread 0's
+ * atomicMin on dtnext (a compare-and-swap, assumed to succeed at once) and
+ * idtnext. */
+#define MIN_LDS(reg, x) "lds_load lds[" x "tx + @mnd[bx*bdx + m0]] " reg "\n"
+static const struct kd_desc k_main5 = {
+    .name = "gpuMain5", .params = (const char *const[]){"n", NULL},
+    .arrays = (const char *const[]){"mc", "mnd", NULL}, .arrays_fixed = true,
+    .whole = (const char *const[]){"dtnext", "idtnext", NULL},
+    .bufs = (const char *const[]){"zvol0", "zvol", "zpss", "zw", "zm", "zetot", "zdlu", "zwrate",
+                                  "ze", "zr", "dtnext", "idtnext", NULL},
+    .body = "if gid < n\n" AL(18) "load zvol0[gid] 8 -> r1\nload zvol[gid] 8 -> r1\n" AL(3)
+            "load zpss[gid] 8 -> r1\nload zw[gid] 8 -> r1\nalu 3 < r1\nstore zwrate[gid] 8\n"
+            AL(5) "load zm[gid] 8 -> r2\n" AL(2) "load zetot[gid] 8 -> r2\nalu 2 < r2\n"
+            "store ze[gid] 8\n" AL(3) "store zr[gid] 8\n" AL(7) "load zpss[n + gid] 8 -> r3\n"
+            AL(1) "load zdlu[n + gid] 8 -> r3\n" AL(3) "load zdlu[gid] 8 -> r3\nalu 14 < r3\n"
+            "lds_store lds[tx] 8\n" AL(3) "lds_store lds[2*bdx + tx] 4\nbarrier\n" AL(3)
+            "for m0 = 0 .. @mc[gid]\n" AL(4) "lds_load lds[tx] 8 -> r8\n"
+            MIN_LDS("8 -> r9", "") "alu 2 < r8 r9\nlds_store lds[tx] 8 < r9\n" AL(2)
+            MIN_LDS("4 -> r10", "2*bdx + ") "lds_store lds[2*bdx + tx] 4 < r10\nbarrier\n"
+            AL(3) "end\n" AL(2) "if tx < 1\nlds_load lds[0] 8 -> r8\n"
+            "load dtnext[0] 8 -> r11\n" AL(6) "atomic dtnext[0] 8 -> r12\n" AL(3)
+            "load dtnext[0] 8 -> r11\n" AL(2) "lds_load lds[2*bdx] 4 -> r10\n"
+            "store idtnext[0] 4 < r10\nend\nend\n",
 };
 
-/* gpuInvMap (per sorted side entry i): the first entry of a point's run
- * sets mappsfirst, every entry links mapssnext to the next entry of the run
- * or -1 (two stores: the branches of the if). */
-static const struct mk_step k_invmap[] = {
-    ALU(14), LD(B_SPKEY, 1), LDM(B_SPKEY, M_NEXT, 1, 0), ALU(3),
-    LDMIF(B_SPKEY, 0, M_PREV, M_NOT0, 1), ALU(2), LD(B_SPVAL, 2), LDM(B_SPVAL, M_NEXT, 2, 0),
-    ALUW(5, 1, 2), ALUIF(2, M_RUN), STMIF(B_PSFIRST, 0, M_KEY, M_RUN, 2), ALU(7),
-    ALUIF(2, M_LAST), STMIF(B_SSNEXT, 0, M_VAL, M_LAST, 0), ALUIF(1, M_NOTLAST),
-    STMIF(B_SSNEXT, 0, M_VAL, M_NOTLAST, 2),
+/* gpuInvMap (per sorted side entry i, of n): the first entry of a point's
+ * run (@run) sets mappsfirst, every entry links mapssnext to the next entry
+ * of the run or -1 (@last: two stores, the branches of the if); @key and
+ * @val are the sorted mapspkey and mapspval the host built. */
+static const struct kd_desc k_invmap = {
+    .name = "gpuInvMap", .params = (const char *const[]){"n", NULL},
+    .arrays = (const char *const[]){"key", "val", "run", "last", NULL},
+    .arrays_fixed = true,
+    .whole = (const char *const[]){"spkey", "spval", NULL},
+    .bufs = (const char *const[]){"spkey", "spval", "psfirst", "ssnext", NULL},
+    .body = "if gid < n\n" AL(14) "load spkey[gid] 4 -> r1\n"
+            "load spkey[min(gid + 1, n - 1)] 4 -> r1\n" AL(3)
+            "if 0 < gid\nload spkey[gid - 1] 4 -> r1\nend\n" AL(2) "load spval[gid] 4 -> r2\n"
+            "load spval[min(gid + 1, n - 1)] 4 -> r2\nalu 5 < r1 r2\n"
+            "if 0 < @run[gid]\n" AL(2) "store psfirst[@key[gid]] 4 < r2\nend\n" AL(7)
+            "if 0 < @last[gid]\n" AL(2) "store ssnext[@val[gid]] 4\nend\n"
+            "if @last[gid] < 1\n" AL(1) "store ssnext[@val[gid]] 4 < r2\nend\nend\n",
 };
-#define NSTEPS(a) (unsigned)(sizeof(a) / sizeof((a)[0]))
 
 enum { K_INVMAP, K_MAIN1, K_MAIN2, K_MAIN3, K_MAIN4, K_MAIN5, NK };
+static const struct kd_desc *const pennant_descs[NK + 1] = {
+    &k_invmap, &k_main1, &k_main2, &k_main3, &k_main4, &k_main5, NULL,
+};
+
+/* The device buffers, allocated in this order: their names, the names the
+ * descriptions give them, what they are indexed by and their planes. */
+enum { IT_SIDE, IT_POINT, IT_ZONE, IT_ONE };
+static const struct pbuf {
+    const char *name, *id;
+    uint8_t items, esize, planes;
+} pennant_bufs[] = {
+    {"mapsp1..mapss4", "maps", IT_SIDE, 4, 4}, {"mapspkey", "spkey", IT_SIDE, 4, 1},
+    {"mapspval", "spval", IT_SIDE, 4, 1},      {"mappsfirst", "psfirst", IT_POINT, 4, 1},
+    {"mapssnext", "ssnext", IT_SIDE, 4, 1},    {"px", "px", IT_POINT, 16, 1},
+    {"pu", "pu", IT_POINT, 16, 1},             {"px0", "px0", IT_POINT, 16, 1},
+    {"pu0", "pu0", IT_POINT, 16, 1},           {"pxp", "pxp", IT_POINT, 16, 1},
+    {"zm", "zm", IT_ZONE, 8, 1},               {"ze", "ze", IT_ZONE, 8, 1},
+    {"zwrate", "zwrate", IT_ZONE, 8, 1},       {"zvol", "zvol", IT_ZONE, 8, 1},
+    {"zvol0", "zvol0", IT_ZONE, 8, 1},         {"zr", "zr", IT_ZONE, 8, 1},
+    {"zp, zss", "zpss", IT_ZONE, 8, 2},        {"zdl, zdu", "zdlu", IT_ZONE, 8, 2},
+    {"zw", "zw", IT_ZONE, 8, 1},               {"zetot", "zetot", IT_ZONE, 8, 1},
+    {"smf", "smf", IT_SIDE, 8, 1},             {"cmaswt", "cmaswt", IT_SIDE, 8, 1},
+    {"sfp", "sfp", IT_SIDE, 16, 1},            {"sfq", "sfq", IT_SIDE, 16, 1},
+    {"cftot", "cftot", IT_SIDE, 16, 1},        {"dtnext", "dtnext", IT_ONE, 8, 1},
+    {"idtnext", "idtnext", IT_ONE, 4, 1},
+};
+#define NBUF (sizeof pennant_bufs / sizeof pennant_bufs[0])
+
+/* The host arrays the descriptions read, by the names they give them. */
+enum {
+    A_SCHS, A_MAP, A_ZC, A_ZO, A_KEY, A_VAL, A_RUN, A_LAST, A_PS, A_PSE, A_BC, A_MC, A_MND,
+    NARR
+};
+static const char *const pennant_arrays[NARR] = {
+    "schs", "map", "zc", "zo", "key", "val", "run", "last", "ps", "pse", "bc", "mc", "mnd",
+};
+enum { P_SP1, P_SP2, P_SZ, P_SS4, P_SS3, P_SP0, NPLANES }; /* planes of A_MAP */
 
 struct pennant {
-    struct mk_ctx c;
-    struct mk_kernel k[NK];
-    uint32_t nzx, nzy, npts, nzones, nsides, chunk;
-    int32_t *m[NMAP];             /* host maps, see M_* */
-    uint32_t *zs_start, *zs_ent;  /* L_ZS */
-    uint32_t *ps_start, *ps_ent;  /* L_PS */
-    uint32_t *mn_start, *mn_ent, *mn_self; /* L_MIN, L_MINS */
-    uint32_t *schs, *schz;        /* side chunks: first side / first zone of chunk w (nsch + 1) */
-    uint32_t nsch;
+    struct kdw w;
+    uint32_t nzx, nzy, npts, nzones, nsides, chunk, nsch;
+    uint32_t *a[NARR];
+    struct kd_array arr[NARR];
     double *px, *py;
-    unsigned cycles, launched;
+    unsigned cycles;
+    struct kdw_launch launch[NK];
 };
+
+static const uint32_t *plane(const struct pennant *p, unsigned pl)
+{
+    return p->a[A_MAP] + (size_t)pl * p->nsides;
+}
 
 static uint32_t pt_index(const struct pennant *p, uint32_t j, uint32_t i)
 {
@@ -309,285 +367,133 @@ static void pie_points(struct pennant *p, double lenx, double leny)
         }
 }
 
-/* Side maps and the zone-side lists from the zones' point lists. */
+/* A host array of n entries, bound by the name arrays[a]. */
+static uint32_t *host(struct pennant *p, unsigned a, uint64_t n)
+{
+    p->a[a] = xcalloc(n ? n : 1, sizeof *p->a[a]);
+    p->arr[a] = (struct kd_array){p->a[a], n};
+    return p->a[a];
+}
+
+/* The side maps (planes of A_MAP) and each side's zone's other sides, in
+ * order from the next (A_ZC, A_ZO), from the zones' point lists. */
 static void pennant_sides(struct pennant *p, const uint32_t *zstart, const uint32_t *zpts)
 {
-    uint32_t ns = p->nsides;
-    for (int i = M_SP1; i <= M_SP0; i++)
-        p->m[i] = xmalloc(ns * sizeof *p->m[i]);
-    int32_t *ss3 = p->m[M_SS3], *ss4 = p->m[M_SS4];
-    p->zs_start = xmalloc((ns + 1) * sizeof *p->zs_start);
-    p->zs_ent = xmalloc(ns * 3 * sizeof *p->zs_ent);
-    uint32_t ne = 0;
+    uint32_t ns = p->nsides, *m = host(p, A_MAP, (uint64_t)NPLANES * ns);
+    uint32_t *zc = host(p, A_ZC, ns), *zo = host(p, A_ZO, 3ull * ns);
     for (uint32_t z = 0; z < p->nzones; z++) {
         uint32_t s0 = zstart[z], n = zstart[z + 1] - s0;
         for (uint32_t k = 0; k < n; k++) {
             uint32_t s = s0 + k;
-            p->m[M_SP1][s] = (int32_t)zpts[s];
-            p->m[M_SP2][s] = (int32_t)zpts[s0 + (k + 1) % n];
-            p->m[M_SZ][s] = (int32_t)z;
-            p->m[M_ZFIRST][s] = k == 0;
-            ss4[s] = (int32_t)(s0 + (k + 1) % n);
-            ss3[s] = (int32_t)(s0 + (k + n - 1) % n);
-            p->zs_start[s] = ne;
-            for (uint32_t d = 1; d < n; d++)
-                p->zs_ent[ne++] = s0 + (k + d) % n;
+            m[P_SP1 * ns + s] = zpts[s];
+            m[P_SP2 * ns + s] = zpts[s0 + (k + 1) % n];
+            m[P_SZ * ns + s] = z;
+            m[P_SS4 * ns + s] = s0 + (k + 1) % n;
+            m[P_SS3 * ns + s] = s0 + (k + n - 1) % n;
+            zc[s] = n - 1;
+            for (uint32_t d = 0; d < 3; d++)
+                zo[3 * s + d] = d + 1 < n ? s0 + (k + d + 1) % n : s;
         }
     }
-    p->zs_start[ns] = ne;
     for (uint32_t s = 0; s < ns; s++)
-        p->m[M_SP0][s] = p->m[M_SP1][ss3[s]];
+        m[P_SP0 * ns + s] = m[P_SP1 * ns + m[P_SS3 * ns + s]];
 }
 
-/* Mesh::initChunks: at most `chunk` sides, never splitting a zone. */
+/* Mesh::initChunks: at most `chunk` sides, never splitting a zone; chunk w
+ * holds sides schs[w] .. schs[w + 1] - 1. */
 static void pennant_chunks(struct pennant *p)
 {
-    p->schs = xmalloc((p->nsides + 1) * sizeof *p->schs);
-    p->schz = xmalloc((p->nsides + 1) * sizeof *p->schz);
-    uint32_t s2 = 0, n = 0;
-    const int32_t *sz = p->m[M_SZ];
+    uint32_t *schs = host(p, A_SCHS, p->nsides + 1ull), s2 = 0, n = 0;
+    const uint32_t *sz = plane(p, P_SZ);
     while (s2 < p->nsides) {
         uint32_t s1 = s2;
         s2 = (uint32_t)min_u64(s2 + p->chunk, p->nsides);
         while (s2 < p->nsides && sz[s2] == sz[s2 - 1])
             s2--;
-        p->schs[n] = s1;
-        p->schz[n++] = (uint32_t)sz[s1];
+        schs[n++] = s1;
     }
-    p->schs[n] = p->nsides;
-    p->schz[n] = p->nzones;
+    schs[n] = p->nsides;
     p->nsch = n;
+    p->arr[A_SCHS].n = n + 1ull;
 }
 
-/* The inverse map gpuInvMap builds: sides sorted by mapsp1 (stable), each
- * point's run in side order; L_PS lists each point's sides in that order. */
+/* The inverse map gpuInvMap builds: sides stably sorted by mapsp1, each
+ * point's run in side order (A_PS, A_PSE: each point's sides in that
+ * order); the sorted keys and values, where a run starts and where it ends. */
 static void pennant_invmap(struct pennant *p)
 {
     uint32_t ns = p->nsides, np = p->npts;
-    p->ps_start = xcalloc(np + 1, sizeof *p->ps_start);
-    p->ps_ent = xmalloc(ns * sizeof *p->ps_ent);
+    uint32_t *ps = host(p, A_PS, np + 1ull), *pse = host(p, A_PSE, ns);
+    const uint32_t *sp1 = plane(p, P_SP1);
     for (uint32_t s = 0; s < ns; s++)
-        p->ps_start[p->m[M_SP1][s] + 1]++;
+        ps[sp1[s] + 1]++;
     for (uint32_t q = 0; q < np; q++)
-        p->ps_start[q + 1] += p->ps_start[q];
+        ps[q + 1] += ps[q];
     uint32_t *fill = xmalloc(np * sizeof *fill);
-    for (uint32_t q = 0; q < np; q++)
-        fill[q] = p->ps_start[q];
+    memcpy(fill, ps, np * sizeof *fill);
     for (uint32_t s = 0; s < ns; s++)
-        p->ps_ent[fill[p->m[M_SP1][s]]++] = s;
+        pse[fill[sp1[s]]++] = s;
     free(fill);
-    for (int i = M_KEY; i <= M_NOTLAST; i++)
-        p->m[i] = xmalloc(ns * sizeof *p->m[i]);
-    for (uint32_t q = 0, i = 0; q < np; q++)
-        for (uint32_t a = p->ps_start[q]; a < p->ps_start[q + 1]; a++, i++) {
-            p->m[M_KEY][i] = (int32_t)q;
-            p->m[M_VAL][i] = (int32_t)p->ps_ent[a];
-            p->m[M_RUN][i] = a == p->ps_start[q];
-            p->m[M_LAST][i] = a + 1 == p->ps_start[q + 1];
-            p->m[M_NOTLAST][i] = !p->m[M_LAST][i];
+    uint32_t *key = host(p, A_KEY, ns), *val = host(p, A_VAL, ns);
+    uint32_t *run = host(p, A_RUN, ns), *last = host(p, A_LAST, ns);
+    for (uint32_t q = 0; q < np; q++)
+        for (uint32_t a = ps[q]; a < ps[q + 1]; a++) {
+            key[a] = q;
+            val[a] = pse[a];
+            run[a] = a == ps[q];
+            last[a] = a + 1 == ps[q + 1];
         }
-    for (uint32_t i = 0; i < ns; i++) {
-        p->m[M_PREV][i] = (int32_t)(i ? i - 1 : i);
-        p->m[M_NEXT][i] = (int32_t)(i + 1 < ns ? i + 1 : i);
-        p->m[M_NOT0][i] = i != 0;
-    }
 }
 
-/* Points on the fixed boundaries x = 0 and y = 0 (noh.pnt's bcx and bcy:
- * applyFixedBC's test |dot(p, vfix) - bc| < 1e-12, on the initial mesh:
- * the flow is radial, so the points stay on them). */
-static void pennant_pointmaps(struct pennant *p)
+/* Points on the fixed boundaries x = 0 and y = 0 (noh.pnt's bcx and bcy,
+ * planes of A_BC: applyFixedBC's test |dot(p, vfix) - bc| < 1e-12, on the
+ * initial mesh: the flow is radial, so the points stay on them). */
+static void pennant_boundaries(struct pennant *p)
 {
-    p->m[M_BCX] = xmalloc(p->npts * sizeof *p->m[M_BCX]);
-    p->m[M_BCY] = xmalloc(p->npts * sizeof *p->m[M_BCY]);
+    uint32_t *bc = host(p, A_BC, 2ull * p->npts);
     for (uint32_t q = 0; q < p->npts; q++) {
-        p->m[M_BCX][q] = fabs(p->px[q]) < 1e-12;
-        p->m[M_BCY][q] = fabs(p->py[q]) < 1e-12;
+        bc[q] = fabs(p->px[q]) < 1e-12;
+        bc[p->npts + q] = fabs(p->py[q]) < 1e-12;
     }
-    uint32_t n = (uint32_t)max_u64(max_u64(p->nsides, p->npts), p->nzones);
-    p->m[M_ZERO] = xcalloc(n, sizeof *p->m[M_ZERO]);
-    p->m[M_Z0] = xmalloc(p->nzones * sizeof *p->m[M_Z0]);
-    for (uint32_t z = 0; z < p->nzones; z++)
-        p->m[M_Z0][z] = z % p->chunk == 0;
 }
 
 /* hydroFindMinDt's steps: in a chunk of `len` zones, zone z0 takes part
  * while z0 < half (= len / 2), comparing with z0 + len', len' = half +
- * (len & 1), then len = len'. L_MIN lists the zones compared with, L_MINS
- * the zone itself as often. */
+ * (len & 1), then len = len'. A_MC: the steps each zone takes part in;
+ * A_MND: each chunk's distances len', `chunk` entries a chunk. */
 static void pennant_minlists(struct pennant *p)
 {
-    uint32_t nz = p->nzones, maxsteps = 2 + ilog2(p->chunk), n = 0;
-    p->mn_start = xmalloc((nz + 1) * sizeof *p->mn_start);
-    p->mn_ent = xmalloc((uint64_t)nz * maxsteps * sizeof *p->mn_ent);
-    p->mn_self = xmalloc((uint64_t)nz * maxsteps * sizeof *p->mn_self);
+    uint32_t nz = p->nzones, ch = p->chunk;
+    uint32_t *mc = host(p, A_MC, nz), *mnd = host(p, A_MND, div_ceil(nz, ch) * ch);
     for (uint32_t z = 0; z < nz; z++) {
-        uint32_t z0 = z % p->chunk, len = (uint32_t)min_u64(p->chunk, nz - (z - z0));
-        uint32_t half = len >> 1;
-        p->mn_start[z] = n;
-        while (z0 < half) {
+        uint32_t z0 = z % ch, len = (uint32_t)min_u64(ch, nz - (z - z0)), half = len >> 1;
+        for (uint32_t *d = &mnd[z - z0]; z0 < half; mc[z]++, d++) {
             len = half + (len & 1);
-            p->mn_ent[n] = z + len;
-            p->mn_self[n++] = z;
+            *d = len;
             half = len >> 1;
         }
     }
-    p->mn_start[nz] = n;
-}
-
-enum { IT_SIDE, IT_POINT, IT_ZONE, IT_ONE };
-
-static const struct pbuf {
-    const char *name;
-    uint8_t items, esize, planes;
-} pennant_bufs[L_DSS4] = {
-    [B_MAPS] = {"mapsp1..mapss4", IT_SIDE, 4, 4},
-    [B_SPKEY] = {"mapspkey", IT_SIDE, 4, 1},
-    [B_SPVAL] = {"mapspval", IT_SIDE, 4, 1},
-    [B_PSFIRST] = {"mappsfirst", IT_POINT, 4, 1},
-    [B_SSNEXT] = {"mapssnext", IT_SIDE, 4, 1},
-    [B_PX] = {"px", IT_POINT, 16, 1},
-    [B_PU] = {"pu", IT_POINT, 16, 1},
-    [B_PX0] = {"px0", IT_POINT, 16, 1},
-    [B_PU0] = {"pu0", IT_POINT, 16, 1},
-    [B_PXP] = {"pxp", IT_POINT, 16, 1},
-    [B_ZM] = {"zm", IT_ZONE, 8, 1},
-    [B_ZE] = {"ze", IT_ZONE, 8, 1},
-    [B_ZWRATE] = {"zwrate", IT_ZONE, 8, 1},
-    [B_ZVOL] = {"zvol", IT_ZONE, 8, 1},
-    [B_ZVOL0] = {"zvol0", IT_ZONE, 8, 1},
-    [B_ZR] = {"zr", IT_ZONE, 8, 1},
-    [B_ZPSS] = {"zp, zss", IT_ZONE, 8, 2},
-    [B_ZDLU] = {"zdl, zdu", IT_ZONE, 8, 2},
-    [B_ZW] = {"zw", IT_ZONE, 8, 1},
-    [B_ZETOT] = {"zetot", IT_ZONE, 8, 1},
-    [B_SMF] = {"smf", IT_SIDE, 8, 1},
-    [B_CMASWT] = {"cmaswt", IT_SIDE, 8, 1},
-    [B_SFP] = {"sfp", IT_SIDE, 16, 1},
-    [B_SFQ] = {"sfq", IT_SIDE, 16, 1},
-    [B_CFTOT] = {"cftot", IT_SIDE, 16, 1},
-    [B_DTNEXT] = {"dtnext", IT_ONE, 8, 1},
-    [B_IDTNEXT] = {"idtnext", IT_ONE, 4, 1},
-};
-
-/* An 8-byte view of double2 buffer b: plane 0 the x, plane 1 the y. */
-static void view_xy(struct mk_ctx *c, unsigned b, unsigned v)
-{
-    BUG_ON(c->nbufs != v);
-    c->buf[c->nbufs++] = (struct mk_buf){.b = c->buf[b].b, .esize = 8, .scale = 2, .plane = 1};
-}
-
-static void pennant_buffers(struct pennant *p, struct wl_env *env)
-{
-    struct mk_ctx *c = &p->c;
-    const uint64_t items[] = {p->nsides, p->npts, p->nzones, 1};
-    for (unsigned b = 0; b < L_DSS4; b++) {
-        const struct pbuf *d = &pennant_bufs[b];
-        BUG_ON(mk_buf(c, env, d->name, items[d->items], d->esize, 1, d->planes) != b);
-    }
-    uint32_t ch = p->chunk;
-    BUG_ON(mk_lds(c, 0, 4) != L_DSS4);
-    BUG_ON(mk_lds(c, 4 * ch, 4) != L_DSS3);
-    BUG_ON(mk_lds(c, 8 * ch, 16) != L_CT2);
-    BUG_ON(mk_lds(c, 24 * ch, 8) != L_CT);
-    BUG_ON(mk_lds(c, 0, 8) != L_DT);
-    BUG_ON(mk_lds(c, 8 * ch, 4) != L_DTI);
-    view_xy(c, B_PU0, V_PU0);
-    view_xy(c, B_PXP, V_PXP);
-    for (unsigned m = 0; m < NMAP; m++)
-        c->map[m] = (struct mk_map){p->m[m], 1, 0};
-    c->list[L_ZS] = (struct mk_list){p->zs_start, p->zs_ent};
-    c->list[L_PS] = (struct mk_list){p->ps_start, p->ps_ent};
-    c->list[L_MIN] = (struct mk_list){p->mn_start, p->mn_ent};
-    c->list[L_MINS] = (struct mk_list){p->mn_start, p->mn_self};
-}
-
-static struct mk_kernel *pk(struct pennant *p, unsigned i, const char *name,
-                            const struct mk_step *steps, unsigned n, uint32_t items)
-{
-    struct mk_kernel *k = &p->k[i];
-    *k = (struct mk_kernel){.name = name, .ctx = &p->c, .steps = steps, .nsteps = n,
-                            .block = p->chunk, .nitems = items};
-    return k;
-}
-
-static void args(struct mk_kernel *k, const uint8_t *bufs, enum kernel_mode mode, int ranged,
-                 const uint32_t *rfirst)
-{
-    for (; *bufs != NBUF; bufs++) {
-        unsigned planes = pennant_bufs[*bufs].planes;
-        if (!rfirst) {
-            mk_arg(k, *bufs, mode, ranged, planes);
-            continue;
-        }
-        mk_arg_rt(k, *bufs, mode, rfirst);
-        k->args[k->nargs - 1].nplanes = (uint8_t)planes;
-    }
-}
-
-#define A(...) (const uint8_t[]){__VA_ARGS__, NBUF}
-
-/* The side kernels gpuMain2 and gpuMain4: one work-group per side chunk. */
-static void side_kernels(struct pennant *p)
-{
-    for (unsigned i = K_MAIN2; i <= K_MAIN4; i += 2) {
-        struct mk_kernel *k =
-            pk(p, i, i == K_MAIN2 ? "gpuMain2" : "gpuMain4", i == K_MAIN2 ? k_main2 : k_main4,
-               i == K_MAIN2 ? NSTEPS(k_main2) : NSTEPS(k_main4), p->nsides);
-        k->wg_first = p->schs;
-        k->nwg = p->nsch;
-        k->lds_b = 32 * p->chunk; /* dss3, dss4, ctemp, ctemp2 */
-    }
-    struct mk_kernel *k = &p->k[K_MAIN2];
-    args(k, A(B_MAPS, B_SMF), KERNEL_R, 1, NULL);
-    args(k, A(B_PXP, B_PU), KERNEL_R, 0, NULL);
-    args(k, A(B_ZM, B_ZR, B_ZE, B_ZWRATE, B_ZVOL), KERNEL_R, 1, p->schz);
-    args(k, A(B_CMASWT, B_SFP, B_SFQ, B_CFTOT), KERNEL_RW, 1, NULL);
-    args(k, A(B_ZVOL0, B_ZPSS, B_ZDLU), KERNEL_RW, 1, p->schz);
-    k = &p->k[K_MAIN4];
-    args(k, A(B_MAPS, B_SFP, B_SFQ), KERNEL_R, 1, NULL);
-    args(k, A(B_PX, B_PU, B_PU0, B_PXP), KERNEL_R, 0, NULL);
-    args(k, A(B_ZVOL, B_ZETOT, B_ZW), KERNEL_RW, 1, p->schz);
-}
-
-static void pennant_kernels(struct pennant *p)
-{
-    struct mk_kernel *k = pk(p, K_INVMAP, "gpuInvMap", k_invmap, NSTEPS(k_invmap), p->nsides);
-    args(k, A(B_SPKEY, B_SPVAL), KERNEL_R, 0, NULL);
-    args(k, A(B_PSFIRST, B_SSNEXT), KERNEL_RW, 0, NULL);
-    k = pk(p, K_MAIN1, "gpuMain1", k_main1, NSTEPS(k_main1), p->npts);
-    args(k, A(B_PX, B_PU), KERNEL_R, 1, NULL);
-    args(k, A(B_PX0, B_PU0, B_PXP), KERNEL_RW, 1, NULL);
-    side_kernels(p);
-    k = pk(p, K_MAIN3, "gpuMain3", k_main3, NSTEPS(k_main3), p->npts);
-    args(k, A(B_PSFIRST, B_PXP, B_PX0), KERNEL_R, 1, NULL);
-    args(k, A(B_SSNEXT, B_CMASWT, B_CFTOT), KERNEL_R, 0, NULL);
-    args(k, A(B_PU0, B_PU, B_PX), KERNEL_RW, 1, NULL);
-    k = pk(p, K_MAIN5, "gpuMain5", k_main5, NSTEPS(k_main5), p->nzones);
-    k->lds_b = 24 * p->chunk; /* ctemp, ctemp2 */
-    args(k, A(B_ZVOL0, B_ZVOL, B_ZPSS, B_ZW, B_ZM, B_ZETOT, B_ZDLU), KERNEL_R, 1, NULL);
-    args(k, A(B_ZWRATE, B_ZE, B_ZR), KERNEL_RW, 1, NULL);
-    args(k, A(B_DTNEXT, B_IDTNEXT), KERNEL_RW, 0, NULL);
 }
 
 /* The smallest characteristic length of the initial mesh (meshCalcCharLen:
  * per side (3 or 4) x side area / base length, per zone the minimum). */
 static double pennant_min_zdl(const struct pennant *p)
 {
+    const uint32_t *sz = plane(p, P_SZ), *sp1 = plane(p, P_SP1), *sp2 = plane(p, P_SP2);
     double best = INFINITY;
     for (uint32_t s = 0; s < p->nsides;) {
-        uint32_t z = (uint32_t)p->m[M_SZ][s], e = s, n;
-        while (e < p->nsides && (uint32_t)p->m[M_SZ][e] == z)
+        uint32_t e = s, n;
+        while (e < p->nsides && sz[e] == sz[s])
             e++;
         n = e - s;
         double cx = 0, cy = 0;
         for (uint32_t t = s; t < e; t++) {
-            cx += p->px[p->m[M_SP1][t]] / n;
-            cy += p->py[p->m[M_SP1][t]] / n;
+            cx += p->px[sp1[t]] / n;
+            cy += p->py[sp1[t]] / n;
         }
         for (uint32_t t = s; t < e; t++) {
-            double x1 = p->px[p->m[M_SP1][t]], y1 = p->py[p->m[M_SP1][t]];
-            double x2 = p->px[p->m[M_SP2][t]], y2 = p->py[p->m[M_SP2][t]];
+            double x1 = p->px[sp1[t]], y1 = p->py[sp1[t]];
+            double x2 = p->px[sp2[t]], y2 = p->py[sp2[t]];
             double area = 0.5 * fabs((x2 - x1) * (cy - y1) - (y2 - y1) * (cx - x1));
             best = fmin(best, (n == 3 ? 3.0 : 4.0) * area / hypot(x2 - x1, y2 - y1));
         }
@@ -621,14 +527,34 @@ static unsigned pennant_cycles(const struct pennant *p, const struct cfg_sec *se
     return (unsigned)n;
 }
 
-static void *pennant_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+/* Kernel i: its geometry (side chunks, or points or zones in chunks), its
+ * parameters, buffers, arrays and LDS. */
+static void pennant_launch(struct pennant *p, unsigned i, const struct kernel_buf *const *bufs)
 {
+    const struct kd_desc *d = pennant_descs[i];
+    struct kdw_launch *l = &p->launch[i];
+    uint32_t items = i == K_INVMAP ? p->nsides : i == K_MAIN5 ? p->nzones : p->npts;
+    bool side = i == K_MAIN2 || i == K_MAIN4;
+    l->prog = i;
+    l->grid = (struct kernel_dim){side ? p->nsch : (uint32_t)div_ceil(items, p->chunk), 1, 1};
+    l->block = (struct kernel_dim){p->chunk, 1, 1};
+    l->params[0] = side ? p->nsides : items;
+    l->params[1] = p->nzones;
+    l->lds_b = side ? 32 * p->chunk : i == K_MAIN5 ? 24 * p->chunk : 0;
+    for (unsigned b = 0; d->bufs[b]; b++) /* by the names the description gives them */
+        for (unsigned j = 0; j < NBUF; j++)
+            l->bufs[b] = strcmp(pennant_bufs[j].id, d->bufs[b]) ? l->bufs[b] : bufs[j];
+    for (unsigned a = 0; d->arrays && d->arrays[a]; a++)
+        for (unsigned j = 0; j < NARR; j++)
+            l->arrays[a] = strcmp(pennant_arrays[j], d->arrays[a]) ? l->arrays[a] : p->arr[j];
+}
+
+static int pennant_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
+{
+    struct pennant *p = (struct pennant *)w;
     uint64_t chunk = cfg_uint(sec, "chunk");
-    if (!is_pow2(chunk)) {
-        cfg_err(e, sec, "chunk", "must be a power of two (the dt reduction halves it)");
-        return NULL;
-    }
-    struct pennant *p = xcalloc(1, sizeof *p);
+    if (!is_pow2(chunk))
+        return cfg_err(e, sec, "chunk", "must be a power of two (the dt reduction halves it)");
     p->nzx = (uint32_t)cfg_uint(sec, "nzx");
     p->nzy = (uint32_t)cfg_uint(sec, "nzy");
     p->chunk = (uint32_t)chunk;
@@ -642,43 +568,51 @@ static void *pennant_create(struct wl_env *env, const struct cfg_sec *sec, struc
     free(zpts);
     pennant_chunks(p);
     pennant_invmap(p);
-    pennant_pointmaps(p);
+    pennant_boundaries(p);
     pennant_minlists(p);
-    pennant_buffers(p, env);
-    pennant_kernels(p);
+    const uint64_t items[] = {p->nsides, p->npts, p->nzones, 1};
+    const struct kernel_buf *bufs[NBUF];
+    for (unsigned b = 0; b < NBUF; b++) {
+        const struct pbuf *d = &pennant_bufs[b];
+        bufs[b] = wl_alloc(w->env, d->name, items[d->items] * d->esize * d->planes);
+    }
+    for (unsigned i = 0; i < NK; i++)
+        pennant_launch(p, i, bufs);
     p->cycles = pennant_cycles(p, sec);
-    return p;
+    return 0;
 }
 
-static void pennant_destroy(void *self)
+static void pennant_release(struct kdw *w)
 {
-    struct pennant *p = self;
-    for (unsigned m = 0; m < NMAP; m++)
-        free(p->m[m]);
-    free(p->zs_start);
-    free(p->zs_ent);
-    free(p->ps_start);
-    free(p->ps_ent);
-    free(p->mn_start);
-    free(p->mn_ent);
-    free(p->mn_self);
-    free(p->schs);
-    free(p->schz);
+    struct pennant *p = (struct pennant *)w;
+    for (unsigned a = 0; a < NARR; a++)
+        free(p->a[a]);
     free(p->px);
     free(p->py);
-    free(p);
 }
 
 /* gpuInvMap once, then gpuMain1..5 per cycle. */
-static bool pennant_next_kernel(void *self, struct kernel *k)
+static bool pennant_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
 {
-    struct pennant *p = self;
-    if (p->launched == 1 + 5 * p->cycles)
+    const struct pennant *p = (const struct pennant *)w;
+    if (i == 1 + 5ull * p->cycles)
         return false;
-    unsigned i = p->launched ? K_MAIN1 + (p->launched - 1) % 5 : K_INVMAP;
-    mk_launch(&p->c, &p->k[i], k);
-    p->launched++;
+    *l = p->launch[i ? K_MAIN1 + (i - 1) % 5 : K_INVMAP];
     return true;
+}
+
+static uint64_t pennant_count(const struct kdw *w)
+{
+    return 1 + 5ull * ((const struct pennant *)w)->cycles;
+}
+
+static const struct kdw_model pennant_model = {
+    .size = sizeof(struct pennant), .descs = pennant_descs, .setup = pennant_setup,
+    .plan = pennant_plan, .count = pennant_count, .release = pennant_release};
+
+static void *pennant_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
+{
+    return kdw_create(&pennant_model, env, sec, e);
 }
 
 static const char *const pennant_small[] = {"nzx=8", "nzy=6", "cstop=3", NULL};
@@ -690,6 +624,7 @@ const struct wl_ops wl_pennant = {
     .keys = pennant_keys,
     .small = pennant_small,
     .create = pennant_create,
-    .next_kernel = pennant_next_kernel,
-    .destroy = pennant_destroy,
+    .next_kernel = kdw_next_kernel,
+    .destroy = kdw_destroy,
+    .kernels = kdw_kernels,
 };
