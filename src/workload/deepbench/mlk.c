@@ -37,12 +37,36 @@
 /* ---- GEMM ------------------------------------------------------------------ */
 
 /* Row ty + i of the work-group's tile of A (blk by) or B (blk bx), K
- * columns of step m0 of split bz. */
+ * columns of step m0 of split bz: an operand stored one row per output row
+ * or column, K contiguous. */
 #define G_LOAD(buf, blk, lim, ld, off, i, r)                                                     \
     "      if " blk "*32 + ty + " i " < " lim "\n"                                             \
     "        load " buf "[" off " + (" blk "*32 + ty + " i ")*" ld " + (bz*kc + m0)*16 + tx] 4 " \
     "-> " r "\n"                                                                               \
     "      end\n"
+/* The same tile of an operand stored K-major (K rows, the output dimension
+ * contiguous): K row ty of the step, output elements tx + i. */
+#define G_LOAD_T(buf, blk, lim, ld, off, i, r)                                                   \
+    "      if " blk "*32 + tx + " i " < " lim "\n"                                             \
+    "        load " buf "[" off " + ((bz*kc + m0)*16 + ty)*" ld " + " blk "*32 + tx + " i "] 4 " \
+    "-> " r "\n"                                                                               \
+    "      end\n"
+/* Both rows (i = 0, 16) of A's (a) or B's (b) tile inside the K test of
+ * their layout: K column tx (N) or K row ty (T). */
+#define G_TILE_N(name, blk, lim, ld, off, r)                                                     \
+    G_LOAD(name, blk, lim, ld, off, "0", r) G_LOAD(name, blk, lim, ld, off, "16", r)
+#define G_TILE_T(name, blk, lim, ld, off, r)                                                     \
+    G_LOAD_T(name, blk, lim, ld, off, "0", r) G_LOAD_T(name, blk, lim, ld, off, "16", r)
+#define G_KTEST(t) "    if (bz*kc + m0)*16 + " t " < k\n"
+#define G_A_N G_TILE_N("A", "by", "m", "lda", "aoff", "r3")
+#define G_B_N G_TILE_N("B", "bx", "n", "ldb", "boff", "r4")
+#define G_A_T G_TILE_T("A", "by", "m", "lda", "aoff", "r3")
+#define G_B_T G_TILE_T("B", "bx", "n", "ldb", "boff", "r4")
+/* The LDS stores of A (at 0) or B (at 528): transposed into k-major rows
+ * of 33 (N), or as they are (T: already k-major). */
+#define G_ST(at, ix, r) "    lds_store lds[" at ix "] 4 < " r "\n"
+#define G_ST_N(at, r) G_ST(at, "tx*33 + ty", r) G_ST(at, "tx*33 + ty + 16", r)
+#define G_ST_T(at, r) G_ST(at, "ty*33 + tx", r) G_ST(at, "ty*33 + tx + 16", r)
 /* C[32 by + ty + i][32 bx + tx + j] and [.. + j + 16], inside the matrix. */
 #define G_C(op, i, tail)                                                                       \
     "  if by*32 + ty + " i " < m\n"                                                            \
@@ -58,62 +82,60 @@
  * test of the work-group, i one of the warp's rows). */
 #define G_ATOM_ALU(per)                                                                        \
     "    alu 29 + " per " [by*32 + ty < m] + " per " [by*32 + ty + 16 < m]\n"
+/* The K steps (set-up `pro`, `step` per step, the tiles' loads and LDS
+ * stores), the 16 kk of 4 FMAs from LDS, and the epilogue. */
+#define G_BODY(pro, step, loads, stores)                                                       \
+    "alu " pro "\n"                                                                            \
+    "for m0 = 0 .. kc                     # the split's K steps\n"                             \
+    "  if (bz*kc + m0)*16 < k\n"                                                               \
+    "    alu " step "\n" loads stores                                                          \
+    "    barrier\n"                                                                            \
+    "    for m1 = 0 .. 16\n"                                                                   \
+    "      lds_load lds[m1*33 + ty] 4 -> r1\n"                                                 \
+    "      lds_load lds[m1*33 + ty + 16] 4 -> r1\n"                                            \
+    "      lds_load lds[528 + m1*33 + tx] 4 -> r2\n"                                           \
+    "      lds_load lds[528 + m1*33 + tx + 16] 4 -> r2\n"                                      \
+    "      alu 4 < r1 r2\n"                                                                    \
+    "    end\n"                                                                                \
+    "    barrier\n"                                                                            \
+    "  end\n"                                                                                  \
+    "end\n"                                                                                    \
+    "if 0 < beta                          # C read first\n"                                    \
+    G_C("load", "0", " -> r5") G_C("load", "16", " -> r5")                                     \
+    "  alu 43 < r5\n"                                                                          \
+    "end\n"                                                                                    \
+    "if beta < 1\n"                                                                            \
+    "  if gdz < 2\n"                                                                           \
+    "    alu 35\n"                                                                             \
+    "  end\n"                                                                                  \
+    "  if 1 < gdz                         # split-K\n"                                         \
+    "    if bx*32 + 16 < n\n" G_ATOM_ALU("6")                                                  \
+    "    end\n"                                                                                \
+    "    if n < bx*32 + 17\n" G_ATOM_ALU("3")                                                  \
+    "    end\n"                                                                                \
+    "  end\n"                                                                                  \
+    "end\n"                                                                                    \
+    "if gdz < 2\n" G_C("store", "0", "") G_C("store", "16", "")                                \
+    "end\n"                                                                                    \
+    "if 1 < gdz\n" G_C("atomic", "0", "") G_C("atomic", "16", "")                              \
+    "end\n"
 
 static const char *const g_params[] = {"m",    "n",    "k",    "lda", "ldb",  "ldc",
                                        "aoff", "boff", "coff", "kc",  "beta", NULL};
 static const char *const g_bufs[] = {"A", "B", "C", NULL};
-static const struct kd_desc g_kd = {
-    .name = "gemm",
-    .params = g_params,
-    .bufs = g_bufs,
-    .body = "alu 57\n"
-            "for m0 = 0 .. kc                     # the split's K steps\n"
-            "  if (bz*kc + m0)*16 < k\n"
-            "    alu 25\n"
-            "    if (bz*kc + m0)*16 + tx < k\n"
-            G_LOAD("A", "by", "m", "lda", "aoff", "0", "r3")
-            G_LOAD("A", "by", "m", "lda", "aoff", "16", "r3")
-            G_LOAD("B", "bx", "n", "ldb", "boff", "0", "r4")
-            G_LOAD("B", "bx", "n", "ldb", "boff", "16", "r4")
-            "    end\n"
-            "    lds_store lds[tx*33 + ty] 4 < r3           # As, k-major rows of 33\n"
-            "    lds_store lds[tx*33 + ty + 16] 4 < r3\n"
-            "    lds_store lds[528 + tx*33 + ty] 4 < r4     # Bs\n"
-            "    lds_store lds[528 + tx*33 + ty + 16] 4 < r4\n"
-            "    barrier\n"
-            "    for m1 = 0 .. 16\n"
-            "      lds_load lds[m1*33 + ty] 4 -> r1\n"
-            "      lds_load lds[m1*33 + ty + 16] 4 -> r1\n"
-            "      lds_load lds[528 + m1*33 + tx] 4 -> r2\n"
-            "      lds_load lds[528 + m1*33 + tx + 16] 4 -> r2\n"
-            "      alu 4 < r1 r2\n"
-            "    end\n"
-            "    barrier\n"
-            "  end\n"
-            "end\n"
-            "if 0 < beta                          # C read first\n"
-            G_C("load", "0", " -> r5") G_C("load", "16", " -> r5")
-            "  alu 43 < r5\n"
-            "end\n"
-            "if beta < 1\n"
-            "  if gdz < 2\n"
-            "    alu 35\n"
-            "  end\n"
-            "  if 1 < gdz                         # split-K\n"
-            "    if bx*32 + 16 < n\n"
-            G_ATOM_ALU("6")
-            "    end\n"
-            "    if n < bx*32 + 17\n"
-            G_ATOM_ALU("3")
-            "    end\n"
-            "  end\n"
-            "end\n"
-            "if gdz < 2\n"
-            G_C("store", "0", "") G_C("store", "16", "")
-            "end\n"
-            "if 1 < gdz\n"
-            G_C("atomic", "0", "") G_C("atomic", "16", "")
-            "end\n",
+#define G_KD(kname, text) {.name = kname, .params = g_params, .bufs = g_bufs, .body = text}
+/* Set-up and per-step counts per layout (docs/workloads/dl-rnn.md): NT 57
+ * and 25, NN 55 and 29 (B's K-row test and its row's address), TN 52 and
+ * 28. */
+const struct kd_desc mlk_gemm_kd[MLK_NLAYOUTS] = {
+    [MLK_L_NT] = G_KD("sgemm_nt", G_BODY("57", "25", G_KTEST("tx") G_A_N G_B_N "    end\n",
+                                       G_ST_N("", "r3") G_ST_N("528 + ", "r4"))),
+    [MLK_L_NN] = G_KD("sgemm_nn",
+                    G_BODY("55", "29",
+                           G_KTEST("tx") G_A_N "    end\n" G_KTEST("ty") G_B_T "    end\n",
+                           G_ST_N("", "r3") G_ST_T("528 + ", "r4"))),
+    [MLK_L_TN] = G_KD("sgemm_tn", G_BODY("52", "28", G_KTEST("ty") G_A_T G_B_T "    end\n",
+                                       G_ST_T("", "r3") G_ST_T("528 + ", "r4"))),
 };
 
 /* ---- element-wise kernels ------------------------------------------------------ */
@@ -130,7 +152,7 @@ struct ew_desc {
 };
 
 struct mlk {
-    struct kd_prog *gemm;
+    struct kd_prog *gemm[MLK_NLAYOUTS];
     struct ew_desc **ew;
     size_t nds, cap; /* descriptions written so far */
 };
@@ -138,7 +160,7 @@ struct mlk {
 struct mlk *mlk_new(struct err *e)
 {
     struct mlk *l = xcalloc(1, sizeof *l);
-    if (!(l->gemm = kd_compile(&g_kd, e))) {
+    if (kd_compile_all(mlk_gemm_kd, MLK_NLAYOUTS, l->gemm, e)) {
         mlk_free(l);
         return NULL;
     }
@@ -149,7 +171,7 @@ void mlk_free(struct mlk *l)
 {
     if (!l)
         return;
-    kd_prog_free(l->gemm);
+    kd_progs_free(l->gemm, MLK_NLAYOUTS);
     for (size_t i = 0; i < l->nds; i++) {
         kd_prog_free(l->ew[i]->p);
         free(l->ew[i]);
@@ -166,20 +188,30 @@ void mlk_gemm_init(struct mlk_gemm *g)
     g->gz = (uint32_t)div_ceil(ktiles, per);
 }
 
-int mlk_gemm_launch(struct mlk *l, struct kernel *k, const char *name, const struct mlk_gemm *g,
-                    struct err *e)
+void mlk_gemm_plan(const struct mlk_gemm *g, unsigned first, struct kdw_launch *l)
 {
-    BUG_ON(!g->gz || g->a == g->c || g->b == g->c || (g->beta && g->gz > 1));
+    BUG_ON(!g->gz || g->a == g->c || g->b == g->c || (g->beta && g->gz > 1) ||
+           g->layout >= MLK_NLAYOUTS);
     int64_t params[] = {g->m,         g->n,         g->k,         g->lda,
                         g->ldb,       g->ldc,       g->a_off / 4, g->b_off / 4,
                         g->c_off / 4, g->kchunk / MLK_TK, g->beta};
-    const struct kernel_buf *bufs[] = {g->a, g->b, g->c};
-    struct kernel_dim grid = {(uint32_t)div_ceil(g->n, MLK_TN), (uint32_t)div_ceil(g->m, MLK_TM),
-                              g->gz};
-    if (kd_launch(l->gemm, k, grid, (struct kernel_dim){16, 16, 1}, params, bufs, NULL, e))
+    *l = (struct kdw_launch){.prog = first + g->layout,
+                             .grid = {(uint32_t)div_ceil(g->n, MLK_TN),
+                                      (uint32_t)div_ceil(g->m, MLK_TM), g->gz},
+                             .block = {16, 16, 1}, .bufs = {g->a, g->b, g->c},
+                             .lds_b = MLK_GEMM_LDS_B};
+    memcpy(l->params, params, sizeof params);
+}
+
+int mlk_gemm_launch(struct mlk *l, struct kernel *k, const char *name, const struct mlk_gemm *g,
+                    struct err *e)
+{
+    struct kdw_launch p;
+    mlk_gemm_plan(g, 0, &p);
+    if (kd_launch(l->gemm[p.prog], k, p.grid, p.block, p.params, p.bufs, NULL, e))
         return -1;
     snprintf(k->name, sizeof k->name, "%s", name);
-    k->lds_b = MLK_GEMM_LDS_B;
+    k->lds_b = p.lds_b;
     return 0;
 }
 
