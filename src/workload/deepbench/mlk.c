@@ -17,12 +17,16 @@
  * Out-of-range rows and K columns are masked on the global loads (the LDS
  * stores still write the zeros); every thread computes. The epilogue loads C
  * when beta is set, scales (alpha, beta) and stores, or adds atomically
- * under split-K. Instructions per thread: the PTX of this algorithm written
+ * under split-K. An operand stored K-major (mlk.h's NN and TN layouts) is
+ * loaded as 16 K rows of 32 elements, A[k + ty][32 by + tx + 16 i], and
+ * stored into LDS as it is, As[ty][tx + 16 i]; its K test is on ty.
+ * Instructions per thread: the PTX of this algorithm written
  * as a plain CUDA kernel (no readable source of the library's GEMM exists),
  * block by block (docs/workloads/rnn-lstm-small.md): 57 before the first K
  * step, 25 per K step (the load bounds tests, pointer increments and loop
- * control), the 4 FMAs per kk, and the epilogue: 35 (stores), 43 (beta: C
- * loaded first), 29 plus 3 per atomic the warp issues (split-K).
+ * control; NN 55 and 29, TN 52 and 28: docs/workloads/dl-rnn.md), the 4
+ * FMAs per kk, and the epilogue: 35 (stores), 43 (beta: C loaded first), 29
+ * plus 3 per atomic the warp issues (split-K).
  *
  * The element-wise kernel's description is written from its streams (one
  * load or store statement each, offsets as parameters), once per shape.

@@ -1,0 +1,24 @@
+/*
+ * dl.c -- the launches the DL layer workloads share (dl.h).
+ */
+#include "dl.h"
+
+void dl_gemm(struct kdw_launch *l, enum mlk_layout lay, struct dl_mat a, struct dl_mat b,
+             struct dl_mat c, uint32_t m, uint32_t n, uint32_t k, bool beta)
+{
+    struct mlk_gemm g = {.a = a.buf, .a_off = 4 * a.off, .lda = a.ld,
+                         .b = b.buf, .b_off = 4 * b.off, .ldb = b.ld,
+                         .c = c.buf, .c_off = 4 * c.off, .ldc = c.ld,
+                         .m = m, .n = n, .k = k, .splits = 1, .beta = beta, .layout = lay};
+    mlk_gemm_init(&g);
+    mlk_gemm_plan(&g, 0, l);
+}
+
+void dl_ew(struct kdw_launch *l, unsigned prog, uint64_t n)
+{
+    uint64_t wgs = div_ceil(n, DL_EW_BLOCK);
+    BUG_ON(wgs > UINT32_MAX);
+    l->prog = prog;
+    l->grid = (struct kernel_dim){(uint32_t)wgs, 1, 1};
+    l->block = (struct kernel_dim){DL_EW_BLOCK, 1, 1};
+}

@@ -1,0 +1,308 @@
+/*
+ * The benchmark library's DL layers (dl-fc, dl-rnn; kernel
+ * descriptions on mlk.h's tiled GEMM, driven by kdw.h): at each small size
+ * the kernel sequence (names, grids, blocks, argument modes), the first
+ * operations of chosen warps with their addresses, and the parameter
+ * errors. Expectations derived by hand from the kernels
+ * (docs/workloads/dl-*.md). Warps have 64 lanes here: a 16 x 16 GEMM
+ * work-group's warp w holds rows ty = 4w .. 4w + 3.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wl_harness.h"
+
+extern const struct wl_ops wl_dl_fc, wl_dl_rnn;
+
+#define ALL64 (~0ull)
+
+/* w at its small size plus extra lines; asserts it opens. */
+static void open_small(struct wlh *h, const struct wl_ops *w, const char *extra)
+{
+    char ini[1024];
+    size_t o = (size_t)snprintf(ini, sizeof ini, "[workload]\n");
+    for (const char *const *s = w->small; *s; s++)
+        o += (size_t)snprintf(ini + o, sizeof ini - o, "%s\n", *s);
+    snprintf(ini + o, sizeof ini - o, "%s", extra ? extra : "");
+    cr_assert(wlh_try(h, w, ini, 4, 8), "%s: %s", w->name, h->e.msg);
+}
+
+static void expect_error(const struct wl_ops *w, const char *ini, const char *want)
+{
+    struct wlh h;
+    cr_expect_null(wlh_try(&h, w, ini, 4, 8), "%s accepted %s", w->name, ini);
+    cr_expect_str_eq(h.e.msg, want);
+    wlh_close(&h);
+}
+
+/* The next kernel: name, grid (x, y), block (x, y), argument modes. */
+static void next_kernel(struct wlh *h, struct kernel *k, const char *name, uint32_t gx,
+                        uint32_t gy, uint32_t bx, uint32_t by, const char *modes)
+{
+    cr_assert(h->ops->next_kernel(h->self, k), "%s: no kernel", name);
+    cr_expect_str_eq(k->name, name);
+    cr_expect(k->grid.x == gx && k->grid.y == gy && k->grid.z == 1, "%s grid %ux%ux%u", name,
+              k->grid.x, k->grid.y, k->grid.z);
+    cr_expect(k->block.x == bx && k->block.y == by, "%s block %ux%u", name, k->block.x,
+              k->block.y);
+    char got[KERNEL_MAX_ARGS + 1] = {0};
+    for (unsigned a = 0; a < k->nargs; a++)
+        got[a] = k->args[a].mode == KERNEL_RW ? 'W' : 'R';
+    cr_expect_str_eq(got, modes, "%s modes", name);
+}
+
+static void no_more(struct wlh *h)
+{
+    struct kernel k;
+    cr_expect_not(h->ops->next_kernel(h->self, &k));
+    cr_expect_not(h->env.failed);
+}
+
+static void expect_alu(const struct kernel *k, struct kernel_warp *w, uint32_t n)
+{
+    struct kernel_op op = wlh_step(k, w);
+    cr_expect(op.kind == KOP_ALU && op.n == n, "%s: op %u n %u, want ALU %u", k->name, op.kind,
+              op.n, n);
+}
+
+/* A global or LDS access of 4 bytes whose lane l (of the mask) is at
+ * base + (l / cols) * rs + (l % cols) * cs bytes. */
+static void expect_grid(const struct kernel *k, struct kernel_warp *w, enum kernel_op_kind kind,
+                        addr_t base, unsigned cols, int64_t rs, int64_t cs, uint64_t mask)
+{
+    struct kernel_op op = wlh_step(k, w);
+    cr_expect_eq(op.kind, kind, "%s: op %u, want %u", k->name, op.kind, kind);
+    uint64_t got_mask = op.mask ? op.mask : low_bits(w->nlanes);
+    cr_expect_eq(got_mask, mask, "%s: mask %#llx, want %#llx", k->name,
+                 (unsigned long long)got_mask, (unsigned long long)mask);
+    for (unsigned l = 0; l < 64; l++) {
+        addr_t want = base + (addr_t)((l / cols) * rs + (l % cols) * cs);
+        if (mask >> l & 1)
+            cr_expect_eq(w->lane_addr[l], want, "%s: lane %u at %#llx, want %#llx", k->name, l,
+                         (unsigned long long)w->lane_addr[l], (unsigned long long)want);
+    }
+}
+
+/* A 1D access: lane l at base + 4 l. */
+static void expect_run(const struct kernel *k, struct kernel_warp *w, enum kernel_op_kind kind,
+                       addr_t base, uint64_t mask)
+{
+    expect_grid(k, w, kind, base, 64, 0, 4, mask);
+}
+
+static addr_t arg(const struct kernel *k, unsigned a)
+{
+    return k->args[a].buf->base;
+}
+
+/* The LDS stores of a K step by warp w (rows ty from 4 w): A (at 0) and B
+ * (at 528 floats), each transposed (N: tx*33 + ty) or as loaded (T:
+ * ty*33 + tx), then at + 16. */
+static void expect_lds_stores(const struct kernel *k, struct kernel_warp *w, bool at, bool bt)
+{
+    addr_t ty0 = 4 * w->warp;
+    for (unsigned op = 0; op < 2; op++) {
+        bool t = op ? bt : at;
+        for (unsigned i = 0; i < 2; i++) {
+            addr_t base = ((op ? 528u : 0u) + i * 16) * 4;
+            if (t)
+                expect_grid(k, w, KOP_LDS_STORE, base + ty0 * 33 * 4, 16, 33 * 4, 4, ALL64);
+            else
+                expect_grid(k, w, KOP_LDS_STORE, base + ty0 * 4, 16, 4, 33 * 4, ALL64);
+        }
+    }
+}
+
+/* ==== dl-fc ==== */
+
+/* y (8 x 64) = x (8 x 32) w^T (64 x 32): two 32 x 32 tiles of 16 x 16
+ * threads. Warp 0 of work-group 1 (rows ty 0..3): set-up 57; K step 0: 25,
+ * A rows 0..3 (row 16 + ty is past m = 8: no load), B rows 32 + ty and
+ * 48 + ty, 16 floats each; the four LDS stores; a barrier; kk 0's LDS
+ * loads As[0][ty], As[0][ty + 16], Bs[0][tx], Bs[0][tx + 16] and 4 FMAs. */
+Test(wl_dl, fc_gemm_loads_its_tiles_k_contiguous)
+{
+    struct wlh h;
+    open_small(&h, &wl_dl_fc, NULL);
+    struct kernel k;
+    next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
+    cr_expect_eq(k.lds_b, 2 * 16 * 33 * 4);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0);
+    expect_alu(&k, &w, 57);
+    expect_alu(&k, &w, 25);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 0), 16, 32 * 4, 4, ALL64);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 1) + 32 * 32 * 4, 16, 32 * 4, 4, ALL64);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 1) + 48 * 32 * 4, 16, 32 * 4, 4, ALL64);
+    expect_lds_stores(&k, &w, false, false);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    expect_grid(&k, &w, KOP_LDS_LOAD, 0, 16, 4, 0, ALL64);
+    expect_grid(&k, &w, KOP_LDS_LOAD, 16 * 4, 16, 4, 0, ALL64);
+    expect_grid(&k, &w, KOP_LDS_LOAD, 528 * 4, 16, 0, 4, ALL64);
+    expect_grid(&k, &w, KOP_LDS_LOAD, 544 * 4, 16, 0, 4, ALL64);
+    expect_alu(&k, &w, 4);
+    /* work-group 1 reads rows 32 .. 63 of w: one range */
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 1, 1, r, 4), 1);
+    cr_expect(r[0].lo == arg(&k, 1) + 32 * 32 * 4 && r[0].hi == arg(&k, 1) + 64 * 32 * 4);
+    no_more(&h);
+    wlh_close(&h);
+}
+
+/* The presets: AlexNet fc7 at batch 128 is 128 x 4096 x 4096, a grid of
+ * 128 x 4 tiles; ResNet-50's fc 256 x 1000 x 2048, 32 x 8 tiles, and m
+ * overrides the batch. */
+Test(wl_dl, fc_presets_give_the_layer_shapes)
+{
+    struct wlh h;
+    struct kernel k;
+    cr_assert(wlh_try(&h, &wl_dl_fc, "[workload]\n", 4, 8), "%s", h.e.msg);
+    next_kernel(&h, &k, "sgemm_nt", 128, 4, 16, 16, "RRW");
+    cr_expect_eq(k.args[1].buf->size, 4096ull * 4096 * 4);
+    no_more(&h);
+    wlh_close(&h);
+    cr_assert(wlh_try(&h, &wl_dl_fc, "[workload]\nlayer = resnet50-fc\nm = 64\n", 4, 8), "%s",
+              h.e.msg);
+    next_kernel(&h, &k, "sgemm_nt", 32, 2, 16, 16, "RRW");
+    cr_expect_eq(k.args[1].buf->size, 1000ull * 2048 * 4);
+    no_more(&h);
+    wlh_close(&h);
+    expect_error(&wl_dl_fc, "[workload]\nlayer = lenet\n",
+                 "t.ini:2: [workload] layer = lenet: not one of: alexnet-fc2, vggnet-fc2, resnet50-fc");
+}
+
+/* ==== dl-rnn ==== */
+
+/* H 32, B 2, T 2 (B H = 64). Forward: the input GEMM over both steps
+ * (M = 4), then per step the recurrent GEMM (beta: C loaded first) and the
+ * ReLU. Step 1's ReLU, warp 0: pre[64 + l] -> h[128 + l] (h's row 0 is
+ * h_{-1}); step 1's GEMM reads h_0 (h[64 ..]) as A. */
+Test(wl_dl, rnn_forward_runs_the_steps_in_order)
+{
+    struct wlh h;
+    open_small(&h, &wl_dl_rnn, NULL);
+    struct kernel k;
+    struct kernel_warp w;
+    next_kernel(&h, &k, "sgemm_nt", 1, 1, 16, 16, "RRW");
+    for (unsigned t = 0; t < 2; t++) {
+        next_kernel(&h, &k, "sgemm_nt", 1, 1, 16, 16, "RRW");
+        wlh_warp_at(&w, &k, 0, 0);
+        expect_alu(&k, &w, 57);
+        expect_alu(&k, &w, 25);
+        /* A rows ty = 0, 1 of h_{t-1}: lanes 0 .. 31 */
+        expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + t * 64 * 4, 16, 32 * 4, 4, 0xffffffffull);
+        next_kernel(&h, &k, "rnn_relu", 1, 1, 256, 1, "RW");
+        wlh_warp_at(&w, &k, 0, 0);
+        expect_alu(&k, &w, 9);
+        expect_alu(&k, &w, 2);
+        expect_run(&k, &w, KOP_LOAD, arg(&k, 0) + t * 64 * 4, ALL64);
+        expect_alu(&k, &w, 3);
+        expect_run(&k, &w, KOP_STORE, arg(&k, 1) + (t + 1) * 64 * 4, ALL64);
+        cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
+    }
+    no_more(&h);
+    wlh_close(&h);
+}
+
+/* Data gradient: the last step's ReLU gradient (no recurrent term: dh not
+ * read), then step 0's recurrent GEMM dh = dpre_1 R (NN: R's K rows ty,
+ * columns tx and tx + 16) and its ReLU gradient (dh read), then dX. */
+Test(wl_dl, rnn_dgrad_walks_the_steps_backwards)
+{
+    struct wlh h;
+    open_small(&h, &wl_dl_rnn, "pass = dgrad\n");
+    struct kernel k;
+    struct kernel_warp w;
+    next_kernel(&h, &k, "rnn_drelu", 1, 1, 256, 1, "RRRW");
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 12);
+    expect_alu(&k, &w, 3);
+    expect_run(&k, &w, KOP_LOAD, arg(&k, 0) + 64 * 4, ALL64);
+    expect_alu(&k, &w, 2);
+    expect_alu(&k, &w, 2);
+    expect_run(&k, &w, KOP_LOAD, arg(&k, 2) + 128 * 4, ALL64);
+    expect_alu(&k, &w, 3);
+    expect_run(&k, &w, KOP_STORE, arg(&k, 3) + 64 * 4, ALL64);
+    next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 55);
+    expect_alu(&k, &w, 29);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + 64 * 4, 16, 32 * 4, 4, 0xffffffffull);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 1), 16, 32 * 4, 4, ALL64);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 1) + 16 * 4, 16, 32 * 4, 4, ALL64);
+    expect_lds_stores(&k, &w, false, true);
+    next_kernel(&h, &k, "rnn_drelu", 1, 1, 256, 1, "RRRW");
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 12);
+    expect_alu(&k, &w, 3);
+    expect_run(&k, &w, KOP_LOAD, arg(&k, 0), ALL64);
+    expect_alu(&k, &w, 2);
+    expect_alu(&k, &w, 2);
+    expect_run(&k, &w, KOP_LOAD, arg(&k, 1), ALL64);
+    expect_alu(&k, &w, 1);
+    next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
+    no_more(&h);
+    wlh_close(&h);
+}
+
+/* Weight gradients: dW = dpre^T X and dR = dpre^T h over the 4 rows of both
+ * steps (TN: K rows ty < 4, so warp 0 alone loads). Warp 0 of dR: A and B
+ * rows 0 .. 3, columns tx and tx + 16, as loaded into LDS. */
+Test(wl_dl, rnn_wgrad_reads_both_operands_k_major)
+{
+    struct wlh h;
+    open_small(&h, &wl_dl_rnn, "pass = wgrad\n");
+    struct kernel k;
+    struct kernel_warp w;
+    next_kernel(&h, &k, "sgemm_tn", 1, 1, 16, 16, "RRW");
+    next_kernel(&h, &k, "sgemm_tn", 1, 1, 16, 16, "RRW");
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 52);
+    expect_alu(&k, &w, 28);
+    for (unsigned a = 0; a < 2; a++)
+        for (unsigned i = 0; i < 2; i++)
+            expect_grid(&k, &w, KOP_LOAD, arg(&k, a) + i * 16 * 4, 16, 32 * 4, 4, ALL64);
+    expect_lds_stores(&k, &w, true, true);
+    wlh_warp_at(&w, &k, 0, 1);
+    expect_alu(&k, &w, 52);
+    expect_alu(&k, &w, 28);
+    expect_lds_stores(&k, &w, true, true);
+    /* the work-group reads h's rows 0 .. 3 (h_{-1}, h_0) */
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 1);
+    cr_expect(r[0].lo == arg(&k, 1) && r[0].hi == arg(&k, 1) + 4 * 32 * 4);
+    no_more(&h);
+    wlh_close(&h);
+    expect_error(&wl_dl_rnn, "[workload]\npass = bwd\n",
+                 "t.ini:2: [workload] pass = bwd: not one of: fw, dgrad, wgrad");
+}
+
+/* The default (paper) sizes' footprints, from the pages' formulas: dl-fc
+ * 4 (M K + N K + M N); dl-rnn at H 1760, B 16, T 50, input H (S = T B H
+ * elements of a step array, W = H H): fw and wgrad 4 (2 W + 3 S + B H), dgrad
+ * 4 (2 W + 4 S + 2 B H). */
+Test(wl_dl, default_footprints_follow_the_pages)
+{
+    static const struct {
+        const struct wl_ops *w;
+        const char *ini;
+        uint64_t bytes;
+    } c[] = {
+        {&wl_dl_fc, "", 4ull * (128 * 4096 + 4096 * 4096 + 128 * 4096)},
+        {&wl_dl_fc, "layer = vggnet-fc2\n", 4ull * (256 * 4096 + 4096 * 4096 + 256 * 4096)},
+        {&wl_dl_fc, "layer = resnet50-fc\n", 4ull * (256 * 2048 + 1000 * 2048 + 256 * 1000)},
+        {&wl_dl_rnn, "", 41789440},
+        {&wl_dl_rnn, "pass = dgrad\n", 47534080},
+        {&wl_dl_rnn, "pass = wgrad\n", 41789440},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        struct wlh h;
+        char ini[256];
+        snprintf(ini, sizeof ini, "[workload]\n%s", c[i].ini);
+        cr_assert(wlh_try(&h, c[i].w, ini, 4, 8), "%s", h.e.msg);
+        cr_expect_eq(wl_footprint(&h.env), c[i].bytes, "%s %s: %llu", c[i].w->name, c[i].ini,
+                     (unsigned long long)wl_footprint(&h.env));
+        wlh_close(&h);
+    }
+}
