@@ -1,5 +1,5 @@
 /*
- * The benchmark library's DL layers (dl-fc, dl-rnn; kernel
+ * The benchmark library's DL layers (dl-fc, dl-rnn, dl-lstm; kernel
  * descriptions on mlk.h's tiled GEMM, driven by kdw.h): at each small size
  * the kernel sequence (names, grids, blocks, argument modes), the first
  * operations of chosen warps with their addresses, and the parameter
@@ -13,7 +13,7 @@
 
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_dl_fc, wl_dl_rnn;
+extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm;
 
 #define ALL64 (~0ull)
 
@@ -281,7 +281,8 @@ Test(wl_dl, rnn_wgrad_reads_both_operands_k_major)
 /* The default (paper) sizes' footprints, from the pages' formulas: dl-fc
  * 4 (M K + N K + M N); dl-rnn at H 1760, B 16, T 50, input H (S = T B H
  * elements of a step array, W = H H): fw and wgrad 4 (2 W + 3 S + B H), dgrad
- * 4 (2 W + 4 S + 2 B H). */
+ * 4 (2 W + 4 S + 2 B H); dl-lstm 4 (T B I + 4 H I + 4 H H + 4 T B H +
+ * 2 (T + 1) B H) at (4096, 64, 25), (256, 64, 150) and (512, 64, 25). */
 Test(wl_dl, default_footprints_follow_the_pages)
 {
     static const struct {
@@ -295,6 +296,9 @@ Test(wl_dl, default_footprints_follow_the_pages)
         {&wl_dl_rnn, "", 41789440},
         {&wl_dl_rnn, "pass = dgrad\n", 47534080},
         {&wl_dl_rnn, "pass = wgrad\n", 41789440},
+        {&wl_dl_lstm, "", 722468864},
+        {&wl_dl_lstm, "layer = lstm-1\n", 71041024},
+        {&wl_dl_lstm, "layer = lstm-2\n", 31588352},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         struct wlh h;
@@ -305,4 +309,49 @@ Test(wl_dl, default_footprints_follow_the_pages)
                      (unsigned long long)wl_footprint(&h.env));
         wlh_close(&h);
     }
+}
+
+/* ==== dl-lstm ==== */
+
+/* H 16, B 2, T 2 (B H = 32; a step's gates 128 floats). The input GEMM
+ * (N = 4H = 64: two tiles), then per step the recurrent GEMM and the cell.
+ * Step 1's cell, work-group (0, 1) (batch row 1), warp 0: units 0 .. 15
+ * (lanes past H idle) read the four gates of row 1 of step 1
+ * (gates[128 + 64 + 16 g + j]), c_0 (c[32 + 16 + j]), and write c_1 and
+ * h_1 (row 1 of step 1: [64 + 16 + j]); warp 1 has no unit. */
+Test(wl_dl, lstm_cell_reads_its_rows_gates_and_writes_the_state)
+{
+    struct wlh h;
+    open_small(&h, &wl_dl_lstm, NULL);
+    struct kernel k;
+    struct kernel_warp w;
+    next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
+    for (unsigned t = 0; t < 2; t++) {
+        next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
+        next_kernel(&h, &k, "lstm_cell", 1, 2, 256, 1, "RWW");
+    }
+    wlh_warp_at(&w, &k, 1, 0);
+    expect_alu(&k, &w, 11);
+    expect_alu(&k, &w, 7);
+    static const uint32_t act[] = {23, 15, 15, 26};
+    for (unsigned g = 0; g < 4; g++) {
+        expect_run(&k, &w, KOP_LOAD, arg(&k, 0) + (128 + 64 + 16 * g) * 4, 0xffff);
+        expect_alu(&k, &w, act[g]);
+    }
+    expect_run(&k, &w, KOP_LOAD, arg(&k, 1) + (32 + 16) * 4, 0xffff);
+    expect_alu(&k, &w, 3);
+    expect_run(&k, &w, KOP_STORE, arg(&k, 1) + (64 + 16) * 4, 0xffff);
+    expect_alu(&k, &w, 19);
+    expect_run(&k, &w, KOP_STORE, arg(&k, 2) + (64 + 16) * 4, 0xffff);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
+    wlh_warp_at(&w, &k, 1, 1);
+    expect_alu(&k, &w, 11);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
+    /* batch row 1 reads c_0's row 1 and writes c_1's: two ranges */
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 1, 1, r, 4), 2);
+    cr_expect(r[0].lo == arg(&k, 1) + 48 * 4 && r[0].hi == arg(&k, 1) + 64 * 4);
+    cr_expect(r[1].lo == arg(&k, 1) + 80 * 4 && r[1].hi == arg(&k, 1) + 96 * 4);
+    no_more(&h);
+    wlh_close(&h);
 }

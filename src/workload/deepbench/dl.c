@@ -14,6 +14,22 @@ void dl_gemm(struct kdw_launch *l, enum mlk_layout lay, struct dl_mat a, struct 
     mlk_gemm_plan(&g, 0, l);
 }
 
+bool dl_rec_fw(const struct dl_rec *r, uint64_t i, struct kdw_launch *l, uint64_t *t)
+{
+    uint64_t bh = (uint64_t)r->b * r->hid, gh = (uint64_t)r->g * r->hid;
+    *t = (i - 1) / 2;
+    if (!i)
+        dl_gemm(l, MLK_L_NT, (struct dl_mat){r->x, 0, r->in}, (struct dl_mat){r->w, 0, r->in},
+                (struct dl_mat){r->gates, 0, (uint32_t)gh}, r->t * r->b, (uint32_t)gh, r->in,
+                false);
+    else if (i % 2)
+        dl_gemm(l, MLK_L_NT, (struct dl_mat){r->h, *t * bh, r->hid},
+                (struct dl_mat){r->r, 0, r->hid}, (struct dl_mat){r->gates, *t * r->b * gh,
+                                                                  (uint32_t)gh},
+                r->b, (uint32_t)gh, r->hid, true);
+    return !i || i % 2;
+}
+
 void dl_ew(struct kdw_launch *l, unsigned prog, uint64_t n)
 {
     uint64_t wgs = div_ceil(n, DL_EW_BLOCK);

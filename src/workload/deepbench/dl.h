@@ -1,7 +1,8 @@
 /*
  * dl.h -- what the DL layer workloads (dl-fc, dl-rnn, dl-lstm, dl-conv)
- * share: one GEMM launch of mlk.h's tiled GEMM from its three operands, and
- * the geometry of a one-thread-per-element kernel. Each model lists
+ * share: one GEMM launch of mlk.h's tiled GEMM from its three operands, the
+ * GEMMs of a recurrent layer's forward pass, and the geometry of a
+ * one-thread-per-element kernel. Each model lists
  * MLK_GEMM_DESCS first among its descriptions.
  */
 #ifndef CHIPSIM_DL_H
@@ -19,6 +20,21 @@ struct dl_mat {
 /* l: C (m x n) = op(A) op(B) over k, in layout lay (mlk.h), C += when beta. */
 void dl_gemm(struct kdw_launch *l, enum mlk_layout lay, struct dl_mat a, struct dl_mat b,
              struct dl_mat c, uint32_t m, uint32_t n, uint32_t k, bool beta);
+
+/* A recurrent layer's forward pass (dl-rnn's fw, dl-lstm): G gates of H
+ * units, batch B, T steps, input length I. x is T B x I, w G H x I, r
+ * G H x H, gates T B x G H; h holds h_{-1} and then h_0 .. h_{T-1}, B x H
+ * each. */
+struct dl_rec {
+    const struct kernel_buf *x, *w, *r, *gates, *h;
+    uint32_t g, hid, b, t, in;
+};
+
+/* Launch i (of 1 + 2T) of the forward pass: 0 is the input GEMM over all
+ * steps (gates = X W^T), 2t + 1 step t's recurrent GEMM (gates_t +=
+ * h_{t-1} R^T). Returns false, with *t = step, for 2t + 2: the caller's
+ * element-wise kernel. */
+bool dl_rec_fw(const struct dl_rec *r, uint64_t i, struct kdw_launch *l, uint64_t *t);
 
 #define DL_EW_BLOCK 256
 

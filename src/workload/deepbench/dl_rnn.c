@@ -112,20 +112,15 @@ static struct dl_mat mat(const struct kernel_buf *b, uint64_t off, uint32_t ld)
  * the activation. */
 static void rnn_fw(const struct rnn *n, uint64_t i, struct kdw_launch *l)
 {
-    uint64_t bh = (uint64_t)n->b * n->h, t = (i - 1) / 2;
-    if (!i) {
-        dl_gemm(l, MLK_L_NT, mat(n->x, 0, n->in), mat(n->wt, 0, n->in), mat(n->pre, 0, n->h),
-                n->t * n->b, n->h, n->in, false);
-    } else if (i % 2) {
-        dl_gemm(l, MLK_L_NT, mat(n->hs, t * bh, n->h), mat(n->r, 0, n->h),
-                mat(n->pre, t * bh, n->h), n->b, n->h, n->h, true);
-    } else {
-        dl_ew(l, K_RELU, bh);
-        int64_t p[] = {(int64_t)bh, (int64_t)(t * bh), (int64_t)((t + 1) * bh)};
-        memcpy(l->params, p, sizeof p);
-        l->bufs[0] = n->pre;
-        l->bufs[1] = n->hs;
-    }
+    uint64_t bh = (uint64_t)n->b * n->h, t;
+    struct dl_rec r = {n->x, n->wt, n->r, n->pre, n->hs, 1, n->h, n->b, n->t, n->in};
+    if (dl_rec_fw(&r, i, l, &t))
+        return;
+    dl_ew(l, K_RELU, bh);
+    int64_t p[] = {(int64_t)bh, (int64_t)(t * bh), (int64_t)((t + 1) * bh)};
+    memcpy(l->params, p, sizeof p);
+    l->bufs[0] = n->pre;
+    l->bufs[1] = n->hs;
 }
 
 /* Data-gradient launch i: per step from the last, the recurrent GEMM (not
