@@ -21,7 +21,7 @@ extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_s
     wl_spmv_jds, wl_lbm, wl_cfd, wl_streamcluster, wl_bfs_relax, wl_mst, wl_barnes_hut,
     wl_random_loc;
 /* the benchmark library: deep-learning layers */
-extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm;
+extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -86,6 +86,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_dl_fc,
     &wl_dl_rnn,
     &wl_dl_lstm,
+    &wl_dl_conv,
     &wl_trace,
     NULL,
 };

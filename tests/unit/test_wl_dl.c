@@ -1,5 +1,5 @@
 /*
- * The benchmark library's DL layers (dl-fc, dl-rnn, dl-lstm; kernel
+ * The benchmark library's DL layers (dl-fc, dl-rnn, dl-lstm, dl-conv; kernel
  * descriptions on mlk.h's tiled GEMM, driven by kdw.h): at each small size
  * the kernel sequence (names, grids, blocks, argument modes), the first
  * operations of chosen warps with their addresses, and the parameter
@@ -13,7 +13,7 @@
 
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm;
+extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
 
 #define ALL64 (~0ull)
 
@@ -42,7 +42,7 @@ static void next_kernel(struct wlh *h, struct kernel *k, const char *name, uint3
 {
     cr_assert(h->ops->next_kernel(h->self, k), "%s: no kernel", name);
     cr_expect_str_eq(k->name, name);
-    cr_expect(k->grid.x == gx && k->grid.y == gy && k->grid.z == 1, "%s grid %ux%ux%u", name,
+    cr_expect(k->grid.x == gx && k->grid.y == gy, "%s grid %ux%ux%u", name,
               k->grid.x, k->grid.y, k->grid.z);
     cr_expect(k->block.x == bx && k->block.y == by, "%s block %ux%u", name, k->block.x,
               k->block.y);
@@ -282,7 +282,8 @@ Test(wl_dl, rnn_wgrad_reads_both_operands_k_major)
  * 4 (M K + N K + M N); dl-rnn at H 1760, B 16, T 50, input H (S = T B H
  * elements of a step array, W = H H): fw and wgrad 4 (2 W + 3 S + B H), dgrad
  * 4 (2 W + 4 S + 2 B H); dl-lstm 4 (T B I + 4 H I + 4 H H + 4 T B H +
- * 2 (T + 1) B H) at (4096, 64, 25), (256, 64, 150) and (512, 64, 25). */
+ * 2 (T + 1) B H) at (4096, 64, 25), (256, 64, 150) and (512, 64, 25);
+ * dl-conv 4 (B C H W + M C / G KH KW + C KH KW Ho Wo + B M Ho Wo). */
 Test(wl_dl, default_footprints_follow_the_pages)
 {
     static const struct {
@@ -299,6 +300,10 @@ Test(wl_dl, default_footprints_follow_the_pages)
         {&wl_dl_lstm, "", 722468864},
         {&wl_dl_lstm, "layer = lstm-1\n", 71041024},
         {&wl_dl_lstm, "layer = lstm-2\n", 31588352},
+        {&wl_dl_conv, "", 139610496},
+        {&wl_dl_conv, "layer = googlenet-conv2\n", 110428160},
+        {&wl_dl_conv, "layer = overfeat-layer1\n", 240796032},
+        {&wl_dl_conv, "layer = resnet\n", 418414592},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         struct wlh h;
@@ -354,4 +359,82 @@ Test(wl_dl, lstm_cell_reads_its_rows_gates_and_writes_the_state)
     cr_expect(r[1].lo == arg(&k, 1) + 80 * 4 && r[1].hi == arg(&k, 1) + 96 * 4);
     no_more(&h);
     wlh_close(&h);
+}
+
+/* ==== dl-conv ==== */
+
+/* 2 images of 2 x 4 x 4, 4 filters of 3 x 3 in 2 groups, stride 1, pad 1:
+ * Ho = Wo = 4, K_g = 9, M_g = 2. Per image im2col (grid (1, 1, C), 32 x 8
+ * threads) and a GEMM per group. im2col of channel 1, warp 0 (block rows
+ * ty 0, 1; lanes tx < 4 active): window (0, 0) reads input row ty - 1
+ * (ty = 1 only: row 0 of channel 1, columns tx - 1 >= 0) and stores row 9
+ * (c KH KW) of col at pixel (ty, tx); window (0, 1) reads columns tx. */
+Test(wl_dl, conv_im2col_copies_the_window_with_zero_padding)
+{
+    struct wlh h;
+    open_small(&h, &wl_dl_conv, NULL);
+    struct kernel k;
+    struct kernel_warp w;
+    next_kernel(&h, &k, "im2col", 1, 1, 32, 8, "RW");
+    cr_expect_eq(k.grid.z, 2);
+    wlh_warp_at(&w, &k, 1, 0);
+    expect_alu(&k, &w, 22);
+    expect_alu(&k, &w, 32);
+    expect_alu(&k, &w, 6);
+    expect_alu(&k, &w, 8);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + (16 - 4 - 1) * 4, 32, 16, 4, 0xe00000000ull);
+    expect_grid(&k, &w, KOP_STORE, arg(&k, 1) + 144 * 4, 32, 16, 4, 0xf0000000full);
+    expect_alu(&k, &w, 6);
+    expect_alu(&k, &w, 8);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + (16 - 4) * 4, 32, 16, 4, 0xf00000000ull);
+    expect_grid(&k, &w, KOP_STORE, arg(&k, 1) + 160 * 4, 32, 16, 4, 0xf0000000full);
+    for (unsigned g = 0; g < 2; g++)
+        next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
+    /* image 1 (input from element 32), channel 0: after window row 0 (the
+     * set-up, 3 elements of 4 ops), row 1's first element reads input rows
+     * ty, columns tx - 1 */
+    next_kernel(&h, &k, "im2col", 1, 1, 32, 8, "RW");
+    wlh_warp_at(&w, &k, 0, 0);
+    for (unsigned n = 0; n < 15; n++)
+        wlh_step(&k, &w);
+    expect_alu(&k, &w, 3);
+    expect_alu(&k, &w, 6);
+    expect_alu(&k, &w, 8);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + (32 - 1) * 4, 32, 16, 4, 0xe0000000eull);
+    wlh_close(&h);
+}
+
+/* Image 1, group 1's GEMM: out[1][2 ..] (2 x 16, from element 96) = W[2 ..]
+ * (2 x 9, from element 18) col[9 ..] (9 x 16, from element 144), NN. Warp 0:
+ * A rows ty 0, 1, K columns tx < 9 (36 B apart); B K rows ty 0 .. 3, 16
+ * columns (row-major, contiguous); the second halves (rows 16 +, columns
+ * 16 +) lie outside and issue nothing. The work-group writes out's 32
+ * elements from 96. Then the parameter errors. */
+Test(wl_dl, conv_gemm_multiplies_the_groups_weights_by_the_columns)
+{
+    struct wlh h;
+    open_small(&h, &wl_dl_conv, NULL);
+    struct kernel k;
+    struct kernel_warp w;
+    for (unsigned i = 0; i < 6; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_expect_str_eq(k.name, "sgemm_nn");
+    wlh_warp_at(&w, &k, 0, 0);
+    expect_alu(&k, &w, 55);
+    expect_alu(&k, &w, 29);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + 18 * 4, 16, 36, 4, 0x01ff01ffull);
+    expect_grid(&k, &w, KOP_LOAD, arg(&k, 1) + 144 * 4, 16, 64, 4, ALL64);
+    expect_lds_stores(&k, &w, false, true);
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 0, 2, r, 4), 1);
+    cr_expect(r[0].lo == arg(&k, 2) + 96 * 4 && r[0].hi == arg(&k, 2) + 128 * 4);
+    no_more(&h);
+    wlh_close(&h);
+    expect_error(&wl_dl_conv, "[workload]\nchannels = 4\ngroups = 3\n",
+                 "t.ini:3: [workload] groups = 3: must divide channels (4) and filters (256)");
+    expect_error(&wl_dl_conv, "[workload]\nheight = 2\nwidth = 3\nkernel = 7\npad = 0\n",
+                 "t.ini:4: [workload] kernel = 7: larger than the padded input (2 x 3)");
+    expect_error(&wl_dl_conv,
+                 "[workload]\nbatch = 4096\nchannels = 4096\nheight = 64\nwidth = 64\n",
+                 "t.ini:2: [workload] batch = 4096: the layer takes 273 GiB (at most 64)");
 }
