@@ -276,6 +276,8 @@ Test(wl_dl, rnn_wgrad_reads_both_operands_k_major)
     wlh_close(&h);
     expect_error(&wl_dl_rnn, "[workload]\npass = bwd\n",
                  "t.ini:2: [workload] pass = bwd: not one of: fw, dgrad, wgrad");
+    expect_error(&wl_dl_rnn, "[workload]\nhidden = 16384\nbatch = 4096\nsteps = 4096\n",
+                 "t.ini:4: [workload] steps = 4096: the layer takes 3074 GiB (at most 64)");
 }
 
 /* The default (paper) sizes' footprints, from the pages' formulas: dl-fc
@@ -431,7 +433,7 @@ Test(wl_dl, conv_gemm_multiplies_the_groups_weights_by_the_columns)
     no_more(&h);
     wlh_close(&h);
     expect_error(&wl_dl_conv, "[workload]\nchannels = 4\ngroups = 3\n",
-                 "t.ini:3: [workload] groups = 3: must divide channels (4) and filters (256)");
+                 "t.ini:3: [workload] groups = 3: 3 groups do not divide channels (4) and filters (256)");
     expect_error(&wl_dl_conv, "[workload]\nheight = 2\nwidth = 3\nkernel = 7\npad = 0\n",
                  "t.ini:4: [workload] kernel = 7: larger than the padded input (2 x 3)");
     expect_error(&wl_dl_conv,

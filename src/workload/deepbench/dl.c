@@ -3,6 +3,14 @@
  */
 #include "dl.h"
 
+int dl_check_size(const struct cfg_sec *sec, const char *key, uint64_t bytes, struct err *e)
+{
+    if (bytes <= DL_MAX_B)
+        return 0;
+    return cfg_err(e, sec, key, "the layer takes %llu GiB (at most %llu)",
+                   (unsigned long long)(bytes >> 30), (unsigned long long)(DL_MAX_B >> 30));
+}
+
 void dl_gemm(struct kdw_launch *l, enum mlk_layout lay, struct dl_mat a, struct dl_mat b,
              struct dl_mat c, uint32_t m, uint32_t n, uint32_t k, bool beta)
 {

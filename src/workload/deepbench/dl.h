@@ -36,6 +36,13 @@ struct dl_rec {
  * element-wise kernel. */
 bool dl_rec_fw(const struct dl_rec *r, uint64_t i, struct kdw_launch *l, uint64_t *t);
 
+/* A sanity bound on a layer's simulated footprint. */
+#define DL_MAX_B (64ull << 30)
+
+/* 0 if a layer of `bytes` is within DL_MAX_B, else -1 with the reason in e,
+ * naming `key`. */
+int dl_check_size(const struct cfg_sec *sec, const char *key, uint64_t bytes, struct err *e);
+
 #define DL_EW_BLOCK 256
 
 /* l: description prog over n elements, DL_EW_BLOCK threads per work-group. */

@@ -39,9 +39,6 @@ static const uint32_t conv_shapes[][C_N] = {
     {256, 64, 56, 56, 64, 3, 1, 1, 1},  /* ResNet-50 res2a_branch2b (He et al. 2016) */
 };
 
-/* A sanity bound on the simulated footprint. */
-#define CONV_MAX_B (64ull << 30)
-
 enum { K_IM2COL = MLK_NLAYOUTS };
 
 /* PTX counts (docs/workloads/dl-conv.md): the entry and the pixel's bounds
@@ -94,8 +91,8 @@ static int conv_check(struct conv *c, const struct cfg_sec *sec, struct err *e)
 {
     const uint32_t *v = c->v;
     if (v[C_C] % v[C_G] || v[C_M] % v[C_G])
-        return cfg_err(e, sec, "groups", "must divide channels (%u) and filters (%u)", v[C_C],
-                       v[C_M]);
+        return cfg_err(e, sec, "groups", "%u groups do not divide channels (%u) and filters (%u)",
+                       v[C_G], v[C_C], v[C_M]);
     if (v[C_K] > v[C_H] + 2 * v[C_P] || v[C_K] > v[C_W] + 2 * v[C_P])
         return cfg_err(e, sec, "kernel", "larger than the padded input (%u x %u)",
                        v[C_H] + 2 * v[C_P], v[C_W] + 2 * v[C_P]);
@@ -104,10 +101,7 @@ static int conv_check(struct conv *c, const struct cfg_sec *sec, struct err *e)
     uint64_t kk = (uint64_t)v[C_K] * v[C_K], hw = (uint64_t)c->ho * c->wo;
     uint64_t b = 4 * ((uint64_t)v[C_BATCH] * v[C_C] * v[C_H] * v[C_W] + v[C_M] * v[C_C] / v[C_G] *
                       kk + v[C_C] * kk * hw + (uint64_t)v[C_BATCH] * v[C_M] * hw);
-    if (b > CONV_MAX_B)
-        return cfg_err(e, sec, "batch", "the layer takes %llu GiB (at most %llu)",
-                       (unsigned long long)(b >> 30), (unsigned long long)(CONV_MAX_B >> 30));
-    return 0;
+    return dl_check_size(sec, "batch", b, e);
 }
 
 static int conv_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)

@@ -76,7 +76,6 @@ static uint32_t lstm_dim(const struct cfg_sec *sec, const char *key, uint32_t pr
 
 static int lstm_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
-    (void)e;
     struct lstm *m = (struct lstm *)w;
     const uint32_t *s = lstm_shapes[cfg_enum(sec, "layer")];
     struct dl_rec *r = &m->r;
@@ -86,6 +85,9 @@ static int lstm_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
     r->t = lstm_dim(sec, "steps", s[2]);
     r->in = lstm_dim(sec, "input", r->hid);
     uint64_t h = r->hid, bh = (uint64_t)r->b * h, tb = (uint64_t)r->t * r->b;
+    uint64_t all = tb * r->in + 4 * h * (r->in + h) + 6 * tb * h + 2 * bh;
+    if (dl_check_size(sec, "steps", 4 * all, e))
+        return -1;
     r->x = wl_alloc(w->env, "x", 4 * tb * r->in);
     r->w = wl_alloc(w->env, "w", 4 * 4 * h * r->in);
     r->r = wl_alloc(w->env, "r", 4 * 4 * h * h);

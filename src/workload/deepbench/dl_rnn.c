@@ -80,7 +80,6 @@ static const struct kernel_buf *rnn_buf(struct rnn *n, const char *name, uint64_
 
 static int rnn_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
-    (void)e;
     struct rnn *n = (struct rnn *)w;
     n->pass = cfg_enum(sec, "pass");
     n->h = (uint32_t)cfg_uint(sec, "hidden");
@@ -90,6 +89,9 @@ static int rnn_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
     uint64_t bh = (uint64_t)n->b * n->h, steps = (uint64_t)n->t * bh;
     uint64_t xs = (uint64_t)n->t * n->b * n->in, ws = (uint64_t)n->h * n->in;
     bool fw = n->pass == P_FW, dg = n->pass == P_DGRAD, wg = n->pass == P_WGRAD;
+    uint64_t all = xs + ws + (uint64_t)n->h * n->h + 2 * steps + bh + (dg ? steps + bh : 0);
+    if (dl_check_size(sec, "steps", 4 * all, e))
+        return -1;
     n->x = fw || wg ? rnn_buf(n, "x", xs) : NULL;
     n->wt = fw || dg ? rnn_buf(n, "w", ws) : NULL;
     n->r = fw || dg ? rnn_buf(n, "r", (uint64_t)n->h * n->h) : NULL;
