@@ -3,6 +3,12 @@
  */
 #include "dl.h"
 
+uint32_t dl_dim(const struct cfg_sec *sec, const char *key, uint32_t preset)
+{
+    uint64_t v = cfg_uint(sec, key);
+    return v ? (uint32_t)v : preset;
+}
+
 int dl_check_size(const struct cfg_sec *sec, const char *key, uint64_t bytes, struct err *e)
 {
     if (bytes <= DL_MAX_B)

@@ -36,6 +36,9 @@ struct dl_rec {
  * element-wise kernel. */
 bool dl_rec_fw(const struct dl_rec *r, uint64_t i, struct kdw_launch *l, uint64_t *t);
 
+/* The key's value, or preset where it is 0 (a layer preset's dimension). */
+uint32_t dl_dim(const struct cfg_sec *sec, const char *key, uint32_t preset);
+
 /* A sanity bound on a layer's simulated footprint. */
 #define DL_MAX_B (64ull << 30)
 

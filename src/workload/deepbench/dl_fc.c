@@ -36,19 +36,13 @@ struct fc {
     unsigned iterations;
 };
 
-static uint32_t fc_dim(const struct cfg_sec *sec, const char *key, uint32_t preset)
-{
-    uint64_t v = cfg_uint(sec, key);
-    return v ? (uint32_t)v : preset;
-}
-
 static int fc_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
     (void)e;
     struct fc *f = (struct fc *)w;
     const uint32_t *s = fc_shapes[cfg_enum(sec, "layer")];
-    uint64_t m = f->m = fc_dim(sec, "m", s[0]), n = f->n = fc_dim(sec, "n", s[1]);
-    uint64_t k = f->k = fc_dim(sec, "k", s[2]);
+    uint64_t m = f->m = dl_dim(sec, "m", s[0]), n = f->n = dl_dim(sec, "n", s[1]);
+    uint64_t k = f->k = dl_dim(sec, "k", s[2]);
     f->iterations = (unsigned)cfg_uint(sec, "iterations");
     f->x = wl_alloc(w->env, "x", 4 * m * k);
     f->wt = wl_alloc(w->env, "w", 4 * n * k);

@@ -68,22 +68,16 @@ struct lstm {
     const struct kernel_buf *c;
 };
 
-static uint32_t lstm_dim(const struct cfg_sec *sec, const char *key, uint32_t preset)
-{
-    uint64_t v = cfg_uint(sec, key);
-    return v ? (uint32_t)v : preset;
-}
-
 static int lstm_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
     struct lstm *m = (struct lstm *)w;
     const uint32_t *s = lstm_shapes[cfg_enum(sec, "layer")];
     struct dl_rec *r = &m->r;
     r->g = 4;
-    r->hid = lstm_dim(sec, "hidden", s[0]);
-    r->b = lstm_dim(sec, "batch", s[1]);
-    r->t = lstm_dim(sec, "steps", s[2]);
-    r->in = lstm_dim(sec, "input", r->hid);
+    r->hid = dl_dim(sec, "hidden", s[0]);
+    r->b = dl_dim(sec, "batch", s[1]);
+    r->t = dl_dim(sec, "steps", s[2]);
+    r->in = dl_dim(sec, "input", r->hid);
     uint64_t h = r->hid, bh = (uint64_t)r->b * h, tb = (uint64_t)r->t * r->b;
     uint64_t all = tb * r->in + 4 * h * (r->in + h) + 6 * tb * h + 2 * bh;
     if (dl_check_size(sec, "steps", 4 * all, e))
