@@ -17,55 +17,6 @@ extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
 
 #define ALL64 (~0ull)
 
-/* w at its small size plus extra lines; asserts it opens. */
-static void open_small(struct wlh *h, const struct wl_ops *w, const char *extra)
-{
-    char ini[1024];
-    size_t o = (size_t)snprintf(ini, sizeof ini, "[workload]\n");
-    for (const char *const *s = w->small; *s; s++)
-        o += (size_t)snprintf(ini + o, sizeof ini - o, "%s\n", *s);
-    snprintf(ini + o, sizeof ini - o, "%s", extra ? extra : "");
-    cr_assert(wlh_try(h, w, ini, 4, 8), "%s: %s", w->name, h->e.msg);
-}
-
-static void expect_error(const struct wl_ops *w, const char *ini, const char *want)
-{
-    struct wlh h;
-    cr_expect_null(wlh_try(&h, w, ini, 4, 8), "%s accepted %s", w->name, ini);
-    cr_expect_str_eq(h.e.msg, want);
-    wlh_close(&h);
-}
-
-/* The next kernel: name, grid (x, y), block (x, y), argument modes. */
-static void next_kernel(struct wlh *h, struct kernel *k, const char *name, uint32_t gx,
-                        uint32_t gy, uint32_t bx, uint32_t by, const char *modes)
-{
-    cr_assert(h->ops->next_kernel(h->self, k), "%s: no kernel", name);
-    cr_expect_str_eq(k->name, name);
-    cr_expect(k->grid.x == gx && k->grid.y == gy, "%s grid %ux%ux%u", name,
-              k->grid.x, k->grid.y, k->grid.z);
-    cr_expect(k->block.x == bx && k->block.y == by, "%s block %ux%u", name, k->block.x,
-              k->block.y);
-    char got[KERNEL_MAX_ARGS + 1] = {0};
-    for (unsigned a = 0; a < k->nargs; a++)
-        got[a] = k->args[a].mode == KERNEL_RW ? 'W' : 'R';
-    cr_expect_str_eq(got, modes, "%s modes", name);
-}
-
-static void no_more(struct wlh *h)
-{
-    struct kernel k;
-    cr_expect_not(h->ops->next_kernel(h->self, &k));
-    cr_expect_not(h->env.failed);
-}
-
-static void expect_alu(const struct kernel *k, struct kernel_warp *w, uint32_t n)
-{
-    struct kernel_op op = wlh_step(k, w);
-    cr_expect(op.kind == KOP_ALU && op.n == n, "%s: op %u n %u, want ALU %u", k->name, op.kind,
-              op.n, n);
-}
-
 /* A global or LDS access of 4 bytes whose lane l (of the mask) is at
  * base + (l / cols) * rs + (l % cols) * cs bytes. */
 static void expect_grid(const struct kernel *k, struct kernel_warp *w, enum kernel_op_kind kind,
@@ -124,14 +75,14 @@ static void expect_lds_stores(const struct kernel *k, struct kernel_warp *w, boo
 Test(wl_dl, fc_gemm_loads_its_tiles_k_contiguous)
 {
     struct wlh h;
-    open_small(&h, &wl_dl_fc, NULL);
+    wlh_open_small(&h, &wl_dl_fc, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
+    wlh_next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
     cr_expect_eq(k.lds_b, 2 * 16 * 33 * 4);
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 1, 0);
-    expect_alu(&k, &w, 57);
-    expect_alu(&k, &w, 25);
+    wlh_expect_alu(&k, &w, 57);
+    wlh_expect_alu(&k, &w, 25);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 0), 16, 32 * 4, 4, ALL64);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 1) + 32 * 32 * 4, 16, 32 * 4, 4, ALL64);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 1) + 48 * 32 * 4, 16, 32 * 4, 4, ALL64);
@@ -141,12 +92,12 @@ Test(wl_dl, fc_gemm_loads_its_tiles_k_contiguous)
     expect_grid(&k, &w, KOP_LDS_LOAD, 16 * 4, 16, 4, 0, ALL64);
     expect_grid(&k, &w, KOP_LDS_LOAD, 528 * 4, 16, 0, 4, ALL64);
     expect_grid(&k, &w, KOP_LDS_LOAD, 544 * 4, 16, 0, 4, ALL64);
-    expect_alu(&k, &w, 4);
+    wlh_expect_alu(&k, &w, 4);
     /* work-group 1 reads rows 32 .. 63 of w: one range */
     struct addr_range r[4];
     cr_assert_eq(k.ranges(&k, 1, 1, r, 4), 1);
     cr_expect(r[0].lo == arg(&k, 1) + 32 * 32 * 4 && r[0].hi == arg(&k, 1) + 64 * 32 * 4);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
 }
 
@@ -158,18 +109,18 @@ Test(wl_dl, fc_presets_give_the_layer_shapes)
     struct wlh h;
     struct kernel k;
     cr_assert(wlh_try(&h, &wl_dl_fc, "[workload]\n", 4, 8), "%s", h.e.msg);
-    next_kernel(&h, &k, "sgemm_nt", 128, 4, 16, 16, "RRW");
+    wlh_next_kernel(&h, &k, "sgemm_nt", 128, 4, 16, 16, "RRW");
     cr_expect_eq(k.args[1].buf->size, 4096ull * 4096 * 4);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
     cr_assert(wlh_try(&h, &wl_dl_fc, "[workload]\nlayer = resnet50-fc\nm = 64\n", 4, 8), "%s",
               h.e.msg);
-    next_kernel(&h, &k, "sgemm_nt", 32, 2, 16, 16, "RRW");
+    wlh_next_kernel(&h, &k, "sgemm_nt", 32, 2, 16, 16, "RRW");
     cr_expect_eq(k.args[1].buf->size, 1000ull * 2048 * 4);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_dl_fc, "[workload]\nlayer = lenet\n",
-                 "t.ini:2: [workload] layer = lenet: not one of: alexnet-fc2, vggnet-fc2, resnet50-fc");
+    wlh_expect_error(&wl_dl_fc, "[workload]\nlayer = lenet\n",
+                     "t.ini:2: [workload] layer = lenet: not one of: alexnet-fc2, vggnet-fc2, resnet50-fc");
 }
 
 /* ==== dl-rnn ==== */
@@ -181,27 +132,27 @@ Test(wl_dl, fc_presets_give_the_layer_shapes)
 Test(wl_dl, rnn_forward_runs_the_steps_in_order)
 {
     struct wlh h;
-    open_small(&h, &wl_dl_rnn, NULL);
+    wlh_open_small(&h, &wl_dl_rnn, NULL);
     struct kernel k;
     struct kernel_warp w;
-    next_kernel(&h, &k, "sgemm_nt", 1, 1, 16, 16, "RRW");
+    wlh_next_kernel(&h, &k, "sgemm_nt", 1, 1, 16, 16, "RRW");
     for (unsigned t = 0; t < 2; t++) {
-        next_kernel(&h, &k, "sgemm_nt", 1, 1, 16, 16, "RRW");
+        wlh_next_kernel(&h, &k, "sgemm_nt", 1, 1, 16, 16, "RRW");
         wlh_warp_at(&w, &k, 0, 0);
-        expect_alu(&k, &w, 57);
-        expect_alu(&k, &w, 25);
+        wlh_expect_alu(&k, &w, 57);
+        wlh_expect_alu(&k, &w, 25);
         /* A rows ty = 0, 1 of h_{t-1}: lanes 0 .. 31 */
         expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + t * 64 * 4, 16, 32 * 4, 4, 0xffffffffull);
-        next_kernel(&h, &k, "rnn_relu", 1, 1, 256, 1, "RW");
+        wlh_next_kernel(&h, &k, "rnn_relu", 1, 1, 256, 1, "RW");
         wlh_warp_at(&w, &k, 0, 0);
-        expect_alu(&k, &w, 9);
-        expect_alu(&k, &w, 2);
+        wlh_expect_alu(&k, &w, 9);
+        wlh_expect_alu(&k, &w, 2);
         expect_run(&k, &w, KOP_LOAD, arg(&k, 0) + t * 64 * 4, ALL64);
-        expect_alu(&k, &w, 3);
+        wlh_expect_alu(&k, &w, 3);
         expect_run(&k, &w, KOP_STORE, arg(&k, 1) + (t + 1) * 64 * 4, ALL64);
         cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
     }
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
 }
 
@@ -211,38 +162,38 @@ Test(wl_dl, rnn_forward_runs_the_steps_in_order)
 Test(wl_dl, rnn_dgrad_walks_the_steps_backwards)
 {
     struct wlh h;
-    open_small(&h, &wl_dl_rnn, "pass = dgrad\n");
+    wlh_open_small(&h, &wl_dl_rnn, "pass = dgrad\n");
     struct kernel k;
     struct kernel_warp w;
-    next_kernel(&h, &k, "rnn_drelu", 1, 1, 256, 1, "RRRW");
+    wlh_next_kernel(&h, &k, "rnn_drelu", 1, 1, 256, 1, "RRRW");
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 12);
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 12);
+    wlh_expect_alu(&k, &w, 3);
     expect_run(&k, &w, KOP_LOAD, arg(&k, 0) + 64 * 4, ALL64);
-    expect_alu(&k, &w, 2);
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_run(&k, &w, KOP_LOAD, arg(&k, 2) + 128 * 4, ALL64);
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 3);
     expect_run(&k, &w, KOP_STORE, arg(&k, 3) + 64 * 4, ALL64);
-    next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
+    wlh_next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 55);
-    expect_alu(&k, &w, 29);
+    wlh_expect_alu(&k, &w, 55);
+    wlh_expect_alu(&k, &w, 29);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + 64 * 4, 16, 32 * 4, 4, 0xffffffffull);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 1), 16, 32 * 4, 4, ALL64);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 1) + 16 * 4, 16, 32 * 4, 4, ALL64);
     expect_lds_stores(&k, &w, false, true);
-    next_kernel(&h, &k, "rnn_drelu", 1, 1, 256, 1, "RRRW");
+    wlh_next_kernel(&h, &k, "rnn_drelu", 1, 1, 256, 1, "RRRW");
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 12);
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 12);
+    wlh_expect_alu(&k, &w, 3);
     expect_run(&k, &w, KOP_LOAD, arg(&k, 0), ALL64);
-    expect_alu(&k, &w, 2);
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_run(&k, &w, KOP_LOAD, arg(&k, 1), ALL64);
-    expect_alu(&k, &w, 1);
-    next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
-    no_more(&h);
+    wlh_expect_alu(&k, &w, 1);
+    wlh_next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
+    wlh_no_more(&h);
     wlh_close(&h);
 }
 
@@ -252,32 +203,32 @@ Test(wl_dl, rnn_dgrad_walks_the_steps_backwards)
 Test(wl_dl, rnn_wgrad_reads_both_operands_k_major)
 {
     struct wlh h;
-    open_small(&h, &wl_dl_rnn, "pass = wgrad\n");
+    wlh_open_small(&h, &wl_dl_rnn, "pass = wgrad\n");
     struct kernel k;
     struct kernel_warp w;
-    next_kernel(&h, &k, "sgemm_tn", 1, 1, 16, 16, "RRW");
-    next_kernel(&h, &k, "sgemm_tn", 1, 1, 16, 16, "RRW");
+    wlh_next_kernel(&h, &k, "sgemm_tn", 1, 1, 16, 16, "RRW");
+    wlh_next_kernel(&h, &k, "sgemm_tn", 1, 1, 16, 16, "RRW");
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 52);
-    expect_alu(&k, &w, 28);
+    wlh_expect_alu(&k, &w, 52);
+    wlh_expect_alu(&k, &w, 28);
     for (unsigned a = 0; a < 2; a++)
         for (unsigned i = 0; i < 2; i++)
             expect_grid(&k, &w, KOP_LOAD, arg(&k, a) + i * 16 * 4, 16, 32 * 4, 4, ALL64);
     expect_lds_stores(&k, &w, true, true);
     wlh_warp_at(&w, &k, 0, 1);
-    expect_alu(&k, &w, 52);
-    expect_alu(&k, &w, 28);
+    wlh_expect_alu(&k, &w, 52);
+    wlh_expect_alu(&k, &w, 28);
     expect_lds_stores(&k, &w, true, true);
     /* the work-group reads h's rows 0 .. 3 (h_{-1}, h_0) */
     struct addr_range r[4];
     cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 1);
     cr_expect(r[0].lo == arg(&k, 1) && r[0].hi == arg(&k, 1) + 4 * 32 * 4);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_dl_rnn, "[workload]\npass = bwd\n",
-                 "t.ini:2: [workload] pass = bwd: not one of: fw, dgrad, wgrad");
-    expect_error(&wl_dl_rnn, "[workload]\nhidden = 16384\nbatch = 4096\nsteps = 4096\n",
-                 "t.ini:4: [workload] steps = 4096: the layer takes 3074 GiB (at most 64)");
+    wlh_expect_error(&wl_dl_rnn, "[workload]\npass = bwd\n",
+                     "t.ini:2: [workload] pass = bwd: not one of: fw, dgrad, wgrad");
+    wlh_expect_error(&wl_dl_rnn, "[workload]\nhidden = 16384\nbatch = 4096\nsteps = 4096\n",
+                     "t.ini:4: [workload] steps = 4096: the layer takes 3074 GiB (at most 64)");
 }
 
 /* The default (paper) sizes' footprints, from the pages' formulas: dl-fc
@@ -329,37 +280,37 @@ Test(wl_dl, default_footprints_follow_the_pages)
 Test(wl_dl, lstm_cell_reads_its_rows_gates_and_writes_the_state)
 {
     struct wlh h;
-    open_small(&h, &wl_dl_lstm, NULL);
+    wlh_open_small(&h, &wl_dl_lstm, NULL);
     struct kernel k;
     struct kernel_warp w;
-    next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
+    wlh_next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
     for (unsigned t = 0; t < 2; t++) {
-        next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
-        next_kernel(&h, &k, "lstm_cell", 1, 2, 256, 1, "RWW");
+        wlh_next_kernel(&h, &k, "sgemm_nt", 2, 1, 16, 16, "RRW");
+        wlh_next_kernel(&h, &k, "lstm_cell", 1, 2, 256, 1, "RWW");
     }
     wlh_warp_at(&w, &k, 1, 0);
-    expect_alu(&k, &w, 11);
-    expect_alu(&k, &w, 7);
+    wlh_expect_alu(&k, &w, 11);
+    wlh_expect_alu(&k, &w, 7);
     static const uint32_t act[] = {23, 15, 15, 26};
     for (unsigned g = 0; g < 4; g++) {
         expect_run(&k, &w, KOP_LOAD, arg(&k, 0) + (128 + 64 + 16 * g) * 4, 0xffff);
-        expect_alu(&k, &w, act[g]);
+        wlh_expect_alu(&k, &w, act[g]);
     }
     expect_run(&k, &w, KOP_LOAD, arg(&k, 1) + (32 + 16) * 4, 0xffff);
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 3);
     expect_run(&k, &w, KOP_STORE, arg(&k, 1) + (64 + 16) * 4, 0xffff);
-    expect_alu(&k, &w, 19);
+    wlh_expect_alu(&k, &w, 19);
     expect_run(&k, &w, KOP_STORE, arg(&k, 2) + (64 + 16) * 4, 0xffff);
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
     wlh_warp_at(&w, &k, 1, 1);
-    expect_alu(&k, &w, 11);
+    wlh_expect_alu(&k, &w, 11);
     cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
     /* batch row 1 reads c_0's row 1 and writes c_1's: two ranges */
     struct addr_range r[4];
     cr_assert_eq(k.ranges(&k, 1, 1, r, 4), 2);
     cr_expect(r[0].lo == arg(&k, 1) + 48 * 4 && r[0].hi == arg(&k, 1) + 64 * 4);
     cr_expect(r[1].lo == arg(&k, 1) + 80 * 4 && r[1].hi == arg(&k, 1) + 96 * 4);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
 }
 
@@ -374,34 +325,34 @@ Test(wl_dl, lstm_cell_reads_its_rows_gates_and_writes_the_state)
 Test(wl_dl, conv_im2col_copies_the_window_with_zero_padding)
 {
     struct wlh h;
-    open_small(&h, &wl_dl_conv, NULL);
+    wlh_open_small(&h, &wl_dl_conv, NULL);
     struct kernel k;
     struct kernel_warp w;
-    next_kernel(&h, &k, "im2col", 1, 1, 32, 8, "RW");
+    wlh_next_kernel(&h, &k, "im2col", 1, 1, 32, 8, "RW");
     cr_expect_eq(k.grid.z, 2);
     wlh_warp_at(&w, &k, 1, 0);
-    expect_alu(&k, &w, 22);
-    expect_alu(&k, &w, 32);
-    expect_alu(&k, &w, 6);
-    expect_alu(&k, &w, 8);
+    wlh_expect_alu(&k, &w, 22);
+    wlh_expect_alu(&k, &w, 32);
+    wlh_expect_alu(&k, &w, 6);
+    wlh_expect_alu(&k, &w, 8);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + (16 - 4 - 1) * 4, 32, 16, 4, 0xe00000000ull);
     expect_grid(&k, &w, KOP_STORE, arg(&k, 1) + 144 * 4, 32, 16, 4, 0xf0000000full);
-    expect_alu(&k, &w, 6);
-    expect_alu(&k, &w, 8);
+    wlh_expect_alu(&k, &w, 6);
+    wlh_expect_alu(&k, &w, 8);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + (16 - 4) * 4, 32, 16, 4, 0xf00000000ull);
     expect_grid(&k, &w, KOP_STORE, arg(&k, 1) + 160 * 4, 32, 16, 4, 0xf0000000full);
     for (unsigned g = 0; g < 2; g++)
-        next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
+        wlh_next_kernel(&h, &k, "sgemm_nn", 1, 1, 16, 16, "RRW");
     /* image 1 (input from element 32), channel 0: after window row 0 (the
      * set-up, 3 elements of 4 ops), row 1's first element reads input rows
      * ty, columns tx - 1 */
-    next_kernel(&h, &k, "im2col", 1, 1, 32, 8, "RW");
+    wlh_next_kernel(&h, &k, "im2col", 1, 1, 32, 8, "RW");
     wlh_warp_at(&w, &k, 0, 0);
     for (unsigned n = 0; n < 15; n++)
         wlh_step(&k, &w);
-    expect_alu(&k, &w, 3);
-    expect_alu(&k, &w, 6);
-    expect_alu(&k, &w, 8);
+    wlh_expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 6);
+    wlh_expect_alu(&k, &w, 8);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + (32 - 1) * 4, 32, 16, 4, 0xe0000000eull);
     wlh_close(&h);
 }
@@ -415,28 +366,28 @@ Test(wl_dl, conv_im2col_copies_the_window_with_zero_padding)
 Test(wl_dl, conv_gemm_multiplies_the_groups_weights_by_the_columns)
 {
     struct wlh h;
-    open_small(&h, &wl_dl_conv, NULL);
+    wlh_open_small(&h, &wl_dl_conv, NULL);
     struct kernel k;
     struct kernel_warp w;
     for (unsigned i = 0; i < 6; i++)
         cr_assert(h.ops->next_kernel(h.self, &k));
     cr_expect_str_eq(k.name, "sgemm_nn");
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 55);
-    expect_alu(&k, &w, 29);
+    wlh_expect_alu(&k, &w, 55);
+    wlh_expect_alu(&k, &w, 29);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 0) + 18 * 4, 16, 36, 4, 0x01ff01ffull);
     expect_grid(&k, &w, KOP_LOAD, arg(&k, 1) + 144 * 4, 16, 64, 4, ALL64);
     expect_lds_stores(&k, &w, false, true);
     struct addr_range r[4];
     cr_assert_eq(k.ranges(&k, 0, 2, r, 4), 1);
     cr_expect(r[0].lo == arg(&k, 2) + 96 * 4 && r[0].hi == arg(&k, 2) + 128 * 4);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_dl_conv, "[workload]\nchannels = 4\ngroups = 3\n",
-                 "t.ini:3: [workload] groups = 3: 3 groups do not divide channels (4) and filters (256)");
-    expect_error(&wl_dl_conv, "[workload]\nheight = 2\nwidth = 3\nkernel = 7\npad = 0\n",
-                 "t.ini:4: [workload] kernel = 7: larger than the padded input (2 x 3)");
-    expect_error(&wl_dl_conv,
-                 "[workload]\nbatch = 4096\nchannels = 4096\nheight = 64\nwidth = 64\n",
-                 "t.ini:2: [workload] batch = 4096: the layer takes 273 GiB (at most 64)");
+    wlh_expect_error(&wl_dl_conv, "[workload]\nchannels = 4\ngroups = 3\n",
+                     "t.ini:3: [workload] groups = 3: 3 groups do not divide channels (4) and filters (256)");
+    wlh_expect_error(&wl_dl_conv, "[workload]\nheight = 2\nwidth = 3\nkernel = 7\npad = 0\n",
+                     "t.ini:4: [workload] kernel = 7: larger than the padded input (2 x 3)");
+    wlh_expect_error(&wl_dl_conv,
+                     "[workload]\nbatch = 4096\nchannels = 4096\nheight = 64\nwidth = 64\n",
+                     "t.ini:2: [workload] batch = 4096: the layer takes 273 GiB (at most 64)");
 }

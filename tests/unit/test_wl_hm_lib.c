@@ -18,55 +18,6 @@ extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_s
 
 #define ALL64 (~0ull)
 
-/* w at its small size (plus extra lines); asserts it opens. */
-static void open_small(struct wlh *h, const struct wl_ops *w, const char *extra)
-{
-    char ini[1024];
-    size_t o = (size_t)snprintf(ini, sizeof ini, "[workload]\n");
-    for (const char *const *s = w->small; *s; s++)
-        o += (size_t)snprintf(ini + o, sizeof ini - o, "%s\n", *s);
-    snprintf(ini + o, sizeof ini - o, "%s", extra ? extra : "");
-    cr_assert(wlh_try(h, w, ini, 4, 8), "%s: %s", w->name, h->e.msg);
-}
-
-static void expect_error(const struct wl_ops *w, const char *ini, const char *want)
-{
-    struct wlh h;
-    cr_expect_null(wlh_try(&h, w, ini, 4, 8), "%s accepted %s", w->name, ini);
-    cr_expect_str_eq(h.e.msg, want);
-    wlh_close(&h);
-}
-
-/* The next kernel: its name, grid and block (x, y), and its argument modes
- * as a string of 'R' and 'W'. */
-static void next_kernel(struct wlh *h, struct kernel *k, const char *name, uint32_t gx,
-                        uint32_t gy, uint32_t bx, uint32_t by, const char *modes)
-{
-    cr_assert(h->ops->next_kernel(h->self, k), "%s: no kernel", name);
-    cr_expect_str_eq(k->name, name);
-    cr_expect(k->grid.x == gx && k->grid.y == gy, "%s grid %ux%u", name, k->grid.x, k->grid.y);
-    cr_expect(k->block.x == bx && k->block.y == by, "%s block %ux%u", name, k->block.x,
-              k->block.y);
-    char got[KERNEL_MAX_ARGS + 1] = {0};
-    for (unsigned a = 0; a < k->nargs; a++)
-        got[a] = k->args[a].mode == KERNEL_RW ? 'W' : 'R';
-    cr_expect_str_eq(got, modes, "%s modes", name);
-}
-
-static void no_more(struct wlh *h)
-{
-    struct kernel k;
-    cr_expect_not(h->ops->next_kernel(h->self, &k));
-    cr_expect_not(h->env.failed);
-}
-
-static void expect_alu(const struct kernel *k, struct kernel_warp *w, uint32_t n)
-{
-    struct kernel_op op = wlh_step(k, w);
-    cr_expect(op.kind == KOP_ALU && op.n == n, "%s: op %u n %u, want ALU %u", k->name, op.kind,
-              op.n, n);
-}
-
 /* A global or LDS access whose active lanes (mask) are at base + lane *
  * stride, given as base and stride or lane by lane. */
 static void expect_mem(const struct kernel *k, struct kernel_warp *w, enum kernel_op_kind kind,
@@ -98,13 +49,13 @@ static addr_t arg(const struct kernel *k, unsigned a)
 Test(wl_hm_lib, random_loc_gathers_and_stores_its_own_elements)
 {
     struct wlh h;
-    open_small(&h, &wl_random_loc, NULL);
+    wlh_open_small(&h, &wl_random_loc, NULL);
     for (int i = 0; i < 2; i++) {
         struct kernel k;
-        next_kernel(&h, &k, "random_loc", 8, 1, 256, 1, "RW");
+        wlh_next_kernel(&h, &k, "random_loc", 8, 1, 256, 1, "RW");
         struct kernel_warp w;
         wlh_warp_at(&w, &k, 2, 1);
-        expect_alu(&k, &w, 17);
+        wlh_expect_alu(&k, &w, 17);
         struct kernel_op op = wlh_step(&k, &w);
         cr_expect(op.kind == KOP_LOAD && op.lanes && op.size == 4);
         unsigned distinct = 0;
@@ -114,14 +65,14 @@ Test(wl_hm_lib, random_loc_gathers_and_stores_its_own_elements)
             distinct += l && w.lane_addr[l] != w.lane_addr[l - 1] + 4;
         }
         cr_expect_gt(distinct, 60, "the gather is not a run");
-        expect_alu(&k, &w, 2);
+        wlh_expect_alu(&k, &w, 2);
         expect_mem(&k, &w, KOP_STORE, arg(&k, 1) + 576 * 4, 4, ALL64);
         cr_expect_eq(wlh_step(&k, &w).kind, KOP_EXIT);
     }
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_random_loc, "[workload]\nblocks = 16777216\nblock = 512\n",
-                 "t.ini:2: [workload] blocks = 16777216: 8589934592 threads: at most 4294967295");
+    wlh_expect_error(&wl_random_loc, "[workload]\nblocks = 16777216\nblock = 512\n",
+                     "t.ini:2: [workload] blocks = 16777216: 8589934592 threads: at most 4294967295");
 }
 
 /* ==== fir ==== */
@@ -132,31 +83,31 @@ Test(wl_hm_lib, random_loc_gathers_and_stores_its_own_elements)
 Test(wl_hm_lib, fir_reads_the_history_for_the_first_taps)
 {
     struct wlh h;
-    open_small(&h, &wl_fir, NULL);
+    wlh_open_small(&h, &wl_fir, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "fir", 8, 1, 256, 1, "RWRR");
-    next_kernel(&h, &k, "fir", 8, 1, 256, 1, "RWRR");
+    wlh_next_kernel(&h, &k, "fir", 8, 1, 256, 1, "RWRR");
+    wlh_next_kernel(&h, &k, "fir", 8, 1, 256, 1, "RWRR");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 17);
+    wlh_expect_alu(&k, &w, 17);
     for (unsigned i = 0; i < 4; i++) {
-        expect_alu(&k, &w, 8);
+        wlh_expect_alu(&k, &w, 8);
         expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + (2048 - i) * 4, 4, ALL64 << i);
         if (i)
             expect_mem(&k, &w, KOP_LOAD, arg(&k, 3) + (4 - i) * 4, 4, (1ull << i) - 1);
         expect_mem(&k, &w, KOP_LOAD, arg(&k, 2) + i * 4, 0, ALL64);
-        expect_alu(&k, &w, 5);
+        wlh_expect_alu(&k, &w, 5);
     }
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_mem(&k, &w, KOP_STORE, arg(&k, 1) + 2048 * 4, 4, ALL64);
     /* work-group 7 declares its block's slice of output: [2048 + 1792, 4096) */
     struct addr_range r[4];
     cr_assert_eq(k.ranges(&k, 7, 1, r, 4), 1);
     cr_expect(r[0].lo == arg(&k, 1) + 3840 * 4 && r[0].hi == arg(&k, 1) + 4096 * 4);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_fir, "[workload]\nn = 1000\n",
-                 "t.ini:2: [workload] n = 1000: must be a multiple of block (256): one thread per sample");
+    wlh_expect_error(&wl_fir, "[workload]\nn = 1000\n",
+                     "t.ini:2: [workload] n = 1000: must be a multiple of block (256): one thread per sample");
 }
 
 /* ==== kmeans ==== */
@@ -168,34 +119,34 @@ Test(wl_hm_lib, fir_reads_the_history_for_the_first_taps)
 Test(wl_hm_lib, kmeans_transposes_then_reads_columns_and_broadcast_centres)
 {
     struct wlh h;
-    open_small(&h, &wl_kmeans, NULL);
+    wlh_open_small(&h, &wl_kmeans, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "kmeans_swap", 2, 1, 256, 1, "RW");
+    wlh_next_kernel(&h, &k, "kmeans_swap", 2, 1, 256, 1, "RW");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 1, 1);
-    expect_alu(&k, &w, 19);
+    wlh_expect_alu(&k, &w, 19);
     for (unsigned f = 0; f < 2; f++) {
         expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + (320 * 4 + f) * 4, 16, ALL64);
         expect_mem(&k, &w, KOP_STORE, arg(&k, 1) + (f * 512 + 320) * 4, 4, ALL64);
-        expect_alu(&k, &w, 5);
+        wlh_expect_alu(&k, &w, 5);
     }
     for (int pass = 0; pass < 2; pass++) {
-        next_kernel(&h, &k, "kmeans_compute", 2, 1, 256, 1, "RRW");
+        wlh_next_kernel(&h, &k, "kmeans_compute", 2, 1, 256, 1, "RRW");
         wlh_warp_at(&w, &k, 0, 0);
-        expect_alu(&k, &w, 18);
-        expect_alu(&k, &w, 7);
-        expect_alu(&k, &w, 6);
+        wlh_expect_alu(&k, &w, 18);
+        wlh_expect_alu(&k, &w, 7);
+        wlh_expect_alu(&k, &w, 6);
         for (unsigned f = 0; f < 4; f++) {
             expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + f * 512 * 4, 4, ALL64);
             expect_mem(&k, &w, KOP_LOAD, arg(&k, 1) + f * 4, 0, ALL64);
-            expect_alu(&k, &w, 14);
+            wlh_expect_alu(&k, &w, 14);
         }
-        expect_alu(&k, &w, 9);
-        expect_alu(&k, &w, 6);
+        wlh_expect_alu(&k, &w, 9);
+        wlh_expect_alu(&k, &w, 6);
         expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, ALL64);
         expect_mem(&k, &w, KOP_LOAD, arg(&k, 1) + 4 * 4, 0, ALL64);
     }
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
 }
 
@@ -220,15 +171,15 @@ Test(wl_hm_lib, spmv_walks_each_threads_row)
     struct graph c;
     uniform_csr(&c, 512, 2048);
     struct wlh h;
-    open_small(&h, &wl_spmv, NULL);
+    wlh_open_small(&h, &wl_spmv, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "spmv_csr_scalar", 4, 1, 128, 1, "RRRRW");
+    wlh_next_kernel(&h, &k, "spmv_csr_scalar", 4, 1, 128, 1, "RRRRW");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 15);
+    wlh_expect_alu(&k, &w, 15);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 2), 4, ALL64);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 2) + 4, 4, ALL64);
-    expect_alu(&k, &w, 7);
+    wlh_expect_alu(&k, &w, 7);
     uint64_t mask = 0;
     for (unsigned l = 0; l < 64; l++)
         mask |= (uint64_t)(c.row[l] < c.row[l + 1]) << l;
@@ -239,15 +190,15 @@ Test(wl_hm_lib, spmv_walks_each_threads_row)
         if (mask >> l & 1)
             cr_expect_eq(op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride,
                          arg(&k, 1) + c.row[l] * 4ull, "lane %u", l);
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     op = wlh_step(&k, &w); /* val[j] */
     op = wlh_step(&k, &w); /* vec[cols[j]] */
     cr_expect(op.kind == KOP_LOAD && op.lanes);
     for (unsigned l = 0; l < 64; l++)
         if (mask >> l & 1)
             cr_expect_eq(w.lane_addr[l], arg(&k, 3) + c.col[c.row[l]] * 4ull, "lane %u", l);
-    next_kernel(&h, &k, "spmv_csr_scalar", 4, 1, 128, 1, "RRRRW");
-    no_more(&h);
+    wlh_next_kernel(&h, &k, "spmv_csr_scalar", 4, 1, 128, 1, "RRRRW");
+    wlh_no_more(&h);
     wlh_close(&h);
     graph_free(&c);
 }
@@ -264,42 +215,42 @@ Test(wl_hm_lib, pagerank_gives_each_row_a_work_group_of_64)
     struct graph c;
     uniform_csr(&c, 32, 256);
     struct wlh h;
-    open_small(&h, &wl_pagerank, NULL);
+    wlh_open_small(&h, &wl_pagerank, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "pageRank_kernel", 32, 1, 64, 1, "RRRRW");
+    wlh_next_kernel(&h, &k, "pageRank_kernel", 32, 1, 64, 1, "RRRRW");
     addr_t x = arg(&k, 3), y = arg(&k, 4);
     cr_expect_eq(k.lds_b, 256);
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 21);
+    wlh_expect_alu(&k, &w, 21);
     expect_mem(&k, &w, KOP_STORE, y, 0, ALL64);
-    expect_alu(&k, &w, 1);
+    wlh_expect_alu(&k, &w, 1);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 0, ALL64);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + 4, 0, ALL64);
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 3);
     expect_mem(&k, &w, KOP_LDS_STORE, 0, 4, ALL64);
-    expect_alu(&k, &w, 7);
+    wlh_expect_alu(&k, &w, 7);
     cr_assert_gt(c.row[1], 0, "row 0 is empty");
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 1), 4, low_bits(c.row[1]));
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 2), 4, low_bits(c.row[1]));
     struct kernel_op op = wlh_step(&k, &w);
     cr_expect(op.kind == KOP_LOAD && op.lanes);
     for (unsigned l = 0; l < c.row[1]; l++)
         cr_expect_eq(w.lane_addr[l], x + c.col[l] * 4ull, "lane %u", l);
-    expect_alu(&k, &w, 6);
+    wlh_expect_alu(&k, &w, 6);
     expect_mem(&k, &w, KOP_LDS_STORE, 0, 4, low_bits(c.row[1]));
     for (unsigned s = 32; s; s /= 2) {
-        expect_alu(&k, &w, 2);
+        wlh_expect_alu(&k, &w, 2);
         expect_mem(&k, &w, KOP_LDS_LOAD, s * 4, 4, low_bits(s));
-        expect_alu(&k, &w, 1);
+        wlh_expect_alu(&k, &w, 1);
         expect_mem(&k, &w, KOP_LDS_STORE, 0, 4, low_bits(s));
     }
-    expect_alu(&k, &w, 1);
+    wlh_expect_alu(&k, &w, 1);
     expect_mem(&k, &w, KOP_STORE, y, 0, 1);
-    next_kernel(&h, &k, "pageRank_kernel", 32, 1, 64, 1, "RRRRW");
+    wlh_next_kernel(&h, &k, "pageRank_kernel", 32, 1, 64, 1, "RRRRW");
     cr_expect(arg(&k, 3) == y && arg(&k, 4) == x, "x and y swapped");
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
     graph_free(&c);
 }
@@ -313,37 +264,37 @@ Test(wl_hm_lib, pagerank_gives_each_row_a_work_group_of_64)
 Test(wl_hm_lib, stencil2d_stages_the_tile_and_its_halo_in_lds)
 {
     struct wlh h;
-    open_small(&h, &wl_stencil2d, NULL);
+    wlh_open_small(&h, &wl_stencil2d, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "stencil2d", 2, 2, 16, 16, "RW");
+    wlh_next_kernel(&h, &k, "stencil2d", 2, 2, 16, 16, "RW");
     addr_t a = arg(&k, 0), b = arg(&k, 1);
     cr_expect_eq(k.lds_b, 18 * 18 * 4);
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 3, 0);
-    expect_alu(&k, &w, 20);
+    wlh_expect_alu(&k, &w, 20);
     struct kernel_op op = wlh_step(&k, &w);
     cr_expect(op.kind == KOP_LOAD);
     for (unsigned l = 0; l < 64; l += 17)
         cr_expect_eq(op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride,
                      a + ((17 + l / 16) * 34 + 17 + l % 16) * 4ull, "lane %u", l);
-    expect_alu(&k, &w, 4);
+    wlh_expect_alu(&k, &w, 4);
     op = wlh_step(&k, &w);
     cr_expect(op.kind == KOP_LDS_STORE);
     for (unsigned l = 0; l < 64; l += 17)
         cr_expect_eq(op.lanes ? w.lane_addr[l] : op.base + l * (uint64_t)op.stride,
                      ((l / 16 + 1) * 18 + l % 16 + 1) * 4ull, "lane %u", l);
-    expect_alu(&k, &w, 5);
+    wlh_expect_alu(&k, &w, 5);
     expect_mem(&k, &w, KOP_LOAD, a + (16 * 34 + 17) * 4, 4, 0xffff);
-    expect_alu(&k, &w, 1);
+    wlh_expect_alu(&k, &w, 1);
     expect_mem(&k, &w, KOP_LDS_STORE, 4, 4, 0xffff);
-    expect_alu(&k, &w, 5);
+    wlh_expect_alu(&k, &w, 5);
     expect_mem(&k, &w, KOP_LOAD, a + (33 * 34 + 17) * 4, 4, 0xffff);
-    next_kernel(&h, &k, "stencil2d", 2, 2, 16, 16, "RW");
+    wlh_next_kernel(&h, &k, "stencil2d", 2, 2, 16, 16, "RW");
     cr_expect(arg(&k, 0) == b && arg(&k, 1) == a, "the grids swap");
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_stencil2d, "[workload]\nn = 40\n",
-                 "t.ini:2: [workload] n = 40: must be a multiple of the 16 x 16 tile");
+    wlh_expect_error(&wl_stencil2d, "[workload]\nn = 40\n",
+                     "t.ini:2: [workload] n = 40: must be a multiple of the 16 x 16 tile");
 }
 
 /* ==== aes ==== */
@@ -354,29 +305,29 @@ Test(wl_hm_lib, stencil2d_stages_the_tile_and_its_halo_in_lds)
 Test(wl_hm_lib, aes_reads_its_block_bytewise_and_looks_up_the_sbox)
 {
     struct wlh h;
-    open_small(&h, &wl_aes, NULL);
+    wlh_open_small(&h, &wl_aes, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "aes_encrypt", 1, 1, 64, 1, "WRR");
+    wlh_next_kernel(&h, &k, "aes_encrypt", 1, 1, 64, 1, "WRR");
     addr_t data = arg(&k, 0), key = arg(&k, 1), sbox = arg(&k, 2);
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 13);
+    wlh_expect_alu(&k, &w, 13);
     expect_mem(&k, &w, KOP_LOAD, key, 0, ALL64);
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_mem(&k, &w, KOP_LOAD, data, 16, ALL64);
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 3);
     expect_mem(&k, &w, KOP_LOAD, data + 1, 16, ALL64);
     for (int i = 0; i < 5 + 3 * 10; i++) /* the rest of the state and round key 0 */
         wlh_step(&k, &w);
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 3);
     struct kernel_op op = wlh_step(&k, &w);
     cr_expect(op.kind == KOP_LOAD && op.lanes && op.size == 1);
     for (unsigned l = 0; l < 64; l++)
         cr_expect(w.lane_addr[l] >= sbox && w.lane_addr[l] < sbox + 256, "lane %u", l);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_aes, "[workload]\nbytes = 1000\n",
-                 "t.ini:2: [workload] bytes = 1000: must be a multiple of the 16-byte AES block");
+    wlh_expect_error(&wl_aes, "[workload]\nbytes = 1000\n",
+                     "t.ini:2: [workload] bytes = 1000: must be a multiple of the 16-byte AES block");
 }
 
 /* ==== spmv-jds ==== */
@@ -390,20 +341,20 @@ Test(wl_hm_lib, aes_reads_its_block_bytewise_and_looks_up_the_sbox)
 Test(wl_hm_lib, spmv_jds_walks_the_jagged_diagonals)
 {
     struct wlh h;
-    open_small(&h, &wl_spmv_jds, NULL);
+    wlh_open_small(&h, &wl_spmv_jds, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "spmv_jds", 8, 1, 32, 1, "WRRRRRR");
+    wlh_next_kernel(&h, &k, "spmv_jds", 8, 1, 32, 1, "WRRRRRR");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 2, 0);
     uint64_t lanes = low_bits(32);
-    expect_alu(&k, &w, 16);
+    wlh_expect_alu(&k, &w, 16);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 6) + 2 * 4, 0, lanes);
-    expect_alu(&k, &w, 5);
+    wlh_expect_alu(&k, &w, 5);
     for (unsigned d = 0; d < 8; d++) {
         expect_mem(&k, &w, KOP_LOAD, arg(&k, 5) + d * 4, 0, lanes);
-        expect_alu(&k, &w, 4);
+        wlh_expect_alu(&k, &w, 4);
         expect_mem(&k, &w, KOP_LOAD, arg(&k, 2) + (256 * d + 64) * 4, 4, lanes);
-        expect_alu(&k, &w, 2);
+        wlh_expect_alu(&k, &w, 2);
         expect_mem(&k, &w, KOP_LOAD, arg(&k, 1) + (256 * d + 64) * 4, 4, lanes);
         struct kernel_op op = wlh_step(&k, &w);
         cr_expect(op.kind == KOP_LOAD && op.lanes);
@@ -412,16 +363,16 @@ Test(wl_hm_lib, spmv_jds_walks_the_jagged_diagonals)
             cr_expect(col != row && col >= row - 16 && col <= row + 16, "lane %u col %lld", l,
                       (long long)col);
         }
-        expect_alu(&k, &w, 5);
+        wlh_expect_alu(&k, &w, 5);
     }
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 3) + 64 * 4, 4, lanes);
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_mem(&k, &w, KOP_STORE, arg(&k, 0) + 64 * 4, 4, lanes);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_spmv_jds, "[workload]\nrows = 4\nnnz = 13\n",
-                 "t.ini:3: [workload] nnz = 13: more than the 12 places off the diagonal of 4 rows");
+    wlh_expect_error(&wl_spmv_jds, "[workload]\nrows = 4\nnnz = 13\n",
+                     "t.ini:3: [workload] nnz = 13: more than the 12 places off the diagonal of 4 rows");
 }
 
 /* ==== lbm ==== */
@@ -434,20 +385,20 @@ Test(wl_hm_lib, spmv_jds_walks_the_jagged_diagonals)
 Test(wl_hm_lib, lbm_streams_each_distribution_to_its_neighbour)
 {
     struct wlh h;
-    open_small(&h, &wl_lbm, NULL);
+    wlh_open_small(&h, &wl_lbm, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "performStreamCollide", 2, 2, 32, 1, "RW");
+    wlh_next_kernel(&h, &k, "performStreamCollide", 2, 2, 32, 1, "RW");
     addr_t src = arg(&k, 0), dst = arg(&k, 1);
     uint64_t lanes = low_bits(32);
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 3, 0);
-    expect_alu(&k, &w, 14);
+    wlh_expect_alu(&k, &w, 14);
     for (unsigned f = 0; f < 19; f++) {
         expect_mem(&k, &w, KOP_LOAD, src + (f * 256 + 160) * 4, 4, lanes);
-        expect_alu(&k, &w, f == 0 ? 3 : f == 18 ? 1 : 2);
+        wlh_expect_alu(&k, &w, f == 0 ? 3 : f == 18 ? 1 : 2);
     }
     expect_mem(&k, &w, KOP_LOAD, src + (19 * 256 + 160) * 4, 4, lanes);
-    expect_alu(&k, &w, 101);
+    wlh_expect_alu(&k, &w, 101);
     expect_mem(&k, &w, KOP_STORE, dst + 160 * 4, 4, lanes);
     static const int64_t move[] = {1, -1, 32, -32, 64, -64, 33, 31, -31, -33, 65, 63, -63, -65,
                                    96, 32, -32, -96};
@@ -457,12 +408,12 @@ Test(wl_hm_lib, lbm_streams_each_distribution_to_its_neighbour)
         expect_mem(&k, &w, KOP_STORE, dst + (uint64_t)((int64_t)(e * 256 + 160) + move[e - 1]) * 4,
                    4, lanes);
     }
-    next_kernel(&h, &k, "performStreamCollide", 2, 2, 32, 1, "RW");
+    wlh_next_kernel(&h, &k, "performStreamCollide", 2, 2, 32, 1, "RW");
     cr_expect(arg(&k, 0) == dst && arg(&k, 1) == src, "the grids swap");
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
-    expect_error(&wl_lbm, "[workload]\nnx = 120\npx = 16\n",
-                 "t.ini:3: [workload] px = 16: a padded row must hold the 120 cells of a row");
+    wlh_expect_error(&wl_lbm, "[workload]\nnx = 120\npx = 16\n",
+                     "t.ini:3: [workload] px = 16: a padded row must hold the 120 cells of a row");
 }
 
 /* ==== cfd ==== */
@@ -476,17 +427,17 @@ Test(wl_hm_lib, lbm_streams_each_distribution_to_its_neighbour)
 Test(wl_hm_lib, cfd_gathers_neighbours_and_handles_boundary_faces)
 {
     struct wlh h;
-    open_small(&h, &wl_cfd, NULL);
+    wlh_open_small(&h, &wl_cfd, NULL);
     struct kernel k;
     addr_t init[3];
     for (int i = 0; i < 3; i++) {
-        next_kernel(&h, &k, "cuda_initialize_variables", 1, 1, 192, 1, "W");
+        wlh_next_kernel(&h, &k, "cuda_initialize_variables", 1, 1, 192, 1, "W");
         init[i] = arg(&k, 0);
     }
     cr_expect(init[0] != init[1] && init[1] != init[2] && init[0] != init[2]);
-    next_kernel(&h, &k, "cuda_compute_step_factor", 1, 1, 192, 1, "RRW");
+    wlh_next_kernel(&h, &k, "cuda_compute_step_factor", 1, 1, 192, 1, "RRW");
     cr_expect_eq(arg(&k, 0), init[0]);
-    next_kernel(&h, &k, "cuda_compute_flux", 1, 1, 192, 1, "RRRW");
+    wlh_next_kernel(&h, &k, "cuda_compute_flux", 1, 1, 192, 1, "RRRW");
     addr_t var = arg(&k, 2), nrm = arg(&k, 1);
     cr_expect(var == init[0] && arg(&k, 3) == init[2]);
     uint64_t inner = 0;
@@ -494,21 +445,21 @@ Test(wl_hm_lib, cfd_gathers_neighbours_and_handles_boundary_faces)
         inner |= (uint64_t)(l % 5 != 0) << l;
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 22);
+    wlh_expect_alu(&k, &w, 22);
     static const uint32_t between[5] = {0, 1, 1, 5, 56}; /* ALU after load f (none after 0) */
     for (unsigned f = 0; f < 5; f++) {
         expect_mem(&k, &w, KOP_LOAD, var + f * 192 * 4, 4, ALL64);
         if (between[f])
-            expect_alu(&k, &w, between[f]);
+            wlh_expect_alu(&k, &w, between[f]);
     }
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, ALL64);
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_mem(&k, &w, KOP_LOAD, nrm, 4, ALL64);
     expect_mem(&k, &w, KOP_LOAD, nrm + 4 * 192 * 4, 4, ALL64);
-    expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 2);
     expect_mem(&k, &w, KOP_LOAD, nrm + 8 * 192 * 4, 4, ALL64);
-    expect_alu(&k, &w, 4);
-    expect_alu(&k, &w, 12); /* ALU ops carry no mask: the warp's next access has it */
+    wlh_expect_alu(&k, &w, 4);
+    wlh_expect_alu(&k, &w, 12); /* ALU ops carry no mask: the warp's next access has it */
     struct kernel_op op = wlh_step(&k, &w);
     cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask == inner, "interior %#llx",
               (unsigned long long)op.mask);
@@ -517,16 +468,16 @@ Test(wl_hm_lib, cfd_gathers_neighbours_and_handles_boundary_faces)
             cr_expect_eq(w.lane_addr[l], var + (l - 1) * 4ull, "lane %u", l);
     for (int i = 0; i < 8; i++) /* the rest of the neighbour's variables */
         wlh_step(&k, &w);
-    expect_alu(&k, &w, 3);  /* the boundary lanes: not -1 (wing) */
-    expect_alu(&k, &w, 21); /* -2: far field */
-    expect_alu(&k, &w, 5);
-    next_kernel(&h, &k, "cuda_time_step", 1, 1, 192, 1, "RWRR");
+    wlh_expect_alu(&k, &w, 3);  /* the boundary lanes: not -1 (wing) */
+    wlh_expect_alu(&k, &w, 21); /* -2: far field */
+    wlh_expect_alu(&k, &w, 5);
+    wlh_next_kernel(&h, &k, "cuda_time_step", 1, 1, 192, 1, "RWRR");
     cr_expect(arg(&k, 0) == init[1] && arg(&k, 1) == init[0]);
     for (int s = 0; s < 2; s++) {
-        next_kernel(&h, &k, "cuda_compute_flux", 1, 1, 192, 1, "RRRW");
-        next_kernel(&h, &k, "cuda_time_step", 1, 1, 192, 1, "RWRR");
+        wlh_next_kernel(&h, &k, "cuda_compute_flux", 1, 1, 192, 1, "RRRW");
+        wlh_next_kernel(&h, &k, "cuda_time_step", 1, 1, 192, 1, "RWRR");
     }
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
 }
 
@@ -568,29 +519,29 @@ static uint64_t sc_switching(const struct kernel *k, struct kernel_warp *w, uint
 Test(wl_hm_lib, streamcluster_splits_points_between_switching_and_staying)
 {
     struct wlh h;
-    open_small(&h, &wl_streamcluster, NULL);
+    wlh_open_small(&h, &wl_streamcluster, NULL);
     uint64_t last_k = 2;
     unsigned switched = 0;
     for (int call = 0; call < 3; call++) {
         struct kernel k;
-        next_kernel(&h, &k, "kernel_compute_cost", 2, 1, 128, 1, "RRWRW");
+        wlh_next_kernel(&h, &k, "kernel_compute_cost", 2, 1, 128, 1, "RRWRW");
         addr_t p = arg(&k, 0), coord = arg(&k, 1);
         struct kernel_warp w;
         wlh_warp_at(&w, &k, 0, 0);
-        expect_alu(&k, &w, 24);
-        expect_alu(&k, &w, 7);
+        wlh_expect_alu(&k, &w, 24);
+        wlh_expect_alu(&k, &w, 7);
         for (unsigned d = 0; d < 4; d++) {
             expect_mem(&k, &w, KOP_LOAD, coord + d * 256 * 4, 4, ALL64);
             struct kernel_op op = wlh_step(&k, &w);
             cr_expect(op.kind == KOP_LOAD && op.stride == 0 && op.base >= coord + d * 1024 &&
                       op.base < coord + (d + 1) * 1024, "the candidate's coordinate");
-            expect_alu(&k, &w, 8);
+            wlh_expect_alu(&k, &w, 8);
         }
-        expect_alu(&k, &w, 4);
+        wlh_expect_alu(&k, &w, 4);
         expect_mem(&k, &w, KOP_LOAD, p, 32, ALL64);
-        expect_alu(&k, &w, 1);
+        wlh_expect_alu(&k, &w, 1);
         expect_mem(&k, &w, KOP_LOAD, p + 24, 32, ALL64);
-        expect_alu(&k, &w, 3);
+        wlh_expect_alu(&k, &w, 3);
         struct kernel_op op = wlh_step(&k, &w);
         uint64_t sw = 0;
         if (op.kind == KOP_ALU) { /* some lanes switch */
@@ -605,8 +556,8 @@ Test(wl_hm_lib, streamcluster_splits_points_between_switching_and_staying)
     struct kernel k;
     cr_expect_not(h.ops->next_kernel(h.self, &k));
     wlh_close(&h);
-    expect_error(&wl_streamcluster, "[workload]\nkmin = 5\nkmax = 4\n",
-                 "t.ini:2: [workload] kmin = 5: must be at most kmax (4)");
+    wlh_expect_error(&wl_streamcluster, "[workload]\nkmin = 5\nkmax = 4\n",
+                     "t.ini:2: [workload] kmin = 5: must be at most kmax (4)");
 }
 
 /* ==== bfs-relax ==== */
@@ -631,34 +582,34 @@ Test(wl_hm_lib, bfs_relax_relaxes_the_arcs_of_reached_vertices)
             if (lvl[c.col[i]] == UINT32_MAX)
                 lvl[c.col[i]] = lvl[u] + 1, queue[tail++] = c.col[i];
     struct wlh h;
-    open_small(&h, &wl_bfs_relax, NULL);
+    wlh_open_small(&h, &wl_bfs_relax, NULL);
     struct kernel k;
-    next_kernel(&h, &k, "drelax", 1, 1, 256, 1, "RRWW");
+    wlh_next_kernel(&h, &k, "drelax", 1, 1, 256, 1, "RRWW");
     addr_t row = arg(&k, 0), col = arg(&k, 1), dist = arg(&k, 2);
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 14);
+    wlh_expect_alu(&k, &w, 14);
     expect_mem(&k, &w, KOP_LOAD, dist, 4, ALL64);
-    expect_alu(&k, &w, 4);
+    wlh_expect_alu(&k, &w, 4);
     expect_mem(&k, &w, KOP_LOAD, row, 0, 1);
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 3);
     expect_mem(&k, &w, KOP_LOAD, row + 4, 0, 1);
-    expect_alu(&k, &w, 7);
+    wlh_expect_alu(&k, &w, 7);
     cr_assert_gt(c.row[1], 0);
     for (uint32_t i = 0; i < c.row[1]; i++) {
         expect_mem(&k, &w, KOP_LOAD, col + i * 4, 0, 1);
-        expect_alu(&k, &w, 2);
+        wlh_expect_alu(&k, &w, 2);
         expect_mem(&k, &w, KOP_LOAD, dist + c.col[i] * 4, 0, 1);
-        expect_alu(&k, &w, 3);
+        wlh_expect_alu(&k, &w, 3);
         expect_mem(&k, &w, KOP_ATOMIC, dist + c.col[i] * 4, 0, 1);
-        expect_alu(&k, &w, 2);
-        expect_alu(&k, &w, 4);
+        wlh_expect_alu(&k, &w, 2);
+        wlh_expect_alu(&k, &w, 4);
     }
-    expect_alu(&k, &w, 4);
+    wlh_expect_alu(&k, &w, 4);
     expect_mem(&k, &w, KOP_STORE, arg(&k, 3), 0, 1);
     uint32_t depth = lvl[queue[tail - 1]]; /* the last vertex queued is the deepest */
     for (uint32_t t = 1; t <= depth; t++) {
-        next_kernel(&h, &k, "drelax", 1, 1, 256, 1, "RRWW");
+        wlh_next_kernel(&h, &k, "drelax", 1, 1, 256, 1, "RRWW");
         wlh_warp_at(&w, &k, 0, 1); /* vertices 64..127 */
         uint64_t reached = 0;
         for (unsigned l = 0; l < 64; l++)
@@ -668,7 +619,7 @@ Test(wl_hm_lib, bfs_relax_relaxes_the_arcs_of_reached_vertices)
         if (reached)
             expect_mem(&k, &w, KOP_LOAD, row + 64 * 4, 4, reached);
     }
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
     graph_free(&c);
     graph_coo_free(&g);
@@ -698,7 +649,7 @@ static unsigned byte_stores(const struct kernel *k, uint32_t warp, addr_t b)
 Test(wl_hm_lib, mst_marks_a_spanning_tree)
 {
     struct wlh h;
-    open_small(&h, &wl_mst, NULL);
+    wlh_open_small(&h, &wl_mst, NULL);
     struct kernel k;
     unsigned tree = 0, rounds = 0, launches = 0;
     const char *want = "find_min";
@@ -758,20 +709,20 @@ static bool reads_each_word(const struct kernel_op *op, const struct kernel_warp
 Test(wl_hm_lib, barnes_hut_builds_the_tree_and_walks_it_per_warp)
 {
     struct wlh h;
-    open_small(&h, &wl_barnes_hut, NULL);
+    wlh_open_small(&h, &wl_barnes_hut, NULL);
     struct kernel k, seq[7];
-    next_kernel(&h, &seq[0], "bounding_box", 1, 1, 256, 1, "RRRWWW");
+    wlh_next_kernel(&h, &seq[0], "bounding_box", 1, 1, 256, 1, "RRRWWW");
     cr_assert(h.ops->next_kernel(h.self, &seq[1]));
     cr_expect_str_eq(seq[1].name, "clear_children");
-    next_kernel(&h, &seq[2], "build_tree", 1, 1, 256, 1, "RRRWW");
-    next_kernel(&h, &seq[3], "summarize", 1, 1, 256, 1, "RWWWWW");
-    next_kernel(&h, &seq[4], "sort_bodies", 1, 1, 256, 1, "RRWW");
-    next_kernel(&h, &seq[5], "force", 1, 1, 32, 8, "RRRRRRWWW");
-    next_kernel(&h, &seq[6], "integrate", 1, 1, 256, 1, "WWWWWWRRR");
+    wlh_next_kernel(&h, &seq[2], "build_tree", 1, 1, 256, 1, "RRRWW");
+    wlh_next_kernel(&h, &seq[3], "summarize", 1, 1, 256, 1, "RWWWWW");
+    wlh_next_kernel(&h, &seq[4], "sort_bodies", 1, 1, 256, 1, "RRWW");
+    wlh_next_kernel(&h, &seq[5], "force", 1, 1, 32, 8, "RRRRRRWWW");
+    wlh_next_kernel(&h, &seq[6], "integrate", 1, 1, 256, 1, "WWWWWWRRR");
     struct kernel_warp w;
     k = seq[2];
     wlh_warp_at(&w, &k, 0, 0);
-    expect_alu(&k, &w, 21);
+    wlh_expect_alu(&k, &w, 21);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, low_bits(32));
     for (int i = 0; i < 5; i++) /* posy, posz and the ALU between */
         wlh_step(&k, &w);
@@ -783,9 +734,9 @@ Test(wl_hm_lib, barnes_hut_builds_the_tree_and_walks_it_per_warp)
     wlh_warp_at(&w, &k, 0, 0);
     for (op = wlh_step(&k, &w); op.kind != KOP_BARRIER; op = wlh_step(&k, &w))
         cr_assert_neq(op.kind, KOP_EXIT);
-    expect_alu(&k, &w, 8);
+    wlh_expect_alu(&k, &w, 8);
     expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, low_bits(32));
-    expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 3);
     op = wlh_step(&k, &w);
     cr_expect(op.kind == KOP_LOAD && op.mask == low_bits(32) && reads_each_word(&op, &w, arg(&k, 1)));
     addr_t a = 0;
@@ -799,6 +750,6 @@ Test(wl_hm_lib, barnes_hut_builds_the_tree_and_walks_it_per_warp)
     for (unsigned l = 1; op.lanes && l < 32; l++)
         cr_expect_eq(w.lane_addr[l], a, "lane %u", l);
     cr_expect(op.lanes || op.stride == 0);
-    no_more(&h);
+    wlh_no_more(&h);
     wlh_close(&h);
 }

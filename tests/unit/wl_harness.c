@@ -3,6 +3,8 @@
  */
 #include "wl_harness.h"
 
+#include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -51,4 +53,50 @@ void wlh_close(struct wlh *h)
         h->ops->destroy(h->self);
     wl_env_free(&h->env);
     cfg_free(&h->cfg);
+}
+
+void wlh_open_small(struct wlh *h, const struct wl_ops *w, const char *extra)
+{
+    char ini[1024];
+    size_t o = (size_t)snprintf(ini, sizeof ini, "[workload]\n");
+    for (const char *const *s = w->small; *s; s++)
+        o += (size_t)snprintf(ini + o, sizeof ini - o, "%s\n", *s);
+    snprintf(ini + o, sizeof ini - o, "%s", extra ? extra : "");
+    cr_assert(wlh_try(h, w, ini, 4, 8), "%s: %s", w->name, h->e.msg);
+}
+
+void wlh_expect_error(const struct wl_ops *w, const char *ini, const char *want)
+{
+    struct wlh h;
+    cr_expect_null(wlh_try(&h, w, ini, 4, 8), "%s accepted %s", w->name, ini);
+    cr_expect_str_eq(h.e.msg, want);
+    wlh_close(&h);
+}
+
+void wlh_next_kernel(struct wlh *h, struct kernel *k, const char *name, uint32_t gx,
+                     uint32_t gy, uint32_t bx, uint32_t by, const char *modes)
+{
+    cr_assert(h->ops->next_kernel(h->self, k), "%s: no kernel", name);
+    cr_expect_str_eq(k->name, name);
+    cr_expect(k->grid.x == gx && k->grid.y == gy, "%s grid %ux%u", name, k->grid.x, k->grid.y);
+    cr_expect(k->block.x == bx && k->block.y == by, "%s block %ux%u", name, k->block.x,
+              k->block.y);
+    char got[KERNEL_MAX_ARGS + 1] = {0};
+    for (unsigned a = 0; a < k->nargs; a++)
+        got[a] = k->args[a].mode == KERNEL_RW ? 'W' : 'R';
+    cr_expect_str_eq(got, modes, "%s modes", name);
+}
+
+void wlh_no_more(struct wlh *h)
+{
+    struct kernel k;
+    cr_expect_not(h->ops->next_kernel(h->self, &k));
+    cr_expect_not(h->env.failed);
+}
+
+void wlh_expect_alu(const struct kernel *k, struct kernel_warp *w, uint32_t n)
+{
+    struct kernel_op op = wlh_step(k, w);
+    cr_expect(op.kind == KOP_ALU && op.n == n, "%s: op %u n %u, want ALU %u", k->name, op.kind,
+              op.n, n);
 }

@@ -32,4 +32,19 @@ void *wlh_try_ws(struct wlh *h, const struct wl_ops *w, const char *ini, unsigne
                  unsigned ncus, unsigned warp_size);
 void wlh_close(struct wlh *h);
 
+/* Criterion checks on a model (tests of the benchmark library). */
+/* Open w at its small size plus the extra INI lines; asserts it opens (4
+ * chiplets, 8 CUs). */
+void wlh_open_small(struct wlh *h, const struct wl_ops *w, const char *extra);
+/* w refuses the INI text with exactly this message. */
+void wlh_expect_error(const struct wl_ops *w, const char *ini, const char *want);
+/* The next kernel: its name, grid and block (x, y), and its argument modes
+ * as a string of 'R' and 'W'. */
+void wlh_next_kernel(struct wlh *h, struct kernel *k, const char *name, uint32_t gx,
+                     uint32_t gy, uint32_t bx, uint32_t by, const char *modes);
+/* No kernel is left, and none failed. */
+void wlh_no_more(struct wlh *h);
+/* The warp's next op is ALU n. */
+void wlh_expect_alu(const struct kernel *k, struct kernel_warp *w, uint32_t n);
+
 #endif
