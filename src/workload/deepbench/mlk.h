@@ -1,11 +1,12 @@
 /*
  * mlk.h -- kernels shared by the machine-learning models (DeepBench RNNs in
- * rnn.c, the DNNMark CNN in ../dnnmark/cnn.c) and by later DL layers (fully
- * connected, convolution as GEMM, DGRAD, WGRAD), written as kernel
- * descriptions (workload/kd.h): a tiled single-precision GEMM with LDS
- * staging, as the rocBLAS/Tensile and MIOpenGEMM kernels behind MIOpen's RNN
- * and DNNMark's fully connected layer are built, and a 1D element-wise
- * kernel (activations, gate math, state updates, fills).
+ * rnn.c, the DNNMark CNN in ../dnnmark/cnn.c) and by the DL layers of the
+ * benchmark library (dl_fc.c, dl_rnn.c, dl_lstm.c, dl_conv.c: fully
+ * connected, RNN forward, DGRAD and WGRAD, LSTM, convolution as GEMM),
+ * written as kernel descriptions (workload/kd.h): a tiled single-precision
+ * GEMM with LDS staging, as the rocBLAS/Tensile and MIOpenGEMM kernels
+ * behind MIOpen's RNN and DNNMark's fully connected layer are built, and a
+ * 1D element-wise kernel (activations, gate math, state updates, fills).
  *
  * GEMM: C[m][n] (+)= sum_k A[m][k] * B[n][k], all row-major fp32 with row
  * strides lda/ldb/ldc ("NT": both operands are K-contiguous, as x * W^T with
