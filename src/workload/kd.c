@@ -102,6 +102,8 @@ struct kd_hot {
     uint8_t var;         /* KD_H_END_FOR: the loop's variable, 0 for m0 .. 3 for m3 */
     uint16_t out;        /* KD_H_IF: the statement after its end; KD_H_END_FOR: the
                             loop's first statement */
+    uint16_t next;       /* the statement after this one (an `end` of an if, which does
+                            nothing, passed over) */
     int64_t dk, dk2;     /* KD_H_IF: a - b (b - c) per lane */
     struct kd_lin x, x2; /* KD_H_MEM: the address; KD_H_IF: a - b, b - c */
     struct kernel_op op; /* KD_H_OP, KD_H_MEM: the op, its address aside */
@@ -1187,41 +1189,80 @@ static inline bool run_inside(const struct kd_array *arr, int64_t i0, int64_t il
         }                                                                                      \
     } while (0)
 
-/* The form at the lanes of mask into x[lane] (and at the lanes between them
- * when most lanes of the span are in mask). The common shapes run with no
- * test per lane: an affine form, plus one array read at an index that moves
- * by a fixed step per lane (kd_lform.arr, or a loop's first value), or an
- * array read at an index that reads such an array (arr[@A[..] + ..]).
- * True if every lane of the span was written. */
-static bool lf_lanes(const struct lf_run *r, uint64_t mask, int64_t *x)
+/* A kd_lform at the lanes lo .. hi - 1 of a warp, in the shape it takes
+ * there: v0 + vl * l + kg * gv[gl * l] (one array read at a fixed step per
+ * lane, inside the array at every lane of the span; kg 0 for none), or
+ * that plus ki * arr[i0 + kg * gv[gl * l]] (two: an array read at an index
+ * read so; tested per lane), or any other (lf_at). */
+enum { LF_ONE, LF_TWO, LF_ANY };
+
+struct lf_fast {
+    const struct lf_run *r;
+    const uint32_t *gv;
+    const struct kd_array *arr;
+    int64_t v0, vl, gl, kg, i0, ki;
+    uint8_t shape;
+};
+
+static const uint32_t lf_zero;
+
+static void lf_prepare(struct lf_fast *q, const struct lf_run *r, unsigned lo, unsigned hi)
 {
     const struct kd_lform *f = r->f;
-    LANE_SPAN(mask, lo, hi);
-    bool dense = popcount64(mask) * 2 >= hi - lo;
     const struct kd_array *g = f->arr && !f->in.garr ? f->arr : f->v.garr ? f->v.garr
                                                                           : f->in.garr;
-    int64_t g0 = g == f->arr ? r->i0 : g == f->v.garr ? r->g0 : r->h0;
-    int64_t gl = g == f->arr ? r->il : g == f->v.garr ? r->gl : r->hl;
-    int64_t kg = g == f->arr ? f->ki : g == f->v.garr ? f->v.kg : f->in.kg;
-    int64_t v0 = r->v0, vl = r->vl;
     bool one = (!f->arr || !f->in.garr) && (!f->v.garr || !f->arr);
-    if (!g) {
-        EACH_LANE(l, dense, lo, hi, mask, x[l] = v0 + vl * l);
-        return dense;
-    }
-    if (!run_inside(g, g0, gl, lo, hi) || (!one && (f->v.garr || f->in.a.k[KD_TX]))) {
-        EACH_LANE(l, false, lo, hi, mask, x[l] = lf_at(r, l));
-        return false;
-    }
-    const uint32_t *gv = g->v + g0;
-    if (one) { /* one array at a fixed step per lane */
+    *q = (struct lf_fast){.r = r, .gv = &lf_zero, .v0 = r->v0, .vl = r->vl, .shape = LF_ONE};
+    if (!g)
+        return;
+    int64_t g0 = g == f->arr ? r->i0 : g == f->v.garr ? r->g0 : r->h0;
+    q->gl = g == f->arr ? r->il : g == f->v.garr ? r->gl : r->hl;
+    q->kg = g == f->arr ? f->ki : g == f->v.garr ? f->v.kg : f->in.kg;
+    q->gv = g->v + g0;
+    q->arr = f->arr;
+    q->i0 = r->i0;
+    q->ki = f->ki;
+    if (!run_inside(g, g0, q->gl, lo, hi) || (!one && (f->v.garr || f->in.a.k[KD_TX])))
+        q->shape = LF_ANY;
+    else
+        q->shape = one ? LF_ONE : LF_TWO;
+}
+
+/* The form at lane l. */
+static inline int64_t lf_value(const struct lf_fast *q, int64_t l)
+{
+    if (q->shape == LF_ONE)
+        return q->v0 + q->vl * l + q->kg * q->gv[q->gl * l];
+    if (q->shape == LF_TWO)
+        return q->v0 + q->vl * l + q->ki * arr_at(q->arr, q->i0 + q->kg * q->gv[q->gl * l]);
+    return lf_at(q->r, l);
+}
+
+/* Whether most lanes of mask's span are in mask: a pass over the span
+ * costs less than one over mask's lanes. */
+static inline bool dense_mask(uint64_t mask)
+{
+    LANE_SPAN(mask, lo, hi);
+    return popcount64(mask) * 2 >= hi - lo;
+}
+
+/* The form at the lanes of mask into x[lane] (and at the lanes between them
+ * when they need no test and most lanes of the span are in mask). True if
+ * every lane of the span was written. */
+static bool lf_lanes(const struct lf_run *r, uint64_t mask, int64_t *x)
+{
+    struct lf_fast q;
+    LANE_SPAN(mask, lo, hi);
+    lf_prepare(&q, r, lo, hi);
+    bool dense = q.shape == LF_ONE && dense_mask(mask);
+    if (q.shape == LF_ONE) {
+        const uint32_t *gv = q.gv;
+        int64_t v0 = q.v0, vl = q.vl, kg = q.kg, gl = q.gl;
         EACH_LANE(l, dense, lo, hi, mask, x[l] = v0 + vl * l + kg * gv[gl * l]);
-        return dense;
+    } else {
+        EACH_LANE(l, false, lo, hi, mask, x[l] = lf_value(&q, l));
     }
-    const struct kd_array *arr = f->arr; /* arr[i0 + kg * A[..]] */
-    int64_t i0 = r->i0, ki = f->ki;
-    EACH_LANE(l, false, lo, hi, mask, x[l] = v0 + vl * l + ki * arr_at(arr, i0 + kg * gv[gl * l]));
-    return false;
+    return dense;
 }
 
 /* Lanes l of 0..63 with d0 + dk * l < 0. */
@@ -1310,8 +1351,22 @@ static uint64_t cond_lforms(const struct kd_bound *b, const struct kernel_warp *
     int64_t *xs[3] = {x, y, z};
     bool dense = true, two = b->p->s[i].two;
     uint64_t out = 0;
-    struct lf_run r;
+    struct lf_run r, r2;
     warp_vars(b, w, 0, v);
+    if (!two) { /* a < b in one pass when both are of the common shape */
+        struct lf_fast p, q;
+        LANE_SPAN(mask, lo, hi);
+        lf_start(&r, &b->b[i].lf[0], v);
+        lf_start(&r2, &b->b[i].lf[1], v);
+        lf_prepare(&p, &r, lo, hi);
+        lf_prepare(&q, &r2, lo, hi);
+        if (p.shape == LF_ONE && q.shape == LF_ONE) {
+            EACH_LANE(l, dense_mask(mask), lo, hi, mask,
+                      out |= (uint64_t)(p.v0 + p.vl * l + p.kg * p.gv[p.gl * l] + iter <
+                                        q.v0 + q.vl * l + q.kg * q.gv[q.gl * l]) << l);
+            return out & mask;
+        }
+    }
     for (unsigned j = 0; j < (two ? 3u : 2u); j++) {
         lf_start(&r, &b->b[i].lf[j], v);
         dense &= lf_lanes(&r, mask, xs[j]);
@@ -1411,12 +1466,20 @@ static void lf_addresses(const struct kd_bound *b, struct kernel_warp *w, unsign
                          uint64_t mask, addr_t base)
 {
     struct lf_run r;
-    int64_t x[KERNEL_MAX_LANES], v[KD_NDYN], unit = b->b[i].unit;
+    struct lf_fast q;
+    int64_t v[KD_NDYN], unit = b->b[i].unit;
     warp_vars(b, w, 0, v);
     lf_start(&r, &b->b[i].lf[0], v);
-    bool dense = lf_lanes(&r, mask, x);
     LANE_SPAN(mask, lo, hi);
-    EACH_LANE(l, dense, lo, hi, mask, w->lane_addr[l] = base + (addr_t)(x[l] * unit));
+    lf_prepare(&q, &r, lo, hi);
+    if (q.shape == LF_ONE) {
+        const uint32_t *gv = q.gv;
+        int64_t v0 = q.v0, vl = q.vl, kg = q.kg, gl = q.gl;
+        EACH_LANE(l, dense_mask(mask), lo, hi, mask,
+                  w->lane_addr[l] = base + (addr_t)((v0 + vl * l + kg * gv[gl * l]) * unit));
+    } else {
+        EACH_LANE(l, false, lo, hi, mask, w->lane_addr[l] = base + (addr_t)(lf_value(&q, l) * unit));
+    }
 }
 
 /* The addresses of memory statement i: base + lane * stride where the index
@@ -1657,16 +1720,17 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
     for (;;) {
         unsigned i = w->pc;
         const struct kd_hot *h = &b->hot[i];
-        if (h->kind == KD_H_OP) {
-            *op = h->op;
-            w->pc = i + 1;
+        if (h->kind == KD_H_OP) { /* op comes zeroed: its fields before mask */
+            memcpy(op, &h->op, offsetof(struct kernel_op, mask));
+            w->pc = h->next;
             return;
         }
         if (h->kind == KD_H_MEM) {
-            *op = h->op;
+            memcpy(op, &h->op, offsetof(struct kernel_op, mask));
             op->mask = h->depth ? w->r[3 + h->depth] : 0;
             op->base = (addr_t)lin_at(&h->x, w);
-            w->pc = i + 1;
+            op->stride = h->op.stride;
+            w->pc = h->next;
             return;
         }
         if (h->kind == KD_H_IF && !h->two && (h->dk == 0 || h->dk == 1)) {
@@ -1674,16 +1738,16 @@ static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel
             uint64_t run = h->dk ? (d >= 0 ? 0 : low_bits((uint64_t)-d)) : d < 0 ? ~0ull : 0;
             uint64_t m = mask_at(w, h->depth) & run;
             w->r[4 + h->depth] = m;
-            w->pc = m ? i + 1 : h->out;
+            w->pc = m ? h->next : h->out;
             continue;
         }
         if (h->kind == KD_H_END_FOR && (w->r[h->var] + 1) >> 32) {
             uint64_t r = ++w->r[h->var];
-            w->pc = (uint32_t)r < r >> 32 ? h->out : i + 1;
+            w->pc = (uint32_t)r < r >> 32 ? h->out : h->next;
             continue;
         }
         if (h->kind == KD_H_END_IF) {
-            w->pc = i + 1;
+            w->pc = h->next;
             continue;
         }
         kd_next_more(b, w, op);
@@ -2361,13 +2425,22 @@ static bool lin_of(const struct kd_bound *b, const struct kd_affine *f, int64_t 
     return true;
 }
 
+/* Statement j, or the first after it that is not the `end` of an if. */
+static uint16_t past_end_ifs(const struct kd_prog *p, unsigned j)
+{
+    while (j < p->nstmt && p->s[j].kind == KD_S_END && p->s[p->s[j].match].kind == KD_S_IF)
+        j++;
+    return (uint16_t)j;
+}
+
 /* Statement i's kd_hot: KD_H_SLOW unless it is one of the common cases. */
 static void bind_hot(const struct kd_bound *b, unsigned i, struct kd_hot *h)
 {
     const struct kd_stmt *s = &b->p->s[i];
     const struct kd_bstmt *bs = &b->b[i];
     bool plain = !s->rot && !s->has_ox && !s->extra && !s->nmore;
-    *h = (struct kd_hot){.kind = KD_H_SLOW, .depth = s->depth, .op = s->op, .two = s->two};
+    *h = (struct kd_hot){.kind = KD_H_SLOW, .depth = s->depth, .op = s->op, .two = s->two,
+                         .next = past_end_ifs(b->p, i + 1)};
     if (s->kind == KD_S_END) {
         const struct kd_stmt *f = &b->p->s[s->match];
         h->kind = f->kind == KD_S_FOR ? KD_H_END_FOR : KD_H_END_IF;
@@ -2385,7 +2458,7 @@ static void bind_hot(const struct kd_bound *b, unsigned i, struct kd_hot *h)
         h->kind = lin_of(b, &bs->fx, bs->unit, (int64_t)base, &h->x) ? KD_H_MEM : KD_H_SLOW;
     } else if (s->kind == KD_S_IF && bs->fast &&
                (i + 1 >= b->p->nstmt || b->p->s[i + 1].kind != KD_S_AND)) {
-        h->out = s->match + 1;
+        h->out = past_end_ifs(b->p, s->match + 1u);
         h->dk = b->block.y == 1 && b->block.z == 1 ? bs->fd.k[KD_TX] : 0;
         h->dk2 = b->block.y == 1 && b->block.z == 1 ? bs->fd2.k[KD_TX] : 0;
         bool ok = lin_of(b, &bs->fd, 1, 0, &h->x) && (!s->two || lin_of(b, &bs->fd2, 1, 0, &h->x2));

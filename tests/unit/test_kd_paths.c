@@ -37,10 +37,11 @@ static void make_graph(void)
     graph[1] = (struct kd_array){col, row[NV]};
 }
 
-static struct kd_prog *compile(const char *body, bool general, struct kd_desc *d)
+static struct kd_prog *compile(const char *body, const char *wg_items, bool general,
+                               struct kd_desc *d)
 {
     *d = (struct kd_desc){.name = "t", .params = params, .bufs = bufs, .arrays = arrays,
-                          .body = body, .general_only = general};
+                          .body = body, .wg_items = wg_items, .general_only = general};
     struct err e = {0};
     struct kd_prog *p = kd_compile(d, &e);
     cr_assert(p, "%s", e.msg);
@@ -94,8 +95,8 @@ static void compare_warps(const struct kernel *k0, const struct kernel *k1, cons
     }
 }
 
-static void compare(const char *body, struct kernel_dim grid, struct kernel_dim block, int64_t n,
-                    int64_t w)
+static void compare_items(const char *body, const char *wg_items, struct kernel_dim grid,
+                          struct kernel_dim block, int64_t n, int64_t w)
 {
     struct kd_desc d[2];
     struct kd_prog *p[2];
@@ -103,13 +104,19 @@ static void compare(const char *body, struct kernel_dim grid, struct kernel_dim 
     int64_t v[] = {n, w};
     for (unsigned j = 0; j < 2; j++) {
         struct err e = {0};
-        p[j] = compile(body, j == 1, &d[j]);
+        p[j] = compile(body, wg_items, j == 1, &d[j]);
         cr_assert_eq(kd_launch(p[j], &k[j], grid, block, v, both, graph, &e), 0, "%s", e.msg);
     }
     compare_warps(&k[0], &k[1], body, 32);
     compare_warps(&k[0], &k[1], body, 64);
     for (unsigned j = 0; j < 2; j++)
         kd_prog_free(p[j]);
+}
+
+static void compare(const char *body, struct kernel_dim grid, struct kernel_dim block, int64_t n,
+                    int64_t w)
+{
+    compare_items(body, NULL, grid, block, n, w);
 }
 
 #define DIM(x, y) ((struct kernel_dim){x, y, 1})
@@ -208,4 +215,19 @@ Test(kd_paths, conditions_that_read_arrays)
             "  store b[gid] 4\n"
             "end\n",
             DIM(2, 1), DIM(96, 1), 0, 0);
+}
+
+/* An irregular partition (wg_items): each work-group's chunk of items, its
+ * bounds wg0 and wg1 in the indices and the tests. */
+Test(kd_paths, irregular_chunks)
+{
+    make_graph();
+    compare_items("if wg0 + tx < wg1\n"
+                  "  load a[wg0 + tx] 4 -> r1\n"
+                  "  load b[@col[wg0 + tx]] 4 -> r2\n"
+                  "  for m0 = 0 .. 2\n"
+                  "    store a[wg0 + tx + 8*m0] 4\n"
+                  "  end\n"
+                  "end\n",
+                  "row", DIM(40, 1), DIM(8, 1), 0, 0);
 }
