@@ -85,27 +85,30 @@ struct kd_bstmt {
 
 /* A statement as the interpreter's common cases need it (bind_hot): an op
  * whose operands are fixed, a memory access whose address moves by a fixed
- * step per lane, an if whose lanes are a run, the end of an if or loop.
- * The others (KD_H_SLOW) go through the general interpreter. */
-enum { KD_H_SLOW, KD_H_OP, KD_H_MEM, KD_H_IF, KD_H_END_FOR, KD_H_END_IF, KD_H_EXIT };
+ * step per lane, an if whose lanes are a run (KD_H_IF: a - b moving by 0 or
+ * 1 per lane; KD_H_IF2: any other step, or a < b < c), the end of an if or
+ * loop. The others (KD_H_SLOW) go through the general interpreter. */
+enum { KD_H_SLOW, KD_H_OP, KD_H_MEM, KD_H_IF, KD_H_IF2, KD_H_END_FOR, KD_H_END_IF, KD_H_EXIT };
 
 /* An affine form of the warp's first lane, c + k . (bx, by, bz, its thread
  * index in a 1D block, the iterations of the loops over m0..m3). */
 struct kd_lin {
     int64_t c, k[8];
+    bool one;  /* no terms but bx, the thread index and the loop over m(m) */
+    uint8_t m;
 };
 
 struct kd_hot {
     uint8_t kind;
     uint8_t depth;
-    bool two;            /* KD_H_IF: a < b < c */
+    bool two;            /* KD_H_IF2: a < b < c */
     uint8_t var;         /* KD_H_END_FOR: the loop's variable, 0 for m0 .. 3 for m3 */
-    uint16_t out;        /* KD_H_IF: the statement after its end; KD_H_END_FOR: the
+    uint16_t out;        /* an if: the statement after its end; KD_H_END_FOR: the
                             loop's first statement */
     uint16_t next;       /* the statement after this one (an `end` of an if, which does
                             nothing, passed over) */
-    int64_t dk, dk2;     /* KD_H_IF: a - b (b - c) per lane */
-    struct kd_lin x, x2; /* KD_H_MEM: the address; KD_H_IF: a - b, b - c */
+    int64_t dk, dk2;     /* an if: a - b (b - c) per lane */
+    struct kd_lin x, x2; /* KD_H_MEM: the address; an if: a - b, b - c */
     struct kernel_op op; /* KD_H_OP, KD_H_MEM: the op, its address aside */
 };
 
@@ -1197,7 +1200,7 @@ static inline bool run_inside(const struct kd_array *arr, int64_t i0, int64_t il
 enum { LF_ONE, LF_TWO, LF_ANY };
 
 struct lf_fast {
-    const struct lf_run *r;
+    struct lf_run r; /* LF_ANY */
     const uint32_t *gv;
     const struct kd_array *arr;
     int64_t v0, vl, gl, kg, i0, ki;
@@ -1206,26 +1209,35 @@ struct lf_fast {
 
 static const uint32_t lf_zero;
 
-static void lf_prepare(struct lf_fast *q, const struct lf_run *r, unsigned lo, unsigned hi)
+/* Form f at the lanes lo .. hi - 1 of the warp whose lane 0 has the
+ * variables v (warp_vars): its shape there and the values it needs. */
+static void lf_prepare(struct lf_fast *q, const struct kd_lform *f, const int64_t v[KD_NDYN],
+                       unsigned lo, unsigned hi)
 {
-    const struct kd_lform *f = r->f;
     const struct kd_array *g = f->arr && !f->in.garr ? f->arr : f->v.garr ? f->v.garr
                                                                           : f->in.garr;
     bool one = (!f->arr || !f->in.garr) && (!f->v.garr || !f->arr);
-    *q = (struct lf_fast){.r = r, .gv = &lf_zero, .v0 = r->v0, .vl = r->vl, .shape = LF_ONE};
+    q->gv = &lf_zero;
+    q->v0 = kd_eval(&f->v.a, v);
+    q->vl = f->v.a.k[KD_TX];
+    q->gl = q->kg = 0;
+    q->shape = LF_ONE;
     if (!g)
         return;
-    int64_t g0 = g == f->arr ? r->i0 : g == f->v.garr ? r->g0 : r->h0;
-    q->gl = g == f->arr ? r->il : g == f->v.garr ? r->gl : r->hl;
+    const struct kd_affine *gi = g == f->arr ? &f->in.a : g == f->v.garr ? &f->v.gi : &f->in.gi;
+    int64_t g0 = kd_eval(gi, v);
+    q->gl = gi->k[KD_TX];
     q->kg = g == f->arr ? f->ki : g == f->v.garr ? f->v.kg : f->in.kg;
     q->gv = g->v + g0;
-    q->arr = f->arr;
-    q->i0 = r->i0;
-    q->ki = f->ki;
-    if (!run_inside(g, g0, q->gl, lo, hi) || (!one && (f->v.garr || f->in.a.k[KD_TX])))
+    if (!run_inside(g, g0, q->gl, lo, hi) || (!one && (f->v.garr || f->in.a.k[KD_TX]))) {
         q->shape = LF_ANY;
-    else
-        q->shape = one ? LF_ONE : LF_TWO;
+        lf_start(&q->r, f, v);
+    } else if (!one) {
+        q->shape = LF_TWO;
+        q->arr = f->arr;
+        q->i0 = kd_eval(&f->in.a, v);
+        q->ki = f->ki;
+    }
 }
 
 /* The form at lane l. */
@@ -1235,7 +1247,7 @@ static inline int64_t lf_value(const struct lf_fast *q, int64_t l)
         return q->v0 + q->vl * l + q->kg * q->gv[q->gl * l];
     if (q->shape == LF_TWO)
         return q->v0 + q->vl * l + q->ki * arr_at(q->arr, q->i0 + q->kg * q->gv[q->gl * l]);
-    return lf_at(q->r, l);
+    return lf_at(&q->r, l);
 }
 
 /* Whether most lanes of mask's span are in mask: a pass over the span
@@ -1249,11 +1261,12 @@ static inline bool dense_mask(uint64_t mask)
 /* The form at the lanes of mask into x[lane] (and at the lanes between them
  * when they need no test and most lanes of the span are in mask). True if
  * every lane of the span was written. */
-static bool lf_lanes(const struct lf_run *r, uint64_t mask, int64_t *x)
+static bool lf_lanes(const struct kd_lform *f, const int64_t v[KD_NDYN], uint64_t mask,
+                     int64_t *x)
 {
     struct lf_fast q;
     LANE_SPAN(mask, lo, hi);
-    lf_prepare(&q, r, lo, hi);
+    lf_prepare(&q, f, v, lo, hi);
     bool dense = q.shape == LF_ONE && dense_mask(mask);
     if (q.shape == LF_ONE) {
         const uint32_t *gv = q.gv;
@@ -1351,26 +1364,24 @@ static uint64_t cond_lforms(const struct kd_bound *b, const struct kernel_warp *
     int64_t *xs[3] = {x, y, z};
     bool dense = true, two = b->p->s[i].two;
     uint64_t out = 0;
-    struct lf_run r, r2;
     warp_vars(b, w, 0, v);
     if (!two) { /* a < b in one pass when both are of the common shape */
         struct lf_fast p, q;
         LANE_SPAN(mask, lo, hi);
-        lf_start(&r, &b->b[i].lf[0], v);
-        lf_start(&r2, &b->b[i].lf[1], v);
-        lf_prepare(&p, &r, lo, hi);
-        lf_prepare(&q, &r2, lo, hi);
+        lf_prepare(&p, &b->b[i].lf[0], v, lo, hi);
+        lf_prepare(&q, &b->b[i].lf[1], v, lo, hi);
         if (p.shape == LF_ONE && q.shape == LF_ONE) {
+            const uint32_t *pg = p.gv, *qg = q.gv;
+            int64_t pv = p.v0 + iter, qv = q.v0, pk = p.kg, qk = q.kg, ps = p.gl, qs = q.gl;
+            int64_t pl = p.vl, ql = q.vl;
             EACH_LANE(l, dense_mask(mask), lo, hi, mask,
-                      out |= (uint64_t)(p.v0 + p.vl * l + p.kg * p.gv[p.gl * l] + iter <
-                                        q.v0 + q.vl * l + q.kg * q.gv[q.gl * l]) << l);
+                      out |= (uint64_t)(pv + pl * l + pk * pg[ps * l] <
+                                        qv + ql * l + qk * qg[qs * l]) << l);
             return out & mask;
         }
     }
-    for (unsigned j = 0; j < (two ? 3u : 2u); j++) {
-        lf_start(&r, &b->b[i].lf[j], v);
-        dense &= lf_lanes(&r, mask, xs[j]);
-    }
+    for (unsigned j = 0; j < (two ? 3u : 2u); j++)
+        dense &= lf_lanes(&b->b[i].lf[j], v, mask, xs[j]);
     LANE_SPAN(mask, lo, hi);
     EACH_LANE(l, dense, lo, hi, mask,
               out |= (uint64_t)(x[l] + iter < y[l] && (!two || y[l] < z[l])) << l);
@@ -1465,13 +1476,11 @@ static void row_sweep(const struct kd_bound *b, const struct kernel_warp *w, int
 static void lf_addresses(const struct kd_bound *b, struct kernel_warp *w, unsigned i,
                          uint64_t mask, addr_t base)
 {
-    struct lf_run r;
     struct lf_fast q;
     int64_t v[KD_NDYN], unit = b->b[i].unit;
     warp_vars(b, w, 0, v);
-    lf_start(&r, &b->b[i].lf[0], v);
     LANE_SPAN(mask, lo, hi);
-    lf_prepare(&q, &r, lo, hi);
+    lf_prepare(&q, &b->b[i].lf[0], v, lo, hi);
     if (q.shape == LF_ONE) {
         const uint32_t *gv = q.gv;
         int64_t v0 = q.v0, vl = q.vl, kg = q.kg, gl = q.gl;
@@ -1639,6 +1648,9 @@ static __attribute__((noinline)) bool kd_step(const struct kd_bound *b, struct k
 /* x at the warp's first lane. */
 static inline int64_t lin_at(const struct kd_lin *x, const struct kernel_warp *w)
 {
+    if (x->one)
+        return x->c + x->k[0] * w->wg_id.x + x->k[3] * (int64_t)(w->warp * w->warp_size) +
+               x->k[4 + x->m] * (uint32_t)w->r[x->m];
     return x->c + x->k[0] * w->wg_id.x + x->k[1] * w->wg_id.y + x->k[2] * w->wg_id.z +
            x->k[3] * (int64_t)(w->warp * w->warp_size) + x->k[4] * (uint32_t)w->r[0] +
            x->k[5] * (uint32_t)w->r[1] + x->k[6] * (uint32_t)w->r[2] +
@@ -1655,7 +1667,7 @@ static inline uint64_t lanes_below(int64_t d0, int64_t dk)
     return run_below(d0, dk);
 }
 
-/* The lanes of an if (KD_H_IF) among those of mask. */
+/* The lanes of an if (KD_H_IF, KD_H_IF2) among those of mask. */
 static inline uint64_t hot_if(const struct kd_hot *h, const struct kernel_warp *w, uint64_t mask)
 {
     uint64_t run = lanes_below(lin_at(&h->x, w), h->dk);
@@ -1664,94 +1676,87 @@ static inline uint64_t hot_if(const struct kd_hot *h, const struct kernel_warp *
     return mask & run;
 }
 
-/* kd_next past an op of KD_H_OP. */
+enum { HOT_OP, HOT_ON, HOT_SLOW };
+
+/* Statement pc of warp w if it is one of the common cases, with no call:
+ * HOT_OP when it gave op, HOT_ON when the warp moved on to another
+ * statement, HOT_SLOW when the statement needs more. */
+static inline int hot_step(const struct kd_bound *b, struct kernel_warp *w, struct kernel_op *op)
+{
+    const struct kd_hot *h = &b->hot[w->pc];
+    if (h->kind == KD_H_OP) { /* op comes zeroed: its fields before mask */
+        memcpy(op, &h->op, offsetof(struct kernel_op, mask));
+        w->pc = h->next;
+        return HOT_OP;
+    }
+    if (h->kind == KD_H_MEM) {
+        memcpy(op, &h->op, offsetof(struct kernel_op, mask));
+        op->mask = h->depth ? w->r[3 + h->depth] : 0;
+        op->base = (addr_t)lin_at(&h->x, w);
+        op->stride = h->op.stride;
+        w->pc = h->next;
+        return HOT_OP;
+    }
+    if (h->kind == KD_H_IF) { /* a - b moving by 0 or 1 per lane */
+        int64_t d = lin_at(&h->x, w);
+        uint64_t run = h->dk ? (d >= 0 ? 0 : low_bits((uint64_t)-d)) : d < 0 ? ~0ull : 0;
+        uint64_t m = mask_at(w, h->depth) & run;
+        w->r[4 + h->depth] = m;
+        w->pc = m ? h->next : h->out;
+        return HOT_ON;
+    }
+    if (h->kind == KD_H_END_FOR && (w->r[h->var] + 1) >> 32) { /* a known trip count */
+        uint64_t r = ++w->r[h->var];
+        w->pc = (uint32_t)r < r >> 32 ? h->out : h->next;
+        return HOT_ON;
+    }
+    if (h->kind == KD_H_END_IF) {
+        w->pc = h->next;
+        return HOT_ON;
+    }
+    return HOT_SLOW;
+}
+
+/* kd_next from a statement hot_step does not take. */
 static __attribute__((noinline)) void kd_next_more(const struct kd_bound *b,
                                                     struct kernel_warp *w, struct kernel_op *op)
 {
     for (;;) {
+        int r = hot_step(b, w, op);
+        if (r == HOT_OP)
+            return;
+        if (r == HOT_ON)
+            continue;
         unsigned i = w->pc;
         const struct kd_hot *h = &b->hot[i];
-        switch (h->kind) {
-        case KD_H_OP:
-            *op = h->op;
-            w->pc = i + 1;
-            return;
-        case KD_H_MEM:
-            *op = h->op;
-            op->mask = h->depth ? w->r[3 + h->depth] : 0;
-            op->base = (addr_t)lin_at(&h->x, w);
-            w->pc = i + 1;
-            return;
-        case KD_H_IF: {
+        if (h->kind == KD_H_IF2) {
             uint64_t m = hot_if(h, w, mask_at(w, h->depth));
             w->r[4 + h->depth] = m;
-            w->pc = m ? i + 1 : h->out;
-            continue;
-        }
-        case KD_H_END_FOR: { /* loop_end, a known trip count first */
-            uint64_t r = w->r[h->var] + 1;
-            if (r >> 32) {
-                w->r[h->var] = r;
-                w->pc = (uint32_t)r < r >> 32 ? h->out : i + 1;
-            } else {
-                w->pc = loop_end(b, w, i);
-            }
-            continue;
-        }
-        case KD_H_END_IF:
-            w->pc = i + 1;
-            continue;
-        case KD_H_EXIT:
+            w->pc = m ? h->next : h->out;
+        } else if (h->kind == KD_H_END_FOR) {
+            w->pc = loop_end(b, w, i);
+        } else if (h->kind == KD_H_EXIT) {
             op->kind = KOP_EXIT;
             return;
-        default:
-            if (kd_step(b, w, op))
-                return;
+        } else if (kd_step(b, w, op)) {
+            return;
         }
     }
 }
 
-/* The common statements, without a call (and so without saving registers);
- * the others, and an if whose lanes need more than a comparison, through
- * kd_next_more. */
+/* The common statements (hot_step), without a call and so without saving
+ * registers; the others through kd_next_more. */
 static void kd_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct kd_bound *b = k->ctx;
     for (;;) {
-        unsigned i = w->pc;
-        const struct kd_hot *h = &b->hot[i];
-        if (h->kind == KD_H_OP) { /* op comes zeroed: its fields before mask */
-            memcpy(op, &h->op, offsetof(struct kernel_op, mask));
-            w->pc = h->next;
+        int r = hot_step(b, w, op);
+        if (r == HOT_OP)
+            return;
+        if (r == HOT_SLOW) {
+            kd_next_more(b, w, op);
             return;
         }
-        if (h->kind == KD_H_MEM) {
-            memcpy(op, &h->op, offsetof(struct kernel_op, mask));
-            op->mask = h->depth ? w->r[3 + h->depth] : 0;
-            op->base = (addr_t)lin_at(&h->x, w);
-            op->stride = h->op.stride;
-            w->pc = h->next;
-            return;
-        }
-        if (h->kind == KD_H_IF && !h->two && (h->dk == 0 || h->dk == 1)) {
-            int64_t d = lin_at(&h->x, w);
-            uint64_t run = h->dk ? (d >= 0 ? 0 : low_bits((uint64_t)-d)) : d < 0 ? ~0ull : 0;
-            uint64_t m = mask_at(w, h->depth) & run;
-            w->r[4 + h->depth] = m;
-            w->pc = m ? h->next : h->out;
-            continue;
-        }
-        if (h->kind == KD_H_END_FOR && (w->r[h->var] + 1) >> 32) {
-            uint64_t r = ++w->r[h->var];
-            w->pc = (uint32_t)r < r >> 32 ? h->out : h->next;
-            continue;
-        }
-        if (h->kind == KD_H_END_IF) {
-            w->pc = h->next;
-            continue;
-        }
-        kd_next_more(b, w, op);
-        return;
     }
 }
 
@@ -2419,9 +2424,14 @@ static bool lin_of(const struct kd_bound *b, const struct kd_affine *f, int64_t 
         return false;
     int64_t k[8] = {f->k[KD_BX], f->k[KD_BY], f->k[KD_BZ], one_row ? f->k[KD_TX] : 0,
                     f->k[KD_M0], f->k[KD_M1], f->k[KD_M2], f->k[KD_M3]};
-    x->c = off + f->c * scale;
+    *x = (struct kd_lin){.c = off + f->c * scale, .one = !k[1] && !k[2]};
     for (unsigned j = 0; j < 8; j++)
         x->k[j] = k[j] * scale;
+    for (unsigned m = 0, n = 0; m < 4; m++) {
+        if (k[4 + m] && n++) /* a second loop */
+            x->one = false;
+        x->m = k[4 + m] && n == 1 ? (uint8_t)m : x->m;
+    }
     return true;
 }
 
@@ -2462,7 +2472,8 @@ static void bind_hot(const struct kd_bound *b, unsigned i, struct kd_hot *h)
         h->dk = b->block.y == 1 && b->block.z == 1 ? bs->fd.k[KD_TX] : 0;
         h->dk2 = b->block.y == 1 && b->block.z == 1 ? bs->fd2.k[KD_TX] : 0;
         bool ok = lin_of(b, &bs->fd, 1, 0, &h->x) && (!s->two || lin_of(b, &bs->fd2, 1, 0, &h->x2));
-        h->kind = ok ? KD_H_IF : KD_H_SLOW;
+        bool simple = !s->two && (h->dk == 0 || h->dk == 1);
+        h->kind = !ok ? KD_H_SLOW : simple ? KD_H_IF : KD_H_IF2;
     }
 }
 
