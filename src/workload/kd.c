@@ -20,8 +20,23 @@
 struct kd_bix {
     struct kd_affine e, inner, inner2;
     const struct kd_array *arr; /* what `ind` reads, or NULL */
-    int8_t fn;                  /* KD_IX_MIN, KD_IX_MAX: ind = min or max of inner, inner2 */
+    int8_t fn;                  /* KD_IX_MIN, KD_IX_MAX: ind = min or max of inner, inner2;
+                                   KD_IX_DIV: floor(inner / inner2), inner2 a constant */
 };
+
+/* floor(a / b) for b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* `ind` of a min, max or quotient from its arguments' values p and q. */
+static inline int64_t fn_of(int8_t fn, int64_t p, int64_t q)
+{
+    if (fn == KD_IX_DIV)
+        return floor_div(p, q);
+    return (fn == KD_IX_MIN) == (p < q) ? p : q;
+}
 
 /* Whether x's value depends on `ind` from an array or a min/max. */
 static inline bool reads(const struct kd_bix *x)
@@ -265,15 +280,32 @@ static int minmax(struct line *ln, const char *text, const char *at, struct kd_i
     return poly(ln, outer, &out->e) || poly(ln, a, &out->inner) ? -1 : poly(ln, b, &out->inner2);
 }
 
+/* An expression with a quotient, `A / B` or `A % B`, as `ind`. */
+static int quot(struct line *ln, const char *text, struct kd_ix *out)
+{
+    struct err e = {0};
+    struct kd_quot q;
+    if (kd_parse_quot(text, ln->d->params, ln->nparams, &out->e, &q, &e))
+        return line_err(ln, "%s", e.msg);
+    out->arr = KD_IX_DIV;
+    out->inner = q.num;
+    out->inner2 = q.den;
+    return 0;
+}
+
 /* An expression that may read one array element, @ARRAY[INDEX], or hold one
- * min(A, B) or max(A, B), as `ind`. */
+ * min(A, B) or max(A, B), or one quotient, as `ind`. */
 static int ix(struct line *ln, const char *text, struct kd_ix *out)
 {
     out->arr = -1;
-    const char *at = strchr(text, '@'), *mm = strstr(text, "min(");
+    const char *at = strchr(text, '@'), *mm = strstr(text, "min("), *dv = strpbrk(text, "/%");
     mm = mm ? mm : strstr(text, "max(");
     if (mm && at)
         return line_err(ln, "'%s': one array read, min or max per expression", text);
+    if (dv && (mm || at))
+        return line_err(ln, "'%s': one array read, min, max or quotient per expression", text);
+    if (dv)
+        return quot(ln, text, out);
     if (mm)
         return minmax(ln, text, mm, out);
     if (!at)
@@ -898,8 +930,7 @@ static int64_t eval(const struct kd_bix *x, int64_t v[KD_NDYN])
                 (unsigned long long)x->arr->n);
         v[KD_IND] = x->arr->v[i];
     } else if (x->fn) {
-        int64_t p = kd_eval(&x->inner, v), q = kd_eval(&x->inner2, v);
-        v[KD_IND] = (x->fn == KD_IX_MIN) == (p < q) ? p : q;
+        v[KD_IND] = fn_of(x->fn, kd_eval(&x->inner, v), kd_eval(&x->inner2, v));
     }
     return kd_eval(&x->e, v);
 }
@@ -1063,14 +1094,19 @@ static void lanes_gather(const struct kd_bound *b, const struct kernel_warp *w, 
     }
 }
 
-/* x's min or max of its two arguments at the lanes of mask (and between
- * them) into ind[lane]. */
+/* x's min or max of its two arguments, or its quotient, at the lanes of
+ * mask (and between them) into ind[lane]. */
 static void lanes_minmax(const struct kd_bound *b, const struct kernel_warp *w, unsigned i,
                          const struct kd_bix *x, uint64_t mask, int64_t *ind)
 {
     int64_t q[KERNEL_MAX_LANES];
     LANE_SPAN(mask, lo, hi);
     lanes_affine(b, w, i, &x->inner, NULL, 0, mask, ind);
+    if (x->fn == KD_IX_DIV) {
+        for (unsigned l = lo; l < hi; l++)
+            ind[l] = floor_div(ind[l], x->inner2.c);
+        return;
+    }
     lanes_affine(b, w, i, &x->inner2, NULL, 0, mask, q);
     for (unsigned l = lo; l < hi; l++)
         ind[l] = (x->fn == KD_IX_MIN) == (ind[l] < q[l]) ? ind[l] : q[l];
@@ -1097,12 +1133,6 @@ static void lanes_eval(const struct kd_bound *b, const struct kernel_warp *w, un
         lanes_gather(b, w, i, x, flat, mask, ind);
         lanes_affine(b, w, i, &x->e, ind, x->e.k[KD_IND], mask, out);
     }
-}
-
-/* floor(a / b) for b > 0. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
 /* The integers v of [*lo, *hi] with c + k v < 0: *lo and *hi narrowed
@@ -1788,6 +1818,8 @@ struct walk {
     int64_t size, unit;
     struct range_list l;
     bool whole;
+    const struct kd_bix *q;    /* the index's quotient, or NULL */
+    bool q_on;                 /* lo, hi[KD_IND] hold its values */
 };
 
 #define KD_RANGE_ITERATIONS 4096 /* loop iterations enumerated per statement */
@@ -1867,6 +1899,14 @@ static bool piecewise(const struct kd_affine *a, unsigned v)
     return v == KD_TX ? a->k[v] < -1 || a->k[v] > 1 : a->k[v] != 0;
 }
 
+/* Whether x reads the walk's quotient, now known (lo, hi[KD_IND]). */
+static bool q_known(const struct walk *w, const struct kd_bix *x)
+{
+    return w->q_on && x->fn == KD_IX_DIV && x->inner.c == w->q->inner.c &&
+           !memcmp(x->inner.k, w->q->inner.k, sizeof x->inner.k) &&
+           x->inner2.c == w->q->inner2.c;
+}
+
 /* A variable narrowed by a condition, and its bounds before (v -1: none). */
 struct narrowed {
     int64_t v, lo, hi;
@@ -1881,7 +1921,7 @@ static bool cond_narrow(struct walk *w, const struct kd_bix *x, const struct kd_
                         int64_t *cap, struct narrowed *n)
 {
     n->v = -1;
-    if (reads(x) || reads(y))
+    if ((reads(x) && !q_known(w, x)) || (reads(y) && !q_known(w, y)))
         return true;
     int64_t b0, b1, lo = 0, hi = 0;
     affine_span(&y->e, w->lo, w->hi, &b0, &b1);
@@ -1913,7 +1953,7 @@ static void unnarrow(struct walk *w, const struct narrowed *n)
  * in either argument. */
 static bool pieces(const struct walk *w, unsigned v)
 {
-    if (piecewise(w->a, v) || !w->x->fn)
+    if (piecewise(w->a, v) || !w->x->fn || w->x->fn == KD_IX_DIV)
         return piecewise(w->a, v);
     struct kd_affine k1 = {0}, k2 = {0};
     k1.k[v] = w->a->k[v] + w->a->k[KD_IND] * w->x->inner.k[v];
@@ -1921,12 +1961,18 @@ static bool pieces(const struct walk *w, unsigned v)
     return piecewise(&k1, v) || piecewise(&k2, v);
 }
 
-/* The span of a min or max over the box, into lo, hi[KD_IND]. */
+/* The span of a min or max, or a quotient, over the box, into lo,
+ * hi[KD_IND]. */
 static void minmax_span(struct walk *w)
 {
     int64_t p0, p1, q0, q1;
     affine_span(&w->x->inner, w->lo, w->hi, &p0, &p1);
     affine_span(&w->x->inner2, w->lo, w->hi, &q0, &q1);
+    if (w->x->fn == KD_IX_DIV) { /* nondecreasing in the dividend */
+        w->lo[KD_IND] = floor_div(p0, q0);
+        w->hi[KD_IND] = floor_div(p1, q0);
+        return;
+    }
     bool mn = w->x->fn == KD_IX_MIN;
     w->lo[KD_IND] = (p0 < q0) == mn ? p0 : q0;
     w->hi[KD_IND] = (p1 < q1) == mn ? p1 : q1;
@@ -1960,7 +2006,7 @@ static void walk_leaf(struct walk *w, int64_t cap)
         w->hi[v] = hi;
         return;
     }
-    if (w->x->fn)
+    if (w->x->fn && !(w->q_on && w->q == w->x))
         minmax_span(w);
     int64_t mn, mx;
     affine_span(w->a, w->lo, w->hi, &mn, &mx);
@@ -2002,14 +2048,20 @@ static void walk_loop(struct walk *w, const uint16_t *encl, unsigned nb, int64_t
 static bool ix_span(const struct walk *w, const struct kd_bix *x, int64_t *mn, int64_t *mx)
 {
     int64_t lo[KD_NDYN], hi[KD_NDYN];
-    if (x->fn) /* a min or max: not followed in loop bounds */
+    if (x->fn && x->fn != KD_IX_DIV) /* a min or max: not followed in loop bounds */
         return false;
     memcpy(lo, w->lo, sizeof lo);
     memcpy(hi, w->hi, sizeof hi);
     for (unsigned v = 0; v < KD_NDYN; v++)
-        if (w->unknown[v] && ((x->e.k[v] && !(v == KD_IND && x->arr)) ||
-                              (x->arr && x->inner.k[v])))
+        if (w->unknown[v] && ((x->e.k[v] && !(v == KD_IND && reads(x))) ||
+                              (reads(x) && x->inner.k[v])))
             return false;
+    if (x->fn) { /* a quotient: from its dividend's span */
+        int64_t i0, i1;
+        affine_span(&x->inner, w->lo, w->hi, &i0, &i1);
+        lo[KD_IND] = floor_div(i0, x->inner2.c);
+        hi[KD_IND] = floor_div(i1, x->inner2.c);
+    }
     if (x->arr) {
         int64_t i0, i1;
         affine_span(&x->inner, w->lo, w->hi, &i0, &i1);
@@ -2055,6 +2107,96 @@ static void walk_read(struct walk *w, int64_t cap)
 
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap);
 
+/* Whether the walk's quotient can be split before the blocks encl[0..nb):
+ * none of them is a loop over a variable of its dividend, which holds no
+ * variable but thread indices that still spans values. */
+static bool q_ready(const struct walk *w, const uint16_t *encl, unsigned nb)
+{
+    for (unsigned j = 0; j < nb; j++)
+        if (w->b->p->s[encl[j]].kind == KD_S_FOR && w->q->inner.k[w->b->p->s[encl[j]].var])
+            return false;
+    for (unsigned v = 0; v < KD_NDYN; v++)
+        if (w->q->inner.k[v] && (v < KD_TX || v > KD_TZ) &&
+            (w->lo[v] != w->hi[v] || w->unknown[v]))
+            return false;
+    return true;
+}
+
+/* The walk with the quotient's values at lo, hi[KD_IND] [q0, q1]. */
+static void q_walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap, int64_t q0,
+                   int64_t q1)
+{
+    bool unknown = w->unknown[KD_IND];
+    w->q_on = true;
+    w->unknown[KD_IND] = false;
+    w->lo[KD_IND] = q0;
+    w->hi[KD_IND] = q1;
+    walk(w, encl, nb, cap);
+    w->q_on = false;
+    w->unknown[KD_IND] = unknown;
+    w->lo[KD_IND] = w->hi[KD_IND] = 0;
+}
+
+/* Each value q of the quotient floor(N / D) with thread index col (-1:
+ * none), the one that still spans values in N, narrowed to where N / D = q. */
+static void q_values(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap, int col)
+{
+    const struct kd_affine *n = &w->q->inner;
+    int64_t d = w->q->inner2.c, n0, n1;
+    affine_span(n, w->lo, w->hi, &n0, &n1);
+    int64_t q0 = floor_div(n0, d), q1 = floor_div(n1, d);
+    if (col < 0 || w->budget < q1 - q0 + 1) {
+        q_walk(w, encl, nb, cap, q0, q1);
+        return;
+    }
+    w->budget -= q1 - q0 + 1;
+    int64_t lo = w->lo[col], hi = w->hi[col], k = n->k[col], rest = n0 - (k > 0 ? k * lo : k * hi);
+    for (int64_t q = q0; q <= q1; q++) {
+        int64_t a = lo, b = hi; /* q d <= rest + k t < (q + 1) d */
+        below_zero(q * d - rest - 1, -k, &a, &b);
+        below_zero(rest - (q + 1) * d, k, &a, &b);
+        if (a > b)
+            continue;
+        w->lo[col] = a;
+        w->hi[col] = b;
+        q_walk(w, encl, nb, cap, q, q);
+    }
+    w->lo[col] = lo;
+    w->hi[col] = hi;
+}
+
+/* Split the walk at the index's quotient floor(N / D): the thread indices
+ * in N enumerated but the one of least step (col), then each value of the
+ * quotient (the rows of a flat tile element); while the budget lasts, else
+ * the quotient spans its values. */
+static void q_split(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
+{
+    const struct kd_affine *n = &w->q->inner;
+    int col = -1;
+    for (unsigned v = KD_TX; v <= KD_TZ; v++)
+        if (n->k[v] && w->lo[v] < w->hi[v] &&
+            (col < 0 || llabs(n->k[v]) < llabs(n->k[col])))
+            col = (int)v;
+    for (unsigned v = KD_TZ; v >= KD_TX; v--) {
+        int64_t lo = w->lo[v], hi = w->hi[v];
+        if ((int)v == col || !n->k[v] || lo == hi)
+            continue;
+        if (w->budget < hi - lo + 1) {
+            q_values(w, encl, nb, cap, -1);
+            return;
+        }
+        w->budget -= hi - lo + 1;
+        for (int64_t t = lo; t <= hi; t++) {
+            w->lo[v] = w->hi[v] = t;
+            q_split(w, encl, nb, cap);
+        }
+        w->lo[v] = lo;
+        w->hi[v] = hi;
+        return;
+    }
+    q_values(w, encl, nb, cap, col);
+}
+
 /* Condition j of an if that encloses the statement (the if itself, then its
  * further conditions, KD_S_AND): it narrows the one index that still spans
  * values, or skips the walk if no lane passes; `if I < B` with B the same
@@ -2082,6 +2224,10 @@ static void walk_if(struct walk *w, unsigned j, const uint16_t *encl, unsigned n
  * clips (walk_if). At the statement, thread indices span the block. */
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
 {
+    if (w->q && !w->q_on && q_ready(w, encl, nb)) {
+        q_split(w, encl, nb, cap);
+        return;
+    }
     if (!nb) {
         if (w->x->arr && w->b->p->d->range_reads)
             walk_read(w, cap);
@@ -2169,6 +2315,8 @@ static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned ar
         w.x = &b->b[i].a;
         w.a = &w.x->e;
         w.unknown[KD_IND] = !w.x->fn; /* a min or max spans what its arguments do */
+        w.q = w.x->fn == KD_IX_DIV ? w.x : NULL;
+        w.q_on = false;
         w.size = b->b[i].size;
         w.unit = b->b[i].unit;
         walk(&w, s->encl, s->depth, INT64_MAX);
@@ -2185,7 +2333,12 @@ static int bind_ix(struct kd_bound *b, const struct kd_ix *x, const struct kd_la
     out->fn = x->arr < -1 ? x->arr : 0;
     if (kd_bind(&x->e, l, &out->e, e) || (x->arr != -1 && kd_bind(&x->inner, l, &out->inner, e)))
         return -1;
-    return out->fn && kd_bind(&x->inner2, l, &out->inner2, e) ? -1 : 0;
+    if (out->fn && kd_bind(&x->inner2, l, &out->inner2, e))
+        return -1;
+    if (out->fn == KD_IX_DIV && (out->inner2.nnz || out->inner2.c < 1))
+        return err_set(e, "a divisor of %lld: a positive value, the same in every thread, "
+                          "expected", (long long)out->inner2.c);
+    return 0;
 }
 
 static bool uniform_loop(const struct kd_bound *b, unsigned j, bool row);

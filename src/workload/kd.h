@@ -45,7 +45,11 @@
  * expression may read one element of an array, `@ARRAY[EXPR]`, in place of
  * the variable `ind`, or hold one min(EXPR, EXPR) or max(EXPR, EXPR) (an
  * index clamped at a grid's edge: max(i - 1, 0)); the derived ranges follow
- * a min or max, as they cannot follow an array read. rD, rA: registers
+ * a min or max, as they cannot follow an array read. Or it may hold one
+ * quotient by a value fixed for the launch (a parameter, a block dimension),
+ * at each lane: `A / B` is floor(A / B) and `A % B` is A - B * floor(A / B),
+ * with the same A and B wherever the expression names them (the row and
+ * column of a flat tile element, el / w and el % w). rD, rA: registers
  * r1 .. r63; rD and the first two rA may be a window rA..rB, the register
  * A + (iterations of the innermost enclosing loop mod (B - A + 1)) (loads in
  * flight in rotating registers).
@@ -128,11 +132,12 @@ enum kd_stmt_kind { KD_S_OP, KD_S_IF, KD_S_FOR, KD_S_END, KD_S_MORE, KD_S_AND };
 /* An expression and, when it reads an array (`ind`), the array's index. */
 #define KD_IX_MIN (-2) /* kd_ix.arr: `ind` is min(inner, inner2) */
 #define KD_IX_MAX (-3) /* kd_ix.arr: `ind` is max(inner, inner2) */
+#define KD_IX_DIV (-4) /* kd_ix.arr: `ind` is floor(inner / inner2), inner2 fixed per launch */
 struct kd_ix {
     struct kd_poly e;
-    int8_t arr;          /* the array `ind` reads, or -1, or KD_IX_MIN / KD_IX_MAX */
-    struct kd_poly inner; /* its index (min, max: the first argument) */
-    struct kd_poly inner2; /* min, max: the second argument */
+    int8_t arr;          /* the array `ind` reads, or -1, or KD_IX_MIN / MAX / DIV */
+    struct kd_poly inner; /* its index (min, max: the first argument; a quotient's dividend) */
+    struct kd_poly inner2; /* min, max: the second argument; a quotient's divisor */
 };
 
 /* One statement. Memory and ALU statements carry the kernel_op they issue,

@@ -100,6 +100,7 @@ struct parser {
     const char *const *params;
     unsigned nparams;
     struct err *e;
+    struct kd_quot *q; /* the expression's quotient (NULL: `/` and `%` refused) */
 };
 
 static void skip_space(struct parser *ps)
@@ -176,17 +177,47 @@ static int factor(struct parser *ps, struct kd_poly *out)
     return err_set(ps->e, "unexpected '%c'", ch);
 }
 
+static bool poly_same(const struct kd_poly *a, const struct kd_poly *b)
+{
+    struct kd_poly d = *a;
+    return !poly_add(&d, b, -1, NULL) && d.n == 0;
+}
+
+/* x / den or x % den into x: `ind`, or x - den * ind, with floor(x / den)
+ * the expression's one quotient. */
+static int quotient(struct parser *ps, char op, struct kd_poly *x, const struct kd_poly *den)
+{
+    struct kd_quot *q = ps->q;
+    if (!q)
+        return err_set(ps->e, "'%c' is not allowed here", op);
+    if (kd_has(x, KD_IND) || kd_has(den, KD_IND))
+        return err_set(ps->e, "'%c': a quotient of `ind`", op);
+    if (q->on && (!poly_same(&q->num, x) || !poly_same(&q->den, den)))
+        return err_set(ps->e, "%s", "one quotient per expression");
+    *q = (struct kd_quot){.num = *x, .den = *den, .on = true};
+    struct kd_poly ind, t;
+    poly_var(&ind, KD_IND);
+    if (op == '/') {
+        *x = ind;
+        return 0;
+    }
+    return poly_mul(den, &ind, &t, ps->e) ? -1 : poly_add(x, &t, -1, ps->e);
+}
+
 static int term(struct parser *ps, struct kd_poly *out)
 {
     if (factor(ps, out))
         return -1;
     for (;;) {
         skip_space(ps);
-        if (*ps->s != '*')
+        char op = *ps->s;
+        if (op != '*' && op != '/' && op != '%')
             return 0;
         ps->s++;
         struct kd_poly f;
-        if (factor(ps, &f) || poly_mul(out, &f, out, ps->e))
+        if (factor(ps, &f))
+            return -1;
+        if (op == '*' ? poly_mul(out, &f, out, ps->e) : quotient(ps, op, out, &f))
             return -1;
     }
 }
@@ -210,9 +241,17 @@ static int expr(struct parser *ps, struct kd_poly *out)
 int kd_parse(const char *text, const char *const *params, unsigned nparams, struct kd_poly *out,
              struct err *e)
 {
+    return kd_parse_quot(text, params, nparams, out, NULL, e);
+}
+
+int kd_parse_quot(const char *text, const char *const *params, unsigned nparams,
+                  struct kd_poly *out, struct kd_quot *q, struct err *e)
+{
     if (nparams > KD_MAX_PARAMS)
         return err_set(e, "more than %d parameters", KD_MAX_PARAMS);
-    struct parser ps = {text, params, nparams, e};
+    if (q)
+        q->on = false;
+    struct parser ps = {text, params, nparams, e, q};
     if (expr(&ps, out))
         return err_prefix(e, "index '%s'", text);
     skip_space(&ps);

@@ -7,13 +7,16 @@
  *
  * Text form (docs/workloads.md, "Index expressions"):
  *   expr   := term (('+' | '-') term)*
- *   term   := factor ('*' factor)*
+ *   term   := factor (('*' | '/' | '%') factor)*
  *   factor := INTEGER | NAME | '(' expr ')' | '-' factor
  * NAME is a prime variable (bx by bz tx ty tz m0 m1 m2 m3 gdx gdy gdz bdx bdy
  * bdz), the work-group's chunk of an irregular partition (wg0 wg1), `gid` (bx * bdx + tx), `ind` (a value read from memory: an indirect
  * index), or one of the kernel's parameters (declared by name when parsing).
  * Products are expanded, so an expression is a sum of monomials, each an
- * integer coefficient times a product of variables.
+ * integer coefficient times a product of variables. `A / B` and `A % B`
+ * (kd_parse_quot only; A the term so far, B a factor) are the floor of the
+ * quotient and the remainder A - B * floor(A / B): `ind` stands for the
+ * quotient, one per expression (A and B the same at each of them).
  */
 #ifndef CHIPSIM_KD_EXPR_H
 #define CHIPSIM_KD_EXPR_H
@@ -50,6 +53,17 @@ struct kd_poly {
  * monomials, overflow). */
 int kd_parse(const char *text, const char *const *params, unsigned nparams, struct kd_poly *out,
              struct err *e);
+
+/* The quotient floor(num / den) that `ind` stands for, if on. */
+struct kd_quot {
+    struct kd_poly num, den;
+    bool on;
+};
+
+/* kd_parse with `/` and `%`: the expression's one quotient into *q (q->on
+ * false if it has none). */
+int kd_parse_quot(const char *text, const char *const *params, unsigned nparams,
+                  struct kd_poly *out, struct kd_quot *q, struct err *e);
 
 /* Whether variable v appears in the polynomial. */
 bool kd_has(const struct kd_poly *p, enum kd_var v);

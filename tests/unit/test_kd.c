@@ -1232,3 +1232,66 @@ Test(kd, ranges_kept_where_the_arrays_are_fixed)
         kd_prog_free(p);
     }
 }
+
+/* A quotient by a launch constant, per lane: the flat elements of a tile of
+ * rows of w (el / w its row, el % w its column) at each lane's own address;
+ * a condition on the same quotient narrows the ranges row by row; floor
+ * below zero. */
+Test(kd, quotients_per_lane)
+{
+    struct kd_prog *p = compile("for m0 = 0 .. 2\n"
+                                "  if tx + m0*8 < 15\n"
+                                "    load a[(tx + m0*8) / w * n + (tx + m0*8) % w] 4 -> r1\n"
+                                "    if (tx + m0*8) / w < 2\n"
+                                "      store b[(tx + m0*8) / w * n + (tx + m0*8) % w] 4 < r1\n"
+                                "    end\n"
+                                "  end\n"
+                                "end\n"
+                                "load b[(tx - 3) / 4 + 1] 4 -> r2\n");
+    struct kernel k;
+    launch(p, &k, 1, 8, 1, 100, 5); /* rows 100 elements apart, tiles 5 wide */
+    struct kernel_warp w = warp(&k, 0, 0, 8);
+    struct kernel_op op = next(&k, &w); /* elements 0..7: row 0, then row 1 */
+    cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask == 0xffull);
+    for (unsigned l = 0; l < 8; l++)
+        cr_expect_eq(w.lane_addr[l], 0x100000 + (l < 5 ? l : 100 + l - 5) * 4, "lane %u", l);
+    op = next(&k, &w); /* the store: rows 0 and 1, every lane */
+    cr_expect(op.kind == KOP_STORE && op.mask == 0xffull);
+    cr_expect_eq(w.lane_addr[7], 0x200000 + 102 * 4);
+    op = next(&k, &w); /* elements 8..14: row 1 columns 3, 4, row 2 */
+    cr_expect(op.kind == KOP_LOAD && op.mask == 0x7full);
+    cr_expect_eq(w.lane_addr[1], 0x100000 + 104 * 4);
+    cr_expect_eq(w.lane_addr[2], 0x100000 + 200 * 4);
+    cr_expect_eq(w.lane_addr[6], 0x100000 + 204 * 4);
+    op = next(&k, &w); /* the store: row 1's two lanes */
+    cr_expect(op.kind == KOP_STORE && op.mask == 0x3ull);
+    op = next(&k, &w); /* floor((tx - 3) / 4) + 1: 0, 0, 0, 1, 1, 1, 1, 2 */
+    cr_expect(op.kind == KOP_LOAD && op.lanes);
+    for (unsigned l = 0; l < 8; l++)
+        cr_expect_eq(w.lane_addr[l], 0x200000 + (l < 3 ? 0 : l < 7 ? 1 : 2) * 4, "lane %u", l);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 3, "the tile's three rows");
+    for (unsigned i = 0; i < 3; i++)
+        cr_expect(r[i].lo == 0x100000 + i * 100 * 4 && r[i].hi == r[i].lo + 5 * 4, "row %u", i);
+    cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 2, "b: rows 0 and 1 (elements 0..2 in row 0)");
+    cr_expect(r[0].lo == 0x200000 && r[0].hi == 0x200000 + 5 * 4);
+    cr_expect(r[1].lo == 0x200000 + 100 * 4 && r[1].hi == r[1].lo + 5 * 4);
+    kd_prog_free(p);
+    expect_error("load a[tx / w + tx % n] 4 -> r1\n",
+                 "kernel bad, line 1: index 'tx / w + tx % n': one quotient per expression");
+    expect_error("load a[@row[tx] / w] 4 -> r1\n",
+                 "kernel bad, line 1: '@row[tx] / w': one array read, min, max or quotient per "
+                 "expression");
+    expect_error("for m0 = 0 .. n step w / 2\nend\n",
+                 "kernel bad, line 1: index 'w / 2': '/' is not allowed here");
+    p = compile("load a[gid / tx] 4 -> r1\n");
+    int64_t v[] = {1, 1};
+    struct err e = {0};
+    cr_expect_eq(kd_launch(p, &k, (struct kernel_dim){1, 1, 1}, (struct kernel_dim){32, 1, 1}, v,
+                           both, graph, &e),
+                 -1);
+    cr_expect_str_eq(e.msg, "kernel t, statement 1: a divisor of 0: a positive value, the same in "
+                            "every thread, expected");
+    kd_prog_free(p);
+}
