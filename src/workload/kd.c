@@ -491,6 +491,26 @@ static bool size_ok(int64_t size)
     return size == 1 || size == 2 || size == 4 || size == 8 || size == 16;
 }
 
+/* A memory statement's test and fallback, `if A < B [and ...] else [EXPR]`,
+ * cut from the line: the conditions left in ln->ands (each a KD_S_AND
+ * statement after it), the fallback index into s->b. */
+static int fallback(struct line *ln, struct kd_stmt *s)
+{
+    char *t = strstr(ln->at, " if "), *el = t ? strstr(t, " else ") : NULL, *open = NULL;
+    if (!t)
+        return 0;
+    if (el)
+        for (open = el + 6; isspace((unsigned char)*open); open++)
+            ;
+    char *close = open && *open == '[' ? closing(open) : NULL;
+    if (!close || close[1 + strspn(close + 1, " \t")])
+        return line_err(ln, "'%s': if TEST else [INDEX] expected", t + 1);
+    *t = *el = *close = '\0';
+    s->fallback = true;
+    ln->ands = t + 4;
+    return ix(ln, open + 1, &s->b);
+}
+
 /* BUF[EXPR] SIZE (lds[EXPR] SIZE for the LDS), then the operation's tail. */
 static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
 {
@@ -513,6 +533,8 @@ static int mem_stmt(struct line *ln, struct kd_stmt *s, uint8_t kind)
     if (ix(ln, open + 1, &s->a))
         return -1;
     ln->at = close + 1;
+    if (fallback(ln, s))
+        return -1;
     char *sz = word(ln), *slash = sz ? strchr(sz, '/') : NULL;
     long unit = 0;
     if (slash) { /* SIZE/UNIT: the index counts elements of UNIT bytes */
@@ -1584,6 +1606,35 @@ static void addresses(const struct kd_bound *b, unsigned i, struct kernel_warp *
     }
 }
 
+/* Memory statement i's lanes where its test fails: at its fallback index
+ * (lane addresses from then on). */
+static void fallback_lanes(const struct kd_bound *b, unsigned i, struct kernel_warp *w,
+                           struct kernel_op *op)
+{
+    const struct kd_prog *p = b->p;
+    uint64_t mask = op->mask ? op->mask : low_bits(w->nlanes), pass = mask;
+    for (unsigned j = i + 1; pass && j < p->nstmt && p->s[j].kind == KD_S_AND; j++)
+        pass = cond_mask(b, w, j, pass);
+    uint64_t fail = mask & ~pass;
+    if (!fail)
+        return;
+    for (uint64_t m = op->lanes ? 0 : mask; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(m);
+        w->lane_addr[l] = op->base + (addr_t)(op->stride * (int64_t)l);
+    }
+    op->lanes = true;
+    op->base = 0;
+    op->stride = 0;
+    int64_t x[KERNEL_MAX_LANES];
+    int8_t buf = p->s[i].buf;
+    addr_t base = buf >= 0 ? b->bufs[buf]->base : 0;
+    lanes_eval(b, w, i, &b->b[i].b, fail, x);
+    for (uint64_t m = fail; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(m);
+        w->lane_addr[l] = base + (addr_t)(x[l] * b->b[i].unit);
+    }
+}
+
 /* Registers rA..rB of statement s: A + the iterations of its loop mod B - A + 1. */
 static void rotate(const struct kd_stmt *s, const struct kernel_warp *w, struct kernel_op *op)
 {
@@ -1649,6 +1700,8 @@ static __attribute__((noinline)) bool kd_step(const struct kd_bound *b, struct k
             op->size = b->b[i].size;
             op->mask = s->depth ? outer : 0; /* 0: the warp's lanes, as outside any block */
             addresses(b, i, w, op);
+            if (s->fallback)
+                fallback_lanes(b, i, w, op);
         }
         w->pc = i + 1;
         return true;
@@ -1820,6 +1873,8 @@ struct walk {
     bool whole;
     const struct kd_bix *q;    /* the index's quotient, or NULL */
     bool q_on;                 /* lo, hi[KD_IND] hold its values */
+    unsigned test;             /* the statement's first test (its KD_S_AND), or 0 */
+    bool fails;                /* some lane of the work-group fails the test */
 };
 
 #define KD_RANGE_ITERATIONS 4096 /* loop iterations enumerated per statement */
@@ -2107,6 +2162,25 @@ static void walk_read(struct walk *w, int64_t cap)
 
 static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap);
 
+/* Whether x < y in every lane of the walk's box (not if either reads what
+ * the walk does not know). */
+static bool holds(const struct walk *w, const struct kd_bix *x, const struct kd_bix *y)
+{
+    if ((reads(x) && !q_known(w, x)) || (reads(y) && !q_known(w, y)))
+        return false;
+    struct kd_affine d = x->e;
+    d.c -= y->e.c;
+    for (unsigned v = 0; v < KD_NDYN; v++) {
+        d.k[v] -= y->e.k[v];
+        if (d.k[v] && w->unknown[v])
+            return false;
+    }
+    kd_affine_terms(&d);
+    int64_t mn, mx;
+    affine_span(&d, w->lo, w->hi, &mn, &mx);
+    return mx < 0;
+}
+
 /* Whether the walk's quotient can be split before the blocks encl[0..nb):
  * none of them is a loop over a variable of its dividend, which holds no
  * variable but thread indices that still spans values. */
@@ -2206,6 +2280,8 @@ static void walk_if(struct walk *w, unsigned j, const uint16_t *encl, unsigned n
     const struct kd_stmt *s = &w->b->p->s[j];
     const struct kd_bix *x = &w->b->b[j].a, *y = &w->b->b[j].b;
     struct narrowed n1, n2 = {.v = -1};
+    if (w->test && j >= w->test)
+        w->fails |= !holds(w, x, y) || (s->two && !holds(w, y, &w->b->b[j].c));
     if (cond_narrow(w, x, y, &cap, &n1) &&
         (!s->two || cond_narrow(w, y, &w->b->b[j].c, &cap, &n2))) {
         if (j + 1 < w->b->p->nstmt && w->b->p->s[j + 1].kind == KD_S_AND)
@@ -2236,7 +2312,7 @@ static void walk(struct walk *w, const uint16_t *encl, unsigned nb, int64_t cap)
         return;
     }
     const struct kd_stmt *s = &w->b->p->s[encl[0]];
-    if (s->kind == KD_S_IF) {
+    if (s->kind == KD_S_IF || s->kind == KD_S_AND) { /* an if, or a statement's test */
         walk_if(w, encl[0], encl, nb, cap);
         return;
     }
@@ -2284,6 +2360,45 @@ static unsigned kd_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
     return m->n[wg];
 }
 
+/* The quotient of statement i's index x, else of its test's, or NULL. */
+static const struct kd_bix *quotient_of(const struct kd_bound *b, unsigned i,
+                                        const struct kd_bix *x)
+{
+    if (x->fn == KD_IX_DIV || x != &b->b[i].a)
+        return x->fn == KD_IX_DIV ? x : NULL;
+    for (unsigned j = i + 1; j < b->p->nstmt && b->p->s[j].kind == KD_S_AND; j++)
+        for (const struct kd_bix *y = &b->b[j].a; y <= &b->b[j].c; y++)
+            if (y->fn == KD_IX_DIV)
+                return y;
+    return NULL;
+}
+
+/* The walk of statement i's index x from work-group wg's box. */
+static void walk_start(struct walk *w, uint32_t wg, unsigned i, const struct kd_bix *x)
+{
+    const struct kd_bound *b = w->b;
+    memset(w->lo, 0, sizeof w->lo);
+    memset(w->hi, 0, sizeof w->hi);
+    w->lo[KD_BX] = w->hi[KD_BX] = wg % b->grid.x;
+    w->lo[KD_BY] = w->hi[KD_BY] = wg / b->grid.x % b->grid.y;
+    w->lo[KD_BZ] = w->hi[KD_BZ] = wg / (b->grid.x * b->grid.y);
+    if (b->wgi) {
+        w->lo[KD_WG0] = w->hi[KD_WG0] = b->wgi->v[wg];
+        w->lo[KD_WG1] = w->hi[KD_WG1] = b->wgi->v[wg + 1];
+    }
+    w->hi[KD_TX] = b->block.x - 1;
+    w->hi[KD_TY] = b->block.y - 1;
+    w->hi[KD_TZ] = b->block.z - 1;
+    w->budget = KD_RANGE_ITERATIONS;
+    w->x = x;
+    w->a = &x->e;
+    w->unknown[KD_IND] = !x->fn; /* a min or max spans what its arguments do */
+    w->q = quotient_of(b, i, x);
+    w->q_on = false;
+    w->size = b->b[i].size;
+    w->unit = b->b[i].unit;
+}
+
 static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned arg,
                               struct addr_range *out, unsigned max)
 {
@@ -2298,28 +2413,22 @@ static unsigned derive_ranges(const struct kd_bound *b, uint32_t wg, unsigned ar
         const struct kd_stmt *s = &p->s[i];
         if (s->buf != (int)arg)
             continue;
-        memset(w.lo, 0, sizeof w.lo);
-        memset(w.hi, 0, sizeof w.hi);
-        w.lo[KD_BX] = w.hi[KD_BX] = wg % b->grid.x;
-        w.lo[KD_BY] = w.hi[KD_BY] = wg / b->grid.x % b->grid.y;
-        w.lo[KD_BZ] = w.hi[KD_BZ] = wg / (b->grid.x * b->grid.y);
-        if (b->wgi) {
-            w.lo[KD_WG0] = w.hi[KD_WG0] = b->wgi->v[wg];
-            w.lo[KD_WG1] = w.hi[KD_WG1] = b->wgi->v[wg + 1];
+        walk_start(&w, wg, i, &b->b[i].a);
+        if (!s->fallback) {
+            walk(&w, s->encl, s->depth, INT64_MAX);
+            continue;
         }
-        w.hi[KD_TX] = b->block.x - 1;
-        w.hi[KD_TY] = b->block.y - 1;
-        w.hi[KD_TZ] = b->block.z - 1;
-        w.unknown[KD_IND] = true;
-        w.budget = KD_RANGE_ITERATIONS;
-        w.x = &b->b[i].a;
-        w.a = &w.x->e;
-        w.unknown[KD_IND] = !w.x->fn; /* a min or max spans what its arguments do */
-        w.q = w.x->fn == KD_IX_DIV ? w.x : NULL;
-        w.q_on = false;
-        w.size = b->b[i].size;
-        w.unit = b->b[i].unit;
-        walk(&w, s->encl, s->depth, INT64_MAX);
+        uint16_t encl[KD_MAX_DEPTH + 1]; /* the test, the innermost condition */
+        memcpy(encl, s->encl, sizeof s->encl);
+        encl[s->depth] = (uint16_t)(i + 1);
+        w.test = i + 1;
+        w.fails = false;
+        walk(&w, encl, s->depth + 1u, INT64_MAX);
+        w.test = 0;
+        if (w.fails) { /* the fallback index, where some lane may take it */
+            walk_start(&w, wg, i, &b->b[i].b);
+            walk(&w, s->encl, s->depth, INT64_MAX);
+        }
     }
     return w.whole ? 0 : range_list_done(&w.l, buf->base);
 }
@@ -2601,7 +2710,7 @@ static void bind_hot(const struct kd_bound *b, unsigned i, struct kd_hot *h)
 {
     const struct kd_stmt *s = &b->p->s[i];
     const struct kd_bstmt *bs = &b->b[i];
-    bool plain = !s->rot && !s->has_ox && !s->extra && !s->nmore;
+    bool plain = !s->rot && !s->has_ox && !s->extra && !s->nmore && !s->fallback;
     *h = (struct kd_hot){.kind = KD_H_SLOW, .depth = s->depth, .op = s->op, .two = s->two,
                          .next = past_end_ifs(b->p, i + 1)};
     if (s->kind == KD_S_END) {

@@ -19,6 +19,10 @@
  *   atomic BUF[EXPR] SIZE [-> rD] [< rA ...] [SCOPE SEM]
  *   lds_load lds[EXPR] SIZE -> rD [< rA ...]
  *   lds_store lds[EXPR] SIZE [< rA ...]
+ *   (any memory statement) ... if A < B [< C] [and ...] else [EXPR]
+ *                         a test: lanes where it fails access element EXPR
+ *                         instead (each condition a KD_S_AND statement
+ *                         after it; the lanes stay active)
  *   barrier
  *   fence SCOPE [SEM]
  *   if EXPR < EXPR [< EXPR] [and EXPR < EXPR [< EXPR] ...]
@@ -163,6 +167,8 @@ struct kd_stmt {
     uint8_t nmore;  /* KD_S_OP: the KD_S_MORE statements that follow it */
     bool stepped;   /* KD_S_FOR: has a step */
     bool two;       /* KD_S_IF: a < b < c */
+    bool fallback;  /* memory: a test (KD_S_AND statements after it) whose failing
+                       lanes access element b instead */
     struct kd_poly step;
     uint8_t ox[4];  /* operands given by expressions (KD_OX_*): 1 + their index in the
                        program's ox[]; 0: fixed in op */

@@ -1295,3 +1295,44 @@ Test(kd, quotients_per_lane)
                             "every thread, expected");
     kd_prog_free(p);
 }
+
+/* A memory statement's test: the active lanes that fail it access the
+ * fallback element instead (padding lanes that read element 0) and stay
+ * active; the ranges hold the passing lanes' elements, and the fallback's
+ * only where some lane of the work-group fails. */
+Test(kd, fallback_index_where_a_test_fails)
+{
+    struct kd_prog *p = compile("if tx < n\n"
+                                "  load a[tx*2 + 100] 4 -> r1 if 3 < tx and tx < 6 else [0]\n"
+                                "end\n"
+                                "load b[tx] 4 -> r2 if -1 < tx < 8 else [100]\n"
+                                "store b[tx + 8] 4 < r2 if tx % 4 < 2 else [tx / 4]\n");
+    struct kernel k;
+    launch(p, &k, 1, 8, 1, 7, 0);
+    struct kernel_warp w = warp(&k, 0, 0, 8);
+    struct kernel_op op = next(&k, &w);
+    cr_expect(op.kind == KOP_LOAD && op.lanes && op.mask == 0x7full && op.dst == 1);
+    for (unsigned l = 0; l < 7; l++)
+        cr_expect_eq(w.lane_addr[l], 0x100000 + (l == 4 || l == 5 ? (l * 2 + 100) * 4 : 0),
+                     "lane %u", l);
+    op = next(&k, &w); /* every lane passes: base and stride */
+    cr_expect(op.kind == KOP_LOAD && !op.lanes && op.base == 0x200000 && op.stride == 4);
+    op = next(&k, &w); /* lanes 2, 3, 6, 7 fail: elements tx / 4 */
+    cr_expect(op.kind == KOP_STORE && op.lanes && op.mask == 0);
+    for (unsigned l = 0; l < 8; l++)
+        cr_expect_eq(w.lane_addr[l], 0x200000 + (l % 4 < 2 ? l + 8 : l / 4) * 4, "lane %u", l);
+    cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    struct addr_range r[4];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 4), 3, "element 0, then 108 and 110");
+    cr_expect(r[0].lo == 0x100000 && r[0].hi == 0x100000 + 4);
+    cr_expect(r[1].lo == 0x100000 + 108 * 4 && r[1].hi == r[1].lo + 4);
+    cr_expect(r[2].lo == 0x100000 + 110 * 4 && r[2].hi == r[2].lo + 4);
+    cr_assert_eq(k.ranges(&k, 0, 1, r, 4), 2, "b: 0..7 (no 100), 8, 9, 12, 13 (and 0, 1)");
+    cr_expect(r[0].lo == 0x200000 && r[0].hi == 0x200000 + 10 * 4);
+    cr_expect(r[1].lo == 0x200000 + 12 * 4 && r[1].hi == 0x200000 + 14 * 4);
+    kd_prog_free(p);
+    expect_error("load a[tx] 4 -> r1 if tx < n\n",
+                 "kernel bad, line 1: 'if tx < n': if TEST else [INDEX] expected");
+    expect_error("load a[tx] 4 -> r1 if tx < n else 0\n",
+                 "kernel bad, line 1: 'if tx < n else 0': if TEST else [INDEX] expected");
+}
