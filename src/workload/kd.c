@@ -182,7 +182,7 @@ static void bound_free(struct kd_bound *b)
  * of its own (KD_S_MORE) once the line is done. */
 struct clause {
     long m;
-    char *a, *lt;
+    char *a, *lt, *mx; /* mx: M as "(EXPR)", or NULL */
 };
 
 #define KD_MAX_CLAUSES 8
@@ -609,15 +609,18 @@ static int fence_stmt(struct line *ln, struct kd_stmt *s)
     return 0;
 }
 
-/* "+ M [A < B]" at ln->at: M into *m, the '\0'-ended A and the '<' between A
- * and B (B ends at the ']'); ln->at past the ']'. */
-static int clause(struct line *ln, long *m, char **a, char **lt)
+/* "+ M [A < B]" at ln->at: M into *m (or, given as "(EXPR)", into *mx), the
+ * '\0'-ended A and the '<' between A and B (B ends at the ']'); ln->at past
+ * the ']'. */
+static int clause(struct line *ln, long *m, char **mx, char **a, char **lt)
 {
     ln->at++;
     char *w = word(ln);
     char *open = strchr(ln->at, '['), *close = closing(open);
     *lt = close ? memchr(open, '<', (size_t)(close - open)) : NULL;
-    if (!number(w, 1, 1000000, m) || !*lt)
+    *mx = w && w[0] == '(' ? w : NULL;
+    *m = 1;
+    if ((!*mx && !number(w, 1, 1000000, m)) || !*lt)
         return line_err(ln, "alu N + '%s': M [A < B] expected", w ? w : "");
     *close = '\0';
     *a = open + 1;
@@ -644,8 +647,9 @@ static int alu_stmt(struct line *ln, struct kd_stmt *s)
     }
     skip_space(ln);
     if (*ln->at == '+') { /* + M [A < B]: M more where some active lane has A < B */
-        char *a, *lt;
-        if (clause(ln, &x, &a, &lt) || two_ix(ln, a, lt, 1, s))
+        char *a, *lt, *mx;
+        if (clause(ln, &x, &mx, &a, &lt) || two_ix(ln, a, lt, 1, s) ||
+            (mx && operand(ln, mx, &s->ox[KD_OX_M])))
             return -1;
         s->extra = (uint32_t)x;
     }
@@ -653,7 +657,7 @@ static int alu_stmt(struct line *ln, struct kd_stmt *s)
         if (ln->nmore == KD_MAX_CLAUSES - 1)
             return line_err(ln, "more than %s clauses + M [A < B]", "8");
         struct clause *c = &ln->more[ln->nmore++];
-        if (clause(ln, &c->m, &c->a, &c->lt))
+        if (clause(ln, &c->m, &c->mx, &c->a, &c->lt))
             return -1;
     }
     return op_tail(ln, s);
@@ -759,7 +763,8 @@ static int more_clauses(struct kd_prog *p, struct line *ln, size_t *cap)
         s->buf = -1;
         s->extra = (uint32_t)ln->more[c].m;
         s->a.arr = s->b.arr = -1;
-        if (two_ix(ln, ln->more[c].a, ln->more[c].lt, 1, s))
+        if (two_ix(ln, ln->more[c].a, ln->more[c].lt, 1, s) ||
+            (ln->more[c].mx && operand(ln, ln->more[c].mx, &s->ox[KD_OX_M])))
             return -1;
     }
     return 0;
@@ -1500,6 +1505,22 @@ static void operands(const struct kd_bound *b, const struct kernel_warp *w, unsi
     }
 }
 
+/* The count M of statement i's clause `+ M [A < B]` (an expression's, from
+ * the warp's first lane's loop variables). */
+static uint32_t clause_m(const struct kd_bound *b, const struct kernel_warp *w, unsigned i)
+{
+    const struct kd_stmt *s = &b->p->s[i];
+    if (!s->ox[KD_OX_M])
+        return s->extra;
+    int64_t v[KD_NDYN] = {0};
+    lane_vars(b, w, 0, i, v);
+    int64_t m = eval(&b->ox[s->ox[KD_OX_M] - 1], v);
+    if (m < 0 || m > 1000000)
+        BUG("kernel %s, line %u: alu count %lld out of 0..1000000", b->p->d->name, s->line,
+            (long long)m);
+    return (uint32_t)m;
+}
+
 /* The values off + (v0 + k . (tx, ty, tz)) * scale of lanes 0 .. nlanes-1
  * of w: a run of steps along each row of the block. */
 static void row_sweep(const struct kd_bound *b, const struct kernel_warp *w, int64_t v0,
@@ -1692,9 +1713,9 @@ static __attribute__((noinline)) bool kd_step(const struct kd_bound *b, struct k
         if (s->has_ox)
             operands(b, w, i, op);
         if (s->extra && cond_mask(b, w, i, outer))
-            op->n += s->extra;
+            op->n += clause_m(b, w, i);
         for (unsigned j = i + 1; j <= i + s->nmore; j++)
-            op->n += cond_mask(b, w, j, outer) ? p->s[j].extra : 0;
+            op->n += cond_mask(b, w, j, outer) ? clause_m(b, w, j) : 0;
         i += s->nmore;
         if (s->mem) {
             op->size = b->b[i].size;

@@ -63,7 +63,8 @@
  * the same in every lane (no thread index; loop variables from the warp's
  * first lane), evaluated at each issue: a register `r(EXPR)` (the
  * destination or the first two sources; its value must be 1..63) and an ALU
- * count `alu (EXPR)` (1..1000000): an unrolled loop's loads into r1, r3 ...
+ * count `alu (EXPR)` (1..1000000), and a clause's count `+ (EXPR) [A < B]`
+ * (0..1000000): an unrolled loop's loads into r1, r3 ...
  * are `-> r(2*m1 + 1)`, a count per iteration `alu (@tests[m0])`. A loop
  * whose bounds differ between lanes runs
  * until its last lane is done, each lane active while its own variable is
@@ -144,6 +145,11 @@ struct kd_ix {
     struct kd_poly inner2; /* min, max: the second argument; a quotient's divisor */
 };
 
+/* Operands that may be expressions: the destination register, the first two
+ * source registers, an ALU instruction count, a clause's count (kd_stmt.extra
+ * is then 1). */
+enum { KD_OX_DST, KD_OX_SRC0, KD_OX_SRC1, KD_OX_N, KD_OX_M, KD_NOX };
+
 /* One statement. Memory and ALU statements carry the kernel_op they issue,
  * less its addresses and mask. */
 struct kd_stmt {
@@ -170,7 +176,7 @@ struct kd_stmt {
     bool fallback;  /* memory: a test (KD_S_AND statements after it) whose failing
                        lanes access element b instead */
     struct kd_poly step;
-    uint8_t ox[4];  /* operands given by expressions (KD_OX_*): 1 + their index in the
+    uint8_t ox[KD_NOX]; /* operands given by expressions (KD_OX_*): 1 + their index in the
                        program's ox[]; 0: fixed in op */
     bool has_ox;
     struct kernel_op op;
@@ -178,10 +184,6 @@ struct kd_stmt {
 };
 
 struct kd_bound;
-
-/* Operands that may be expressions: the destination register, the first two
- * source registers, an ALU instruction count. */
-enum { KD_OX_DST, KD_OX_SRC0, KD_OX_SRC1, KD_OX_N };
 
 /* A parsed description and its launches so far. */
 struct kd_prog {

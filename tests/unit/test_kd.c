@@ -1336,3 +1336,27 @@ Test(kd, fallback_index_where_a_test_fails)
     expect_error("load a[tx] 4 -> r1 if tx < n else 0\n",
                  "kernel bad, line 1: 'if tx < n else 0': if TEST else [INDEX] expected");
 }
+
+/* A clause's count may be an expression, as an alu's count may: the
+ * instructions inside a branch per iteration, read from a table (0 too). */
+Test(kd, alu_clause_counts_from_expressions)
+{
+    struct kd_prog *p = compile("for m0 = 0 .. 4\n"
+                                "  alu (@row[m0 + 1]) + (@col[m0]) [tx < n] + (m0 + 1) [tx < w]\n"
+                                "end\n");
+    struct kernel k;
+    static const uint32_t want[2][4] = {{3 + 1, 3 + 2, 4 + 3, 6 + 0}, {5, 7, 10, 10}};
+    for (int64_t wv = 0; wv < 2; wv++) {
+        launch(p, &k, 1, 4, 1, 2, wv);
+        struct kernel_warp w = warp(&k, 0, 0, 4);
+        for (unsigned i = 0; i < 4; i++) {
+            struct kernel_op op = next(&k, &w);
+            cr_expect(op.kind == KOP_ALU && op.n == want[wv][i], "w %lld, m0 %u: n %u",
+                      (long long)wv, i, op.n);
+        }
+        cr_expect_eq(next(&k, &w).kind, KOP_EXIT);
+    }
+    kd_prog_free(p);
+    expect_error("alu 3 + (tx) [tx < n]\n",
+                 "kernel bad, line 1: '(tx)': the same in every lane expected (no thread index)");
+}
