@@ -2066,12 +2066,28 @@ static bool uses_unknown(const struct walk *w)
     return false;
 }
 
+/* Whether the pieces of v, one per value, would all merge in the range list
+ * anyway (less than range_join apart): then v spans its values, and the
+ * enumeration budget is kept for the loops and pieces that stay apart. */
+static bool joined(const struct walk *w, unsigned v)
+{
+    int64_t lo[KD_NDYN], hi[KD_NDYN], mn, mx;
+    if (w->x->fn || !w->l.join)
+        return false;
+    memcpy(lo, w->lo, sizeof lo);
+    memcpy(hi, w->hi, sizeof hi);
+    hi[v] = lo[v];
+    affine_span(w->a, lo, hi, &mn, &mx);
+    int64_t step = w->a->k[v] < 0 ? -w->a->k[v] : w->a->k[v];
+    return step * w->unit - ((mx - mn) * w->unit + w->size) < (int64_t)w->l.join;
+}
+
 static void walk_leaf(struct walk *w, int64_t cap)
 {
     w->whole |= uses_unknown(w);
     for (unsigned v = KD_TZ; v >= KD_TX && !w->whole; v--) {
         int64_t lo = w->lo[v], hi = w->hi[v];
-        if (!pieces(w, v) || lo == hi || w->budget < hi - lo + 1)
+        if (!pieces(w, v) || lo == hi || joined(w, v) || w->budget < hi - lo + 1)
             continue;
         w->budget -= hi - lo + 1;
         for (int64_t t = lo; t <= hi; t++) {

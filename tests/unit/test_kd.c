@@ -1360,3 +1360,29 @@ Test(kd, alu_clause_counts_from_expressions)
     expect_error("alu 3 + (tx) [tx < n]\n",
                  "kernel bad, line 1: '(tx)': the same in every lane expected (no thread index)");
 }
+
+/* Lanes whose elements are not adjacent but less than range_join apart
+ * span their values instead of being enumerated one by one: the same
+ * ranges, and the enumeration budget is left for the loops, which still
+ * narrow their conditions in the last rows. */
+Test(kd, pieces_closer_than_the_join_span)
+{
+    static struct kd_desc d;
+    d = (struct kd_desc){.name = "j", .params = params, .bufs = bufs, .range_join = 64,
+                         .body = "for m0 = 0 .. 60\n"
+                                 "  for m1 = 0 .. 3\n"
+                                 "    if tx*2 + m1 < n\n"
+                                 "      load a[m0*w + tx*2 + m1] 4 -> r1\n"
+                                 "    end\n"
+                                 "  end\n"
+                                 "end\n"};
+    struct kd_prog *p = compile_desc(&d);
+    struct kernel k;
+    launch(p, &k, 1, 64, 1, 100, 1000);
+    struct addr_range r[64];
+    cr_assert_eq(k.ranges(&k, 0, 0, r, 64), 60);
+    for (unsigned i = 0; i < 60; i++)
+        cr_expect(r[i].lo == 0x100000 + i * 1000 * 4 && r[i].hi == r[i].lo + 100 * 4,
+                  "row %u: elements 0..99", i);
+    kd_prog_free(p);
+}
