@@ -533,25 +533,32 @@ Test(wl_ml, conv_ops)
     EXPECT_LANES(&tr, 10, KOP_LDS_STORE, l < 8 ? 1600 + (192 + l) * 4 : NA);
     cr_expect_eq(tr.op[12].kind, KOP_BARRIER);
     cr_expect_eq(alu_sum(&tr), 69 + 3 * (CONV_CH_FULL - 16 - 1) + 46 + 16);
-    /* ranges: input rows 30..49 of the 3 channels; 8 filters; 8 output planes */
+    /* ranges (derived): the halo tile, rows 30..49 by columns 14..33, of the 3
+     * channels, its rows joined (less than a row apart); 8 filters; the output
+     * tile, rows 32..47 by columns 16..31, of 8 planes */
     struct addr_range rg[64];
     cr_expect_eq(k.ranges(&k, wg, 0, rg, 64), 3);
-    cr_expect_eq(rg[2].lo, in + ((1 * 3 + 2) * 128 + 30) * 128 * 4);
-    cr_expect_eq(rg[2].hi, in + ((1 * 3 + 2) * 128 + 50) * 128 * 4);
+    cr_expect_eq(rg[2].lo, in + (((1 * 3 + 2) * 128 + 30) * 128 + 14) * 4);
+    cr_expect_eq(rg[2].hi, in + (((1 * 3 + 2) * 128 + 49) * 128 + 34) * 4);
     cr_expect_eq(k.ranges(&k, wg, 1, rg, 64), 1);
     cr_expect_eq(rg[0].lo, cw + 16 * 75 * 4);
     cr_expect_eq(rg[0].hi, cw + 24 * 75 * 4);
     cr_expect_eq(k.ranges(&k, wg, 2, rg, 64), 8);
-    cr_expect_eq(rg[7].lo, co + ((1 * 32 + 23) * 128 + 32) * 128 * 4);
-    cr_expect_eq(rg[7].hi, co + ((1 * 32 + 23) * 128 + 48) * 128 * 4);
+    cr_expect_eq(rg[7].lo, co + (((1 * 32 + 23) * 128 + 32) * 128 + 16) * 4);
+    cr_expect_eq(rg[7].hi, co + (((1 * 32 + 23) * 128 + 47) * 128 + 32) * 4);
     cr_expect_eq(k.ranges(&k, wg, 0, rg, 2), 1, "more than max: the span of all three");
-    cr_expect_eq(rg[0].lo, in + ((1 * 3 + 0) * 128 + 30) * 128 * 4);
-    cr_expect_eq(rg[0].hi, in + ((1 * 3 + 2) * 128 + 50) * 128 * 4);
-    /* WG (0, 0, 4): image 1 at the border: input[0] comes first */
+    cr_expect_eq(rg[0].lo, in + (((1 * 3 + 0) * 128 + 30) * 128 + 14) * 4);
+    cr_expect_eq(rg[0].hi, in + (((1 * 3 + 2) * 128 + 49) * 128 + 34) * 4);
+    /* WG (0, 0, 4): image 1 at the border: input[0] comes first (its padding
+     * lanes), then rows 0..17, columns 0..17 of each channel */
     cr_expect_eq(k.ranges(&k, 4 * 64, 0, rg, 64), 4);
     cr_expect_eq(rg[0].lo, in);
     cr_expect_eq(rg[0].hi, in + 4);
     cr_expect_eq(rg[1].lo, in + (1 * 3 * 128) * 128 * 4);
+    cr_expect_eq(rg[1].hi, in + ((1 * 3 * 128 + 17) * 128 + 18) * 4);
+    cr_expect_eq(k.ranges(&k, 1, 0, rg, 64), 3, "WG (1, 0, 0): in[0] joins channel 0's rows");
+    cr_expect_eq(rg[0].lo, in);
+    cr_expect_eq(rg[0].hi, in + (17 * 128 + 34) * 4);
     mw_close(&m);
 }
 
@@ -607,8 +614,9 @@ Test(wl_ml, pool_and_fc_ops)
         rows += pool_row[j], in += pool_in[j];
     cr_expect_eq(alu_sum(&tr), 46 + rows + in + 165 + 3 + 15 * (4 + 3));
     struct addr_range rg[4];
-    cr_expect_eq(k.ranges(&k, 1 + 5 * 2, 0, rg, 4), 1); /* input rows 0..127 */
-    cr_expect_eq(rg[0].lo, co + 5 * 128 * 128 * 4);
+    /* input rows 0..127, columns 64..127 (rows joined) */
+    cr_expect_eq(k.ranges(&k, 1 + 5 * 2, 0, rg, 4), 1);
+    cr_expect_eq(rg[0].lo, co + (5 * 128 * 128 + 64) * 4);
     cr_expect_eq(rg[0].hi, co + 6 * 128 * 128 * 4);
     cr_expect_eq(k.ranges(&k, 1 + 5 * 2, 1, rg, 4), 1);
     cr_expect_eq(rg[0].hi, po + 6 * 63 * 63 * 4);

@@ -17,12 +17,16 @@
  * Layer shapes (our reading of DNNMark's composed-model example, cifar10
  * "quick" conv1/pool1 and a 10-way classifier, on the Table II input): conv
  * 32 filters 5 x 5, pad 2, stride 1; max pool 3 x 3, stride 2; FC 10 outputs.
+ * Every kernel is a kernel description (workload/kd.h): conv_fwd and
+ * pool_fwd below (the halo tile's rows and columns and the filter index as
+ * per-lane quotients, the padding lanes' fallback element, the pooling rows'
+ * counts from the tile's tables), the FC kernels mlk.c's; the annotations
+ * (arguments, modes, per-work-group ranges) are derived from them.
  * Instruction counts are PTX counts of the kernels' source per basic block
  * (docs/workloads/cnn.md). Abstracted: no bias, no activation layer; whether
  * MIOpen's solver search picks this convolution kernel and configuration.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "workload/deepbench/mlk.h"
 
@@ -51,8 +55,10 @@ struct cnn {
     struct wl_env *env;
     struct mlk *lib;
     uint32_t n, c, h, w, k, r, pad, st, oh, ow, pk, ps, ph, pw, fo;
-    uint32_t tin_h, tin_w, tin, woff, nl, nw, body;
+    uint32_t tin_h, tin_w, tin, woff, nl, nw;
     uint32_t pnv, pg0, pg1, prows; /* pooling: output rows per thread, group, input rows */
+    uint32_t *prow, *pin;          /* pooling: each input row's instructions (pool_kd) */
+    struct kd_prog *prog[2];       /* conv_kd, pool_kd */
     const struct kernel_buf *in, *cw, *co, *po, *fw, *fo_buf;
     struct mlk_ew zero;
     struct mlk_gemm fc;
@@ -63,6 +69,9 @@ static void cnn_destroy(void *self)
 {
     struct cnn *m = self;
     mlk_free(m->lib);
+    kd_progs_free(m->prog, 2);
+    free(m->prow);
+    free(m->pin);
     free(m);
 }
 
@@ -147,23 +156,7 @@ static void cnn_pool_tile(struct cnn *m)
     m->prows = (m->pnv - 1) * m->ps + m->pk;
 }
 
-/* Positions of the conv kernel's channel body (see conv_body). */
-static unsigned cv_w0(const struct cnn *m)
-{
-    return 2 + 4 * m->nl;
-}
-
-static unsigned cv_rows(const struct cnn *m)
-{
-    return cv_w0(m) + 4 * m->nw + 2;
-}
-
-static unsigned cv_row_len(const struct cnn *m)
-{
-    return m->r + CNN_KPT * (m->r + 1);
-}
-
-/* Sizes of the conv kernel's LDS tile and op sequence. */
+/* Sizes of the conv kernel's LDS tile and its loops. */
 static void cnn_tiles(struct cnn *m)
 {
     m->tin_h = (CNN_T - 1) * m->st + m->r;
@@ -172,19 +165,205 @@ static void cnn_tiles(struct cnn *m)
     m->woff = (uint32_t)div_ceil(m->tin * 4, 16) * 16;
     m->nl = (uint32_t)div_ceil(m->tin, CNN_T * CNN_T);
     m->nw = (uint32_t)div_ceil(CNN_KPT * m->r * m->r, CNN_T * CNN_T);
-    m->body = cv_rows(m) + m->r * cv_row_len(m) + 1;
     cnn_pool_tile(m);
+}
+
+/* ---- convolution ---------------------------------------------------------- */
+
+/*
+ * Instructions per thread: PTX of MIOpenConvUni (with readData of data_ops.h)
+ * at this configuration, block by block; Table II values, kept at other sizes
+ * but for the FMAs, which follow the filter size (docs/workloads/cnn.md):
+ * 69 before the channel loop (parameters, indices, tile origins); the first
+ * halo element 19 (loop tests, its position and address) and 4 (the padding
+ * select before the LDS store), each further one 16 and 1; 6 (the halo
+ * loop's exit, the weight loop's test); the filter element 11 (index split,
+ * range test, address) and 3, further ones 9 and 1, then 4; per filter row
+ * and output channel R multiply-adds and the add into the accumulator; 5 of
+ * channel loop control; the epilogue 46 (output address and the 8 store
+ * tests) + 16 (2 per store) when the warp stores.
+ *
+ * Work-group (bx, by, bz): image n = bz / (K/8), filters k0 = 8 (bz mod K/8)
+ * (so n K + k0 = 8 bz), output tile rows 16 by, columns 16 bx. The halo tile
+ * element el = tid + 256 m1 is at tile row el / tw, column el % tw; the
+ * image is a loop of one iteration, m3 = n (a second quotient in one
+ * index); lanes outside the image load the input's first element
+ * (readDataElem loads in[0] and discards it). The filter element el is
+ * w[k0 + el / RS][c][el % RS], staged in LDS at wo + el.
+ */
+#define CV_EL "(tx + ty*16 + m1*256)"
+#define CV_IY "by*16*st - pad + " CV_EL " / tw"
+#define CV_IX "bx*16*st - pad + " CV_EL " % tw"
+static const char *const conv_params[] = {"c",   "h",  "w",  "k",  "r",  "st", "pad",    "tw",
+                                          "tin", "wo", "oh", "ow", "nl", "nw", "groups", "pitch",
+                                          NULL};
+static const char *const conv_bufs[] = {"input", "conv_w", "conv_out", NULL};
+static const struct kd_desc conv_kd = {
+    .name = "conv_fwd",
+    .params = conv_params,
+    .bufs = conv_bufs,
+    .range_join_param = "pitch",
+    .body = "alu 69\n"
+            "for m0 = 0 .. c                          # input channel\n"
+            "  barrier\n"
+            "  for m1 = 0 .. nl                       # halo tile element el\n"
+            "    if " CV_EL " < tin\n"
+            "      alu (19 - 3*min(m1, 1))\n"
+            "      for m3 = bz / groups .. bz / groups + 1      # the image\n"
+            "        load input[((m3*c + m0)*h + " CV_IY ")*w + " CV_IX "] 4 -> r3 "
+            "if -1 < " CV_IY " < h and -1 < " CV_IX " < w else [0]\n"
+            "      end\n"
+            "      alu (4 - 3*min(m1, 1)) < r3\n"
+            "      lds_store lds[" CV_EL "] 4 < r3\n"
+            "    end\n"
+            "  end\n"
+            "  alu 6\n"
+            "  for m1 = 0 .. nw                       # filter element el\n"
+            "    if " CV_EL " < 8*r*r\n"
+            "      alu (11 - 2*min(m1, 1))\n"
+            "      for m3 = bz / groups .. bz / groups + 1\n"
+            "        load conv_w[(bz*8 - m3*k + " CV_EL " / (r*r))*c*r*r + m0*r*r + " CV_EL
+            " % (r*r)] 4 -> r4\n"
+            "      end\n"
+            "      alu (3 - 2*min(m1, 1)) < r4\n"
+            "      lds_store lds[wo + " CV_EL "] 4 < r4\n"
+            "    end\n"
+            "  end\n"
+            "  if tx + ty*16 < 8*r*r\n"
+            "    alu 4\n"
+            "  end\n"
+            "  barrier\n"
+            "  for m2 = 0 .. r                        # filter row\n"
+            "    for m1 = 0 .. r                      # the inputs under the pixel\n"
+            "      lds_load lds[(ty*st + m2)*tw + tx*st + m1] 4 -> r1\n"
+            "    end\n"
+            "    for m1 = 0 .. 8                      # output channel: its weights\n"
+            "      for m3 = 0 .. r\n"
+            "        lds_load lds[wo + (m1*r + m2)*r + m3] 4 -> r2\n"
+            "      end\n"
+            "      alu (r + 1) < r1 r2\n"
+            "    end\n"
+            "  end\n"
+            "  alu 5\n"
+            "end\n"
+            "alu 46 + 16 [max(bx*16 + tx - ow, by*16 + ty - oh) < 0]   # a lane stores\n"
+            "if bx*16 + tx < ow and by*16 + ty < oh\n"
+            "  for m1 = 0 .. 8\n"
+            "    store conv_out[((bz*8 + m1)*oh + by*16 + ty)*ow + bx*16 + tx] 4\n"
+            "  end\n"
+            "end\n",
+};
+
+static int conv_launch(struct cnn *m, struct kernel *k, struct err *e)
+{
+    int64_t params[] = {m->c,   m->h,        m->w,  m->k,  m->r,  m->st, m->pad,         m->tin_w,
+                        m->tin, m->woff / 4, m->oh, m->ow, m->nl, m->nw, m->k / CNN_KPT,
+                        (int64_t)max_u64(m->w, m->ow) * 4}; /* pitch: a row joins the next */
+    const struct kernel_buf *bufs[] = {m->in, m->cw, m->co};
+    struct kernel_dim grid = {(uint32_t)div_ceil(m->ow, CNN_T), (uint32_t)div_ceil(m->oh, CNN_T),
+                              m->n * (m->k / CNN_KPT)};
+    if (kd_launch(m->prog[0], k, grid, (struct kernel_dim){CNN_T, CNN_T, 1}, params, bufs, NULL,
+                  e))
+        return -1;
+    k->lds_b = m->woff + CNN_KPT * m->r * m->r * 4;
+    return 0;
+}
+
+/* ---- max pooling ---------------------------------------------------------- */
+
+/*
+ * Instructions per thread: PTX of mloPoolingG at the Table II tile (16
+ * output rows per thread, 33 input rows of 3 columns), block by block. The
+ * compiler unrolls the loads, each behind its bounds test, and interleaves
+ * the maxima; per input row, the instructions that always run (prow) and
+ * those inside the loads' conditional blocks (pin: they run when the row is
+ * inside the input). Other tiles take the Table II averages per row. 46
+ * before the rows; 165 after them (the remaining maxima, the output address,
+ * the first store's test); per output row 4 (its test, from the second on)
+ * and 3 (its address, when the warp stores).
+ *
+ * Thread (tx, ty) of work-group (bx, by, plane bz) computes the pooled
+ * pixels (pnv (pg1 by + ty) + v, pg0 bx + tx), v < pnv; threads past the
+ * output's width still load, as in the kernel.
+ */
+enum { PL_ROW_AVG = 25, PL_IN_AVG = 13 };
+#define PL_ROWS 33
+static const uint8_t pl_row[PL_ROWS] = {16, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18,
+                                        16, 18, 16, 18, 16, 18, 16, 18, 16, 17, 19, 23, 46,
+                                        46, 46, 46, 55, 52, 52, 65};
+static const uint8_t pl_in[PL_ROWS] = {9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,
+                                       9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,
+                                       9,  9,  16, 16, 19, 19, 19, 28, 33, 36, 11};
+#define PL_OY "(by*pg1 + ty)*pnv"
+#define PL_OX "(bx*pg0 + tx)"
+static const char *const pool_params[] = {"pg0", "pg1", "pnv", "ps", "pk", "prows",
+                                          "oh",  "ow",  "ph",  "pw", "pitch", NULL};
+static const char *const pool_bufs[] = {"conv_out", "pool_out", NULL};
+static const char *const pool_arrays[] = {"prow", "pin", NULL};
+static const struct kd_desc pool_kd = {
+    .name = "pool_fwd",
+    .params = pool_params,
+    .bufs = pool_bufs,
+    .arrays = pool_arrays,
+    .range_join_param = "pitch",
+    .body = "alu 46\n"
+            "for m0 = 0 .. prows                      # input row of the windows\n"
+            "  alu (@prow[m0]) + (@pin[m0]) [max(" PL_OY "*ps + m0 - oh, " PL_OX "*ps - ow) < 0]\n"
+            "  for m1 = 0 .. pk\n"
+            "    if " PL_OY "*ps + m0 < oh and " PL_OX "*ps + m1 < ow\n"
+            "      load conv_out[(bz*oh + " PL_OY "*ps + m0)*ow + " PL_OX "*ps + m1] 4 -> r1\n"
+            "    end\n"
+            "  end\n"
+            "end\n"
+            "alu 165 < r1\n"
+            "if " PL_OY " < ph and " PL_OX " < pw    # the first output row\n"
+            "  alu 3\n"
+            "  store pool_out[(bz*ph + " PL_OY ")*pw + " PL_OX "] 4\n"
+            "end\n"
+            "for m2 = 1 .. pnv\n"
+            "  alu 4 + 3 [max(" PL_OY " + m2 - ph, " PL_OX " - pw) < 0]\n"
+            "  if " PL_OY " + m2 < ph and " PL_OX " < pw\n"
+            "    store pool_out[(bz*ph + " PL_OY " + m2)*pw + " PL_OX "] 4\n"
+            "  end\n"
+            "end\n",
+};
+
+/* The instructions of each input row of the tile: the Table II tile's
+ * table, else the averages. */
+static void pool_counts(struct cnn *m)
+{
+    bool t2 = m->pnv == 16 && m->ps == 2 && m->pk == 3; /* the Table II tile: PL_ROWS rows */
+    m->prow = xcalloc(m->prows, sizeof *m->prow);
+    m->pin = xcalloc(m->prows, sizeof *m->pin);
+    for (uint32_t j = 0; j < m->prows; j++) {
+        m->prow[j] = t2 ? pl_row[j] : PL_ROW_AVG;
+        m->pin[j] = t2 ? pl_in[j] : PL_IN_AVG;
+    }
+}
+
+static int pool_launch(struct cnn *m, struct kernel *k, struct err *e)
+{
+    int64_t params[] = {m->pg0, m->pg1, m->pnv, m->ps, m->pk, m->prows,
+                        m->oh,  m->ow,  m->ph,  m->pw, (int64_t)m->ow * 4};
+    const struct kernel_buf *bufs[] = {m->co, m->po};
+    struct kd_array arrays[] = {{m->prow, m->prows}, {m->pin, m->prows}};
+    struct kernel_dim grid = {(uint32_t)div_ceil(m->pw, m->pg0),
+                              (uint32_t)div_ceil(m->ph, (uint64_t)m->pg1 * m->pnv), m->n * m->k};
+    return kd_launch(m->prog[1], k, grid, (struct kernel_dim){m->pg0, m->pg1, 1}, params, bufs,
+                     arrays, e);
 }
 
 static void *cnn_create(struct wl_env *env, const struct cfg_sec *sec, struct err *e)
 {
     struct cnn *m = xcalloc(1, sizeof *m);
     m->env = env;
-    if (cnn_shape(m, sec, e) || !(m->lib = mlk_new(e))) {
+    if (cnn_shape(m, sec, e) || !(m->lib = mlk_new(e)) ||
+        !(m->prog[0] = kd_compile(&conv_kd, e)) || !(m->prog[1] = kd_compile(&pool_kd, e))) {
         cnn_destroy(m);
         return NULL;
     }
     cnn_tiles(m);
+    pool_counts(m);
     uint64_t fin = (uint64_t)m->k * m->ph * m->pw;
     m->in = wl_alloc(env, "input", fl((uint64_t)m->n * m->c * m->h * m->w));
     m->cw = wl_alloc(env, "conv_w", fl((uint64_t)m->k * m->c * m->r * m->r));
@@ -205,409 +384,6 @@ static void *cnn_create(struct wl_env *env, const struct cfg_sec *sec, struct er
     return m;
 }
 
-/* ---- convolution ---------------------------------------------------------- */
-
-/*
- * Instructions per thread: PTX of MIOpenConvUni (with readData of data_ops.h)
- * at this configuration, block by block; Table II values, kept at other sizes
- * but for the FMAs, which follow the filter size.
- */
-enum {
-    CV_PRO = 69,                  /* parameters, indices, tile origins, loop set-up */
-    CV_IN0 = 19, CV_IN0_MID = 4,  /* first halo element: loop tests, its position and
-                                     address; the padding select before the LDS store */
-    CV_IN = 16, CV_IN_MID = 1,    /* each further halo element */
-    CV_IN_END = 6,                /* the halo loop's exit, the weight loop's test */
-    CV_W0 = 11, CV_W0_MID = 3,    /* the filter element: index split, range test, address */
-    CV_W = 9, CV_W_MID = 1, CV_W_END = 4,
-    CV_CH_END = 5,                /* channel loop control */
-    CV_EPI = 46, CV_EPI_ST = 16,  /* output address and the 8 store tests; 2 per store */
-};
-
-enum { CP_PRO, CP_BODY, CP_EPI };
-
-struct cnn_wg {
-    uint32_t n, k0, oy0, ox0;
-};
-
-static struct cnn_wg conv_wg(const struct cnn *m, uint32_t bx, uint32_t by, uint32_t bz)
-{
-    uint32_t groups = m->k / CNN_KPT;
-    return (struct cnn_wg){bz / groups, bz % groups * CNN_KPT, by * CNN_T, bx * CNN_T};
-}
-
-/* Halo element p of channel c (element e = tid + 256 p of the tile). Lanes
- * outside the image read the input's first element (readDataElem loads
- * in[0] and discards it) and store a zero to LDS. */
-static uint64_t conv_in_lanes(const struct cnn *m, struct kernel_warp *w, unsigned p, uint32_t c,
-                              bool lds)
-{
-    struct cnn_wg g = conv_wg(m, w->wg_id.x, w->wg_id.y, w->wg_id.z);
-    uint64_t mask = 0;
-    for (unsigned l = 0; l < w->nlanes; l++) {
-        uint32_t el = kernel_tid(w, l) + CNN_T * CNN_T * p;
-        if (el >= m->tin)
-            continue;
-        mask |= 1ull << l;
-        int64_t iy = (int64_t)g.oy0 * m->st - m->pad + el / m->tin_w;
-        int64_t ix = (int64_t)g.ox0 * m->st - m->pad + el % m->tin_w;
-        if (lds)
-            w->lane_addr[l] = el * 4;
-        else if (iy < 0 || ix < 0 || iy >= m->h || ix >= m->w)
-            w->lane_addr[l] = m->in->base;
-        else
-            w->lane_addr[l] = m->in->base +
-                              fl((((uint64_t)g.n * m->c + c) * m->h + (uint64_t)iy) * m->w +
-                                 (uint64_t)ix);
-    }
-    return mask;
-}
-
-/* Filter element p of channel c: e = kk * R * S + rs, to LDS in the same order. */
-static uint64_t conv_w_lanes(const struct cnn *m, struct kernel_warp *w, unsigned p, uint32_t c,
-                             bool lds)
-{
-    struct cnn_wg g = conv_wg(m, w->wg_id.x, w->wg_id.y, w->wg_id.z);
-    uint32_t rs = m->r * m->r;
-    uint64_t mask = 0;
-    for (unsigned l = 0; l < w->nlanes; l++) {
-        uint32_t el = kernel_tid(w, l) + CNN_T * CNN_T * p;
-        if (el >= CNN_KPT * rs)
-            continue;
-        uint32_t kk = el / rs, t = el % rs;
-        w->lane_addr[l] = lds ? m->woff + el * 4
-                              : m->cw->base + fl(((uint64_t)(g.k0 + kk) * m->c + c) * rs + t);
-        mask |= 1ull << l;
-    }
-    return mask;
-}
-
-/* Op q (ALU, load, ALU, LDS store) of halo (wt = false) or filter element p. */
-static bool conv_stage(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op,
-                       bool wt, unsigned p, unsigned q, uint32_t c)
-{
-    uint64_t mask = wt ? conv_w_lanes(m, w, p, c, q == 3) : conv_in_lanes(m, w, p, c, q == 3);
-    uint8_t reg = wt ? 4 : 3;
-    if (!mask)
-        return false; /* no lane has this element: the warp skips the iteration */
-    if (q == 0 || q == 2) {
-        static const uint32_t n[2][2][2] = {{{CV_IN0, CV_IN}, {CV_IN0_MID, CV_IN_MID}},
-                                            {{CV_W0, CV_W}, {CV_W0_MID, CV_W_MID}}};
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = n[wt][q == 2][p > 0],
-                                 .src = {q == 2 ? reg : 0}};
-        return true;
-    }
-    *op = (struct kernel_op){.kind = q == 1 ? KOP_LOAD : KOP_LDS_STORE, .size = 4, .lanes = true,
-                             .mask = mask};
-    if (q == 1)
-        op->dst = reg;
-    else
-        op->src[0] = reg;
-    return true;
-}
-
-/* Op t of filter row k: R input LDS loads (the row under the thread's
- * pixel), then per output channel R weight LDS loads (the same address in
- * every lane) and its R multiply-adds and the add into the accumulator. */
-static void conv_row(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op, unsigned k,
-                     unsigned t)
-{
-    if (t < m->r) {
-        for (unsigned l = 0; l < w->nlanes; l++) {
-            uint32_t tid = kernel_tid(w, l), tx = tid % CNN_T, ty = tid / CNN_T;
-            w->lane_addr[l] = ((ty * m->st + k) * m->tin_w + tx * m->st + t) * 4;
-        }
-        *op = (struct kernel_op){.kind = KOP_LDS_LOAD, .size = 4, .lanes = true, .dst = 1};
-        return;
-    }
-    unsigned oc = (t - m->r) / (m->r + 1), v = (t - m->r) % (m->r + 1);
-    if (v == m->r) {
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = m->r + 1, .src = {1, 2}};
-        return;
-    }
-    *op = (struct kernel_op){.kind = KOP_LDS_LOAD, .size = 4, .dst = 2, .stride = 0,
-                             .base = m->woff + ((oc * m->r + k) * m->r + v) * 4};
-}
-
-/* Channel body: barrier; halo and filter elements to LDS; barrier; the rows;
- * loop control. False if the op is skipped. */
-static bool conv_body(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op,
-                      unsigned pos, uint32_t c)
-{
-    unsigned w0 = cv_w0(m), rows = cv_rows(m);
-    if (pos == 0 || pos == rows - 1) {
-        op->kind = KOP_BARRIER;
-    } else if (pos < w0 - 1) {
-        return conv_stage(m, w, op, false, (pos - 1) / 4, (pos - 1) % 4, c);
-    } else if (pos == w0 - 1) {
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_IN_END};
-    } else if (pos < rows - 2) {
-        return conv_stage(m, w, op, true, (pos - w0) / 4, (pos - w0) % 4, c);
-    } else if (pos == rows - 2) {
-        if (!conv_w_lanes(m, w, 0, c, true))
-            return false;
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_W_END};
-    } else if (pos < m->body - 1) {
-        conv_row(m, w, op, (pos - rows) / cv_row_len(m), (pos - rows) % cv_row_len(m));
-    } else {
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_CH_END};
-    }
-    return true;
-}
-
-/* Output store kk: out[n][k0 + kk][oy][ox] for the lanes inside the output. */
-static uint64_t conv_out_lanes(const struct cnn *m, struct kernel_warp *w, unsigned kk)
-{
-    struct cnn_wg g = conv_wg(m, w->wg_id.x, w->wg_id.y, w->wg_id.z);
-    uint64_t mask = 0;
-    for (unsigned l = 0; l < w->nlanes; l++) {
-        uint32_t tid = kernel_tid(w, l), ox = g.ox0 + tid % CNN_T, oy = g.oy0 + tid / CNN_T;
-        if (ox >= m->ow || oy >= m->oh)
-            continue;
-        mask |= 1ull << l;
-        w->lane_addr[l] = m->co->base +
-                          fl((((uint64_t)g.n * m->k + g.k0 + kk) * m->oh + oy) * m->ow + ox);
-    }
-    return mask;
-}
-
-/* Epilogue op pos: the address and tests, then the 8 stores. */
-static bool conv_epi(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op,
-                     unsigned pos)
-{
-    if (pos > CNN_KPT) {
-        op->kind = KOP_EXIT;
-        return true;
-    }
-    uint64_t mask = conv_out_lanes(m, w, pos ? pos - 1 : 0);
-    if (pos == 0)
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_EPI + (mask ? CV_EPI_ST : 0)};
-    else if (mask)
-        *op = (struct kernel_op){.kind = KOP_STORE, .size = 4, .lanes = true, .mask = mask};
-    return pos == 0 || mask;
-}
-
-/* pc: phase; r[0]: input channel; r[1]: position in the channel body or epilogue. */
-static void conv_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    const struct cnn *m = k->ctx;
-    for (;;) {
-        if (w->pc == CP_PRO) {
-            w->pc = CP_BODY;
-            *op = (struct kernel_op){.kind = KOP_ALU, .n = CV_PRO};
-            return;
-        }
-        if (w->pc == CP_BODY) {
-            bool ok = conv_body(m, w, op, (unsigned)w->r[1], (uint32_t)w->r[0]);
-            if (++w->r[1] == m->body) {
-                w->r[1] = 0;
-                if (++w->r[0] == m->c)
-                    w->pc = CP_EPI;
-            }
-            if (ok)
-                return;
-            memset(op, 0, sizeof *op);
-            continue;
-        }
-        if (conv_epi(m, w, op, (unsigned)w->r[1]++))
-            return;
-        memset(op, 0, sizeof *op);
-    }
-}
-
-static unsigned conv_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                            struct addr_range *out, unsigned max)
-{
-    const struct cnn *m = k->ctx;
-    uint32_t gx = k->grid.x, gy = k->grid.y;
-    struct cnn_wg g = conv_wg(m, wg % gx, wg / gx % gy, wg / (gx * gy));
-    struct range_list l;
-    range_list_init(&l, out, max, 0);
-    if (arg == 0) { /* whole input rows of the halo tile, every channel */
-        int64_t y0 = (int64_t)g.oy0 * m->st - m->pad, x0 = (int64_t)g.ox0 * m->st - m->pad;
-        uint64_t r0 = y0 < 0 ? 0 : (uint64_t)y0;
-        uint64_t r1 = min_u64(m->h, (uint64_t)(y0 + m->tin_h)); /* tin_h > pad */
-        bool pad = y0 < 0 || x0 < 0 || y0 + m->tin_h > m->h || x0 + m->tin_w > m->w;
-        if (pad && (g.n || r0)) /* padding lanes read the input's first element */
-            range_list_add(&l, m->in->base, m->in->base + 4);
-        for (uint64_t c = 0; c < m->c; c++) {
-            uint64_t p = ((uint64_t)g.n * m->c + c) * m->h;
-            range_list_add(&l, m->in->base + fl((p + r0) * m->w), m->in->base + fl((p + r1) * m->w));
-        }
-    } else if (arg == 1) { /* the 8 filters */
-        uint64_t per = (uint64_t)m->c * m->r * m->r;
-        range_list_add(&l, m->cw->base + fl(g.k0 * per), m->cw->base + fl((g.k0 + CNN_KPT) * per));
-    } else if (arg == 2) { /* whole output rows of the tile, 8 planes */
-        uint64_t r1 = min_u64(m->oh, g.oy0 + CNN_T);
-        for (uint64_t kk = 0; kk < CNN_KPT; kk++) {
-            uint64_t p = ((uint64_t)g.n * m->k + g.k0 + kk) * m->oh;
-            range_list_add(&l, m->co->base + fl((p + g.oy0) * m->ow),
-                           m->co->base + fl((p + r1) * m->ow));
-        }
-    } else {
-        return 0;
-    }
-    return range_list_done(&l, k->args[arg].buf->base);
-}
-
-static void conv_kernel(struct cnn *m, struct kernel *k)
-{
-    wl_kernel_init(k, "conv_fwd", (uint32_t)div_ceil(m->ow, CNN_T),
-                   (uint32_t)div_ceil(m->oh, CNN_T), CNN_T, CNN_T, conv_next);
-    k->grid.z = m->n * (m->k / CNN_KPT);
-    k->lds_b = m->woff + CNN_KPT * m->r * m->r * 4;
-    wl_kernel_arg(k, m->in, KERNEL_R);
-    wl_kernel_arg(k, m->cw, KERNEL_R);
-    wl_kernel_arg(k, m->co, KERNEL_RW);
-    k->ranges = conv_ranges;
-    k->ctx = m;
-}
-
-/* ---- max pooling ---------------------------------------------------------- */
-
-/*
- * Instructions per thread: PTX of mloPoolingG at the Table II tile (16
- * output rows per thread, 33 input rows of 3 columns), block by block. The
- * compiler unrolls the loads, each behind its bounds test, and interleaves
- * the maxima; per input row, the instructions that always run and those
- * inside the loads' conditional blocks (they run when the row is inside the
- * input). Other tiles take the Table II averages per row.
- */
-enum { PL_PRO = 46, PL_TAIL = 165, PL_ST_TEST = 4, PL_ST = 3, PL_ROW_AVG = 25, PL_IN_AVG = 13 };
-#define PL_ROWS 33
-static const uint8_t pl_row[PL_ROWS] = {16, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18, 16, 18,
-                                        16, 18, 16, 18, 16, 18, 16, 18, 16, 17, 19, 23, 46,
-                                        46, 46, 46, 55, 52, 52, 65};
-static const uint8_t pl_in[PL_ROWS] = {9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,
-                                       9,  9,  9,  9,  9,  9,  9,  9,  9,  9,  9,
-                                       9,  9,  16, 16, 19, 19, 19, 28, 33, 36, 11};
-
-/* Thread coordinates: output column and first output row. */
-static void pool_xy(const struct cnn *m, const struct kernel_warp *w, unsigned l, uint32_t *ox,
-                    uint32_t *oy0)
-{
-    uint32_t tid = kernel_tid(w, l);
-    *ox = w->wg_id.x * m->pg0 + tid % m->pg0;
-    *oy0 = (w->wg_id.y * m->pg1 + tid / m->pg0) * m->pnv;
-}
-
-/* Load (row j, column i) of the window rows, for the lanes inside the input;
- * threads past the output's width still load, as in the kernel. */
-static uint64_t pool_in_lanes(const struct cnn *m, struct kernel_warp *w, unsigned j, unsigned i)
-{
-    uint64_t mask = 0;
-    for (unsigned l = 0; l < w->nlanes; l++) {
-        uint32_t ox, oy0;
-        pool_xy(m, w, l, &ox, &oy0);
-        uint64_t iy = (uint64_t)oy0 * m->ps + j, ix = (uint64_t)ox * m->ps + i;
-        if (iy >= m->oh || ix >= m->ow)
-            continue;
-        mask |= 1ull << l;
-        w->lane_addr[l] = m->co->base + fl(((uint64_t)w->wg_id.z * m->oh + iy) * m->ow + ix);
-    }
-    return mask;
-}
-
-static uint64_t pool_out_lanes(const struct cnn *m, struct kernel_warp *w, unsigned k)
-{
-    uint64_t mask = 0;
-    for (unsigned l = 0; l < w->nlanes; l++) {
-        uint32_t ox, oy0;
-        pool_xy(m, w, l, &ox, &oy0);
-        if (ox >= m->pw || oy0 + k >= m->ph)
-            continue;
-        mask |= 1ull << l;
-        w->lane_addr[l] = m->po->base + fl(((uint64_t)w->wg_id.z * m->ph + oy0 + k) * m->pw + ox);
-    }
-    return mask;
-}
-
-/* Instructions before the loads of input row j. */
-static uint32_t pool_row_alu(const struct cnn *m, struct kernel_warp *w, unsigned j)
-{
-    bool t2 = m->pnv == 16 && m->ps == 2 && m->pk == 3; /* the Table II tile: PL_ROWS rows */
-    uint64_t in = 0;
-    for (unsigned i = 0; i < m->pk; i++)
-        in |= pool_in_lanes(m, w, j, i);
-    return (t2 ? pl_row[j] : PL_ROW_AVG) + (in ? (t2 ? pl_in[j] : PL_IN_AVG) : 0);
-}
-
-/* pc 0: set-up; per input row 1 + pk ops (ALU, loads); the maxima; per
- * output row an ALU op (its test, its address) and the store; exit. */
-static bool pool_op(const struct cnn *m, struct kernel_warp *w, struct kernel_op *op, unsigned pc)
-{
-    unsigned row = 1 + m->pk, tail = 1 + m->prows * row;
-    if (pc == 0) {
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = PL_PRO};
-    } else if (pc < tail) {
-        unsigned j = (pc - 1) / row, q = (pc - 1) % row;
-        if (q == 0) {
-            *op = (struct kernel_op){.kind = KOP_ALU, .n = pool_row_alu(m, w, j)};
-            return true;
-        }
-        uint64_t mask = pool_in_lanes(m, w, j, q - 1);
-        if (!mask)
-            return false;
-        *op = (struct kernel_op){.kind = KOP_LOAD, .size = 4, .lanes = true, .mask = mask,
-                                 .dst = 1};
-    } else if (pc == tail) {
-        *op = (struct kernel_op){.kind = KOP_ALU, .n = PL_TAIL, .src = {1}};
-    } else if (pc < tail + 1 + 2 * m->pnv) {
-        unsigned k = (pc - tail - 1) / 2;
-        uint64_t mask = pool_out_lanes(m, w, k);
-        if ((pc - tail - 1) % 2 == 0) {
-            uint32_t n = (k ? PL_ST_TEST : 0) + (mask ? PL_ST : 0);
-            *op = (struct kernel_op){.kind = KOP_ALU, .n = n};
-            return n > 0;
-        }
-        if (!mask)
-            return false;
-        *op = (struct kernel_op){.kind = KOP_STORE, .size = 4, .lanes = true, .mask = mask};
-    } else {
-        op->kind = KOP_EXIT;
-    }
-    return true;
-}
-
-static void pool_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
-{
-    while (!pool_op(k->ctx, w, op, w->pc++))
-        memset(op, 0, sizeof *op);
-}
-
-static unsigned pool_ranges(const struct kernel *k, uint32_t wg, unsigned arg,
-                            struct addr_range *out, unsigned max)
-{
-    const struct cnn *m = k->ctx;
-    uint32_t gx = k->grid.x, gy = k->grid.y, by = wg / gx % gy, plane = wg / (gx * gy);
-    uint64_t oy0 = (uint64_t)by * m->pg1 * m->pnv, oy1 = oy0 + (uint64_t)m->pg1 * m->pnv;
-    struct range_list l;
-    range_list_init(&l, out, max, 0);
-    if (arg == 0) { /* the input rows of the work-group's windows (whole rows) */
-        uint64_t p = (uint64_t)plane * m->oh, r1 = min_u64(m->oh, (oy1 - 1) * m->ps + m->pk);
-        range_list_add(&l, m->co->base + fl((p + oy0 * m->ps) * m->ow),
-                       m->co->base + fl((p + r1) * m->ow));
-    } else if (arg == 1) {
-        uint64_t p = (uint64_t)plane * m->ph;
-        range_list_add(&l, m->po->base + fl((p + oy0) * m->pw),
-                       m->po->base + fl((p + min_u64(m->ph, oy1)) * m->pw));
-    } else {
-        return 0;
-    }
-    return range_list_done(&l, k->args[arg].buf->base);
-}
-
-static void pool_kernel(struct cnn *m, struct kernel *k)
-{
-    wl_kernel_init(k, "pool_fwd", (uint32_t)div_ceil(m->pw, m->pg0),
-                   (uint32_t)div_ceil(m->ph, (uint64_t)m->pg1 * m->pnv), m->pg0, m->pg1, pool_next);
-    k->grid.z = m->n * m->k;
-    wl_kernel_arg(k, m->co, KERNEL_R);
-    wl_kernel_arg(k, m->po, KERNEL_RW);
-    k->ranges = pool_ranges;
-    k->ctx = m;
-}
-
 /* ---- sequence --------------------------------------------------------------- */
 
 static bool cnn_next_kernel(void *self, struct kernel *k)
@@ -619,10 +395,10 @@ static bool cnn_next_kernel(void *self, struct kernel *k)
     int rc = 0;
     switch (m->next++) {
     case 0:
-        conv_kernel(m, k);
+        rc = conv_launch(m, k, &e);
         break;
     case 1:
-        pool_kernel(m, k);
+        rc = pool_launch(m, k, &e);
         break;
     case 2:
         rc = mlk_ew_launch(m->lib, k, "fc_zero", &m->zero, &e);
