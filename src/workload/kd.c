@@ -1826,11 +1826,6 @@ static __attribute__((noinline)) void kd_next_more(const struct kd_bound *b,
                                                     struct kernel_warp *w, struct kernel_op *op)
 {
     for (;;) {
-        int r = hot_step(b, w, op);
-        if (r == HOT_OP)
-            return;
-        if (r == HOT_ON)
-            continue;
         unsigned i = w->pc;
         const struct kd_hot *h = &b->hot[i];
         if (h->kind == KD_H_IF2) {
@@ -1845,6 +1840,11 @@ static __attribute__((noinline)) void kd_next_more(const struct kd_bound *b,
         } else if (kd_step(b, w, op)) {
             return;
         }
+        int r;
+        while ((r = hot_step(b, w, op)) == HOT_ON)
+            ;
+        if (r == HOT_OP)
+            return;
     }
 }
 
