@@ -96,6 +96,10 @@ struct kd_bstmt {
     /* A statement the forms above do not serve, in a 1D block: a's, b's
      * and c's lane forms (NULL: none) */
     struct kd_lform *lf;
+    /* guard: an alu clause `+ M [A < B]` whose test is the next loop's own
+     * at its entry (a compiler's loop guard), its lanes kept in the loop's
+     * mask register; guarded: that loop, which takes them */
+    bool guard, guarded;
 };
 
 /* A statement as the interpreter's common cases need it (bind_hot): an op
@@ -1712,8 +1716,12 @@ static __attribute__((noinline)) bool kd_step(const struct kd_bound *b, struct k
             rotate(s, w, op);
         if (s->has_ox)
             operands(b, w, i, op);
-        if (s->extra && cond_mask(b, w, i, outer))
-            op->n += clause_m(b, w, i);
+        if (s->extra) {
+            uint64_t m = cond_mask(b, w, i, outer);
+            if (b->b[i].guard)
+                w->r[4 + s->depth] = m;
+            op->n += m ? clause_m(b, w, i) : 0;
+        }
         for (unsigned j = i + 1; j <= i + s->nmore; j++)
             op->n += cond_mask(b, w, j, outer) ? clause_m(b, w, j) : 0;
         i += s->nmore;
@@ -1730,7 +1738,7 @@ static __attribute__((noinline)) bool kd_step(const struct kd_bound *b, struct k
         w->r[s->var - KD_M0] = 0;
         /* fall through */
     case KD_S_IF: {
-        uint64_t m = cond_mask(b, w, i, outer);
+        uint64_t m = b->b[i].guarded ? w->r[4 + s->depth] : cond_mask(b, w, i, outer);
         unsigned j = i + 1;
         for (; m && j < p->nstmt && p->s[j].kind == KD_S_AND; j++)
             m = cond_mask(b, w, j, m);
@@ -2683,6 +2691,28 @@ static void bind_lforms(const struct kd_bound *b, unsigned i, struct kd_bstmt *b
     memcpy(bs->lf, f, n * sizeof *f);
 }
 
+static bool affine_eq(const struct kd_affine *x, const struct kd_affine *y)
+{
+    return x->c == y->c && !memcmp(x->k, y->k, sizeof x->k);
+}
+
+static bool bix_eq(const struct kd_bix *x, const struct kd_bix *y)
+{
+    return x->arr == y->arr && x->fn == y->fn && affine_eq(&x->e, &y->e) &&
+           affine_eq(&x->inner, &y->inner) && affine_eq(&x->inner2, &y->inner2);
+}
+
+/* Loop i right after an alu clause that tests its own bounds (kd_bstmt.guard). */
+static void bind_guard(struct kd_bound *b, unsigned i)
+{
+    const struct kd_stmt *f = &b->p->s[i], *g = i ? &b->p->s[i - 1] : NULL;
+    if (f->kind != KD_S_FOR || !g || g->kind != KD_S_OP || g->mem || !g->extra || g->nmore ||
+        g->depth != f->depth || !bix_eq(&b->b[i - 1].a, &b->b[i].a) ||
+        !bix_eq(&b->b[i - 1].b, &b->b[i].b))
+        return;
+    b->b[i - 1].guard = b->b[i].guarded = true;
+}
+
 /* Statement i's composed forms (kd_bstmt.fx, fd, fd2). */
 static void bind_composed(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs)
 {
@@ -2849,8 +2879,10 @@ static int bind(struct kd_bound *b, struct err *e)
         bs->flat_inner[1] = flat_inner(b, &bs->b);
         bs->flat_inner[2] = flat_inner(b, &bs->c);
         bs->gather = gathers(b, i, bs);
-        if (!p->d->general_only)
+        if (!p->d->general_only) {
             bind_composed(b, i, bs);
+            bind_guard(b, i);
+        }
     }
     b->hot = xcalloc(p->nstmt + 1, sizeof *b->hot); /* KD_H_SLOW */
     for (unsigned i = 0; i < p->nstmt && !p->d->general_only; i++)
