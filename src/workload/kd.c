@@ -926,11 +926,10 @@ static inline uint64_t mask_at(const struct kernel_warp *w, unsigned depth)
     return depth ? w->r[3 + depth] : low_bits(w->nlanes);
 }
 
-/* The variables of lane l of warp w for a composed form (kd_bstmt.fx):
- * the block and thread indices, and each loop's iterations so far in its
- * variable's slot. */
-static inline void warp_vars(const struct kd_bound *b, const struct kernel_warp *w, unsigned l,
-                             int64_t v[KD_NDYN])
+/* The block indices, the chunk's bounds (wg0, wg1) and the thread indices
+ * of lane l of warp w. */
+static inline void thread_vars(const struct kd_bound *b, const struct kernel_warp *w, unsigned l,
+                               int64_t v[KD_NDYN])
 {
     uint32_t tid = w->warp * w->warp_size + l;
     v[KD_BX] = w->wg_id.x;
@@ -946,20 +945,33 @@ static inline void warp_vars(const struct kd_bound *b, const struct kernel_warp 
         v[KD_TY] = tid / b->block.x % b->block.y;
         v[KD_TZ] = tid / (b->block.x * b->block.y);
     }
+}
+
+/* The variables of lane l of warp w for a composed form (kd_bstmt.fx):
+ * thread_vars, and each loop's iterations so far in its variable's slot. */
+static inline void warp_vars(const struct kd_bound *b, const struct kernel_warp *w, unsigned l,
+                             int64_t v[KD_NDYN])
+{
+    thread_vars(b, w, l, v);
     for (unsigned m = 0; m < 4; m++)
         v[KD_M0 + m] = (uint32_t)w->r[m];
     v[KD_IND] = 0;
 }
 
 /* The value of x at x (an array read first, if it has one). */
+/* arr[at], which must be inside the array. */
+static inline int64_t arr_at(const struct kd_array *arr, int64_t at)
+{
+    if ((uint64_t)at >= arr->n)
+        BUG("kernel description: array index %lld out of 0..%llu", (long long)at,
+            (unsigned long long)arr->n);
+    return arr->v[at];
+}
+
 static int64_t eval(const struct kd_bix *x, int64_t v[KD_NDYN])
 {
     if (x->arr) {
-        int64_t i = kd_eval(&x->inner, v);
-        if (i < 0 || (uint64_t)i >= x->arr->n)
-            BUG("kernel description: array index %lld out of 0..%llu", (long long)i,
-                (unsigned long long)x->arr->n);
-        v[KD_IND] = x->arr->v[i];
+        v[KD_IND] = arr_at(x->arr, kd_eval(&x->inner, v));
     } else if (x->fn) {
         v[KD_IND] = fn_of(x->fn, kd_eval(&x->inner, v), kd_eval(&x->inner2, v));
     }
@@ -983,21 +995,7 @@ static void lane_vars(const struct kd_bound *b, const struct kernel_warp *w, uns
                       unsigned i, int64_t v[KD_NDYN])
 {
     const struct kd_stmt *s = &b->p->s[i];
-    uint32_t tid = w->warp * w->warp_size + l;
-    v[KD_BX] = w->wg_id.x;
-    v[KD_BY] = w->wg_id.y;
-    v[KD_BZ] = w->wg_id.z;
-    if (b->wgi) {
-        v[KD_WG0] = b->wgi->v[w->wg];
-        v[KD_WG1] = b->wgi->v[w->wg + 1];
-    }
-    if (b->block.y == 1 && b->block.z == 1) {
-        v[KD_TX] = tid;
-    } else {
-        v[KD_TX] = tid % b->block.x;
-        v[KD_TY] = tid / b->block.x % b->block.y;
-        v[KD_TZ] = tid / (b->block.x * b->block.y);
-    }
+    thread_vars(b, w, l, v);
     for (unsigned j = 0; j < s->nloops; j++) {
         const struct kd_stmt *f = &b->p->s[s->loops[j]];
         const struct kd_bstmt *bf = &b->b[s->loops[j]];
@@ -1181,15 +1179,6 @@ static void below_zero(int64_t c, int64_t k, int64_t *lo, int64_t *hi)
     }
 }
 
-/* arr[at], which must be inside the array. */
-static inline int64_t arr_at(const struct kd_array *arr, int64_t at)
-{
-    if ((uint64_t)at >= arr->n)
-        BUG("kernel description: array index %lld out of 0..%llu", (long long)at,
-            (unsigned long long)arr->n);
-    return arr->v[at];
-}
-
 /* A kd_lform at the warp: its parts at lane 0 and their steps per lane. */
 struct lf_run {
     const struct kd_lform *f;
@@ -1319,22 +1308,20 @@ static inline bool dense_mask(uint64_t mask)
     return popcount64(mask) * 2 >= hi - lo;
 }
 
-/* The form at the lanes of mask into x[lane] (and at the lanes between them
- * when they need no test and most lanes of the span are in mask). True if
- * every lane of the span was written. */
-static bool lf_lanes(const struct kd_lform *f, const int64_t v[KD_NDYN], uint64_t mask,
-                     int64_t *x)
+/* off + scale times the prepared form q at the lanes of mask into x[lane]
+ * (and at the lanes between them when they need no test and most lanes of
+ * the span are in mask). True if every lane of the span was written. */
+static bool lf_fill(const struct lf_fast *q, uint64_t mask, int64_t scale, int64_t off,
+                    int64_t *x)
 {
-    struct lf_fast q;
     LANE_SPAN(mask, lo, hi);
-    lf_prepare(&q, f, v, lo, hi);
-    bool dense = q.shape == LF_ONE && dense_mask(mask);
-    if (q.shape == LF_ONE) {
-        const uint32_t *gv = q.gv;
-        int64_t v0 = q.v0, vl = q.vl, kg = q.kg, gl = q.gl;
-        EACH_LANE(l, dense, lo, hi, mask, x[l] = v0 + vl * l + kg * gv[gl * l]);
+    bool dense = q->shape == LF_ONE && dense_mask(mask);
+    if (q->shape == LF_ONE) {
+        const uint32_t *gv = q->gv;
+        int64_t v0 = q->v0, vl = q->vl, kg = q->kg, gl = q->gl;
+        EACH_LANE(l, dense, lo, hi, mask, x[l] = off + (v0 + vl * l + kg * gv[gl * l]) * scale);
     } else {
-        EACH_LANE(l, false, lo, hi, mask, x[l] = lf_value(&q, l));
+        EACH_LANE(l, false, lo, hi, mask, x[l] = off + lf_value(q, l) * scale);
     }
     return dense;
 }
@@ -1425,16 +1412,17 @@ static uint64_t cond_lforms(const struct kd_bound *b, const struct kernel_warp *
     int64_t *xs[3] = {x, y, z};
     bool dense = true, two = b->p->s[i].two;
     uint64_t out = 0;
+    struct lf_fast f[3];
+    LANE_SPAN(mask, lo, hi);
     warp_vars(b, w, 0, v);
+    for (unsigned j = 0; j < (two ? 3u : 2u); j++)
+        lf_prepare(&f[j], &b->b[i].lf[j], v, lo, hi);
     if (!two) { /* a < b in one pass when both are of the common shape */
-        struct lf_fast p, q;
-        LANE_SPAN(mask, lo, hi);
-        lf_prepare(&p, &b->b[i].lf[0], v, lo, hi);
-        lf_prepare(&q, &b->b[i].lf[1], v, lo, hi);
-        if (p.shape == LF_ONE && q.shape == LF_ONE) {
-            const uint32_t *pg = p.gv, *qg = q.gv;
-            int64_t pv = p.v0 + iter, qv = q.v0, pk = p.kg, qk = q.kg, ps = p.gl, qs = q.gl;
-            int64_t pl = p.vl, ql = q.vl;
+        const struct lf_fast *p = &f[0], *q = &f[1];
+        if (p->shape == LF_ONE && q->shape == LF_ONE) {
+            const uint32_t *pg = p->gv, *qg = q->gv;
+            int64_t pv = p->v0 + iter, qv = q->v0, pk = p->kg, qk = q->kg, ps = p->gl;
+            int64_t qs = q->gl, pl = p->vl, ql = q->vl;
             EACH_LANE(l, dense_mask(mask), lo, hi, mask,
                       out |= (uint64_t)(pv + pl * l + pk * pg[ps * l] <
                                         qv + ql * l + qk * qg[qs * l]) << l);
@@ -1442,8 +1430,7 @@ static uint64_t cond_lforms(const struct kd_bound *b, const struct kernel_warp *
         }
     }
     for (unsigned j = 0; j < (two ? 3u : 2u); j++)
-        dense &= lf_lanes(&b->b[i].lf[j], v, mask, xs[j]);
-    LANE_SPAN(mask, lo, hi);
+        dense &= lf_fill(&f[j], mask, 1, 0, xs[j]);
     EACH_LANE(l, dense, lo, hi, mask,
               out |= (uint64_t)(x[l] + iter < y[l] && (!two || y[l] < z[l])) << l);
     return out & mask;
@@ -1554,18 +1541,11 @@ static void lf_addresses(const struct kd_bound *b, struct kernel_warp *w, unsign
                          uint64_t mask, addr_t base)
 {
     struct lf_fast q;
-    int64_t v[KD_NDYN], unit = b->b[i].unit;
+    int64_t v[KD_NDYN];
     warp_vars(b, w, 0, v);
     LANE_SPAN(mask, lo, hi);
     lf_prepare(&q, &b->b[i].lf[0], v, lo, hi);
-    if (q.shape == LF_ONE) {
-        const uint32_t *gv = q.gv;
-        int64_t v0 = q.v0, vl = q.vl, kg = q.kg, gl = q.gl;
-        EACH_LANE(l, dense_mask(mask), lo, hi, mask,
-                  w->lane_addr[l] = base + (addr_t)((v0 + vl * l + kg * gv[gl * l]) * unit));
-    } else {
-        EACH_LANE(l, false, lo, hi, mask, w->lane_addr[l] = base + (addr_t)(lf_value(&q, l) * unit));
-    }
+    lf_fill(&q, mask, b->b[i].unit, (int64_t)base, (int64_t *)w->lane_addr);
 }
 
 /* The addresses of memory statement i: base + lane * stride where the index
@@ -1810,7 +1790,7 @@ static inline int hot_step(const struct kd_bound *b, struct kernel_warp *w, stru
         return HOT_OP;
     }
     if (h->kind == KD_H_IF) { /* a - b moving by 0 or 1 per lane */
-        int64_t d = lin_at(&h->x, w);
+        int64_t d = lin_at(&h->x, w); /* lanes_below's steps 0 and 1, with no call */
         uint64_t run = h->dk ? (d >= 0 ? 0 : low_bits((uint64_t)-d)) : d < 0 ? ~0ull : 0;
         uint64_t m = mask_at(w, h->depth) & run;
         w->r[4 + h->depth] = m;
