@@ -94,13 +94,13 @@ struct kernel_op {
     uint16_t lat;   /* KOP_ALU: cycles from issue until dst can be read (0: at once) */
     uint16_t ii;    /* cycles the op occupies its SIMD per instruction (0: cu.alu_cycles) */
     uint32_t n;     /* KOP_ALU: instructions; a KOP_F_SPIN load: the most re-issues */
-    uint64_t wstride; /* global ops: 0, or each lane's `size` bytes are size/4 words of 4 B,
-                         word j at the lane's address + j * wstride (interleaved per-thread
-                         memory: NVIDIA local memory) */
     uint64_t srcs;  /* more registers read, bit r = register r (bit 0 ignored) */
     uint64_t mask;  /* active lanes; 0 = the warp's first nlanes lanes */
     addr_t base;
     int64_t stride;
+    uint64_t wstride; /* global ops: 0, or each lane's `size` bytes are size/4 words of 4 B,
+                         word j at the lane's address + j * wstride (interleaved per-thread
+                         memory: NVIDIA local memory) */
 };
 
 /* Scoped accesses and fences (PTX names; docs/gpu.md "Scopes"). A global

@@ -60,6 +60,14 @@ struct kd_lform {
     struct kd_lf1 v, in;
     const struct kd_array *arr;
     int64_t ki;
+    /* its shape (lf_prepare), fixed at the binding: the array read at a
+     * fixed step per lane (g at gi, times kg; NULL for none) and whether
+     * the form is that alone (LF_ONE), that inside arr[..] (LF_TWO) or any
+     * other (LF_ANY) */
+    const struct kd_array *g;
+    const struct kd_affine *gi;
+    int64_t kg;
+    uint8_t shape;
 };
 
 struct kd_bstmt {
@@ -97,39 +105,48 @@ struct kd_bstmt {
      * and c's lane forms (NULL: none) */
     struct kd_lform *lf;
     /* guard: an alu clause `+ M [A < B]` whose test is the next loop's own
-     * at its entry (a compiler's loop guard), its lanes kept in the loop's
-     * mask register; guarded: that loop, which takes them */
+     * at its entry (a compiler's loop guard) or the next if's (a predicate
+     * computed, then branched on), its lanes kept in the loop's or the if's
+     * mask register; guarded: that loop or if, which takes them */
     bool guard, guarded;
 };
 
 /* A statement as the interpreter's common cases need it (bind_hot): an op
  * whose operands are fixed, a memory access whose address moves by a fixed
- * step per lane, an if whose lanes are a run (KD_H_IF: a - b moving by 0 or
- * 1 per lane; KD_H_IF2: any other step, or a < b < c), the end of an if or
- * loop. The others (KD_H_SLOW) go through the general interpreter. */
-enum { KD_H_SLOW, KD_H_OP, KD_H_MEM, KD_H_IF, KD_H_IF2, KD_H_END_FOR, KD_H_END_IF, KD_H_EXIT };
+ * step per lane (KD_H_MEM) or is given by its lane form (KD_H_LANES), an if
+ * whose lanes are a run (KD_H_IF: a - b moving by 0 or 1 per lane; KD_H_IF2:
+ * any other step, or a < b < c), the end of an if or loop. The others
+ * (KD_H_SLOW) go through the general interpreter. */
+enum {
+    KD_H_SLOW, KD_H_OP, KD_H_MEM, KD_H_IF, KD_H_IF2, KD_H_END_FOR, KD_H_END_IF, KD_H_LANES,
+    KD_H_EXIT
+};
 
 /* An affine form of the warp's first lane, c + k . (bx, by, bz, its thread
  * index in a 1D block, the iterations of the loops over m0..m3). */
 struct kd_lin {
     int64_t c, k[8];
-    bool one;  /* no terms but bx, the thread index and the loop over m(m) */
-    uint8_t m;
+    bool one;  /* no terms but bx, the thread index and the loop over m0 */
 };
 
 struct kd_hot {
     uint8_t kind;
     uint8_t depth;
     bool two;            /* KD_H_IF2: a < b < c */
-    uint8_t var;         /* KD_H_END_FOR: the loop's variable, 0 for m0 .. 3 for m3 */
-    uint16_t out;        /* an if: the statement after its end; KD_H_END_FOR: the
-                            loop's first statement */
+    uint8_t var;         /* KD_H_END_FOR: the loop's variable, 0 for m0 .. 3 for m3;
+                            KD_H_MEM: the same of the loop it ends (next is the loop's
+                            end), else KD_H_NO_LOOP */
+    uint16_t out;        /* an if: the statement after its end; KD_H_END_FOR and a
+                            KD_H_MEM that ends a loop: the loop's first statement */
     uint16_t next;       /* the statement after this one (an `end` of an if, which does
                             nothing, passed over) */
     int64_t dk, dk2;     /* an if: a - b (b - c) per lane */
     struct kd_lin x, x2; /* KD_H_MEM: the address; an if: a - b, b - c */
-    struct kernel_op op; /* KD_H_OP, KD_H_MEM: the op, its address aside */
+    struct kernel_op op; /* KD_H_OP, KD_H_MEM, KD_H_LANES: the op, its address aside */
+    addr_t base;         /* KD_H_LANES: the buffer's base */
 };
+/* kd_next indexes the records by a shift. */
+_Static_assert(sizeof(struct kd_hot) == 256, "struct kd_hot: 256 bytes");
 
 struct kd_bound {
     const struct kd_prog *p;
@@ -1264,40 +1281,26 @@ static const uint32_t lf_zero;
 static void lf_prepare(struct lf_fast *q, const struct kd_lform *f, const int64_t v[KD_NDYN],
                        unsigned lo, unsigned hi)
 {
-    const struct kd_array *g = f->arr && !f->in.garr ? f->arr : f->v.garr ? f->v.garr
-                                                                          : f->in.garr;
-    bool one = (!f->arr || !f->in.garr) && (!f->v.garr || !f->arr);
-    q->gv = &lf_zero;
     q->v0 = kd_eval(&f->v.a, v);
     q->vl = f->v.a.k[KD_TX];
-    q->gl = q->kg = 0;
-    q->shape = LF_ONE;
-    if (!g)
+    q->shape = f->shape;
+    if (!f->g) {
+        q->gv = &lf_zero;
+        q->gl = q->kg = 0;
         return;
-    const struct kd_affine *gi = g == f->arr ? &f->in.a : g == f->v.garr ? &f->v.gi : &f->in.gi;
-    int64_t g0 = kd_eval(gi, v);
-    q->gl = gi->k[KD_TX];
-    q->kg = g == f->arr ? f->ki : g == f->v.garr ? f->v.kg : f->in.kg;
-    q->gv = g->v + g0;
-    if (!run_inside(g, g0, q->gl, lo, hi) || (!one && (f->v.garr || f->in.a.k[KD_TX]))) {
+    }
+    int64_t g0 = kd_eval(f->gi, v);
+    q->gl = f->gi->k[KD_TX];
+    q->kg = f->kg;
+    q->gv = f->g->v + g0;
+    if (q->shape == LF_ANY || !run_inside(f->g, g0, q->gl, lo, hi)) {
         q->shape = LF_ANY;
         lf_start(&q->r, f, v);
-    } else if (!one) {
-        q->shape = LF_TWO;
+    } else if (q->shape == LF_TWO) {
         q->arr = f->arr;
         q->i0 = kd_eval(&f->in.a, v);
         q->ki = f->ki;
     }
-}
-
-/* The form at lane l. */
-static inline int64_t lf_value(const struct lf_fast *q, int64_t l)
-{
-    if (q->shape == LF_ONE)
-        return q->v0 + q->vl * l + q->kg * q->gv[q->gl * l];
-    if (q->shape == LF_TWO)
-        return q->v0 + q->vl * l + q->ki * arr_at(q->arr, q->i0 + q->kg * q->gv[q->gl * l]);
-    return lf_at(&q->r, l);
 }
 
 /* Whether most lanes of mask's span are in mask: a pass over the span
@@ -1320,8 +1323,14 @@ static bool lf_fill(const struct lf_fast *q, uint64_t mask, int64_t scale, int64
         const uint32_t *gv = q->gv;
         int64_t v0 = q->v0, vl = q->vl, kg = q->kg, gl = q->gl;
         EACH_LANE(l, dense, lo, hi, mask, x[l] = off + (v0 + vl * l + kg * gv[gl * l]) * scale);
+    } else if (q->shape == LF_TWO) {
+        const uint32_t *gv = q->gv;
+        const struct kd_array *arr = q->arr;
+        int64_t v0 = q->v0, vl = q->vl, kg = q->kg, gl = q->gl, i0 = q->i0, ki = q->ki;
+        EACH_LANE(l, false, lo, hi, mask,
+                  x[l] = off + (v0 + vl * l + ki * arr_at(arr, i0 + kg * gv[gl * l])) * scale);
     } else {
-        EACH_LANE(l, false, lo, hi, mask, x[l] = off + lf_value(q, l) * scale);
+        EACH_LANE(l, false, lo, hi, mask, x[l] = off + lf_at(&q->r, l) * scale);
     }
     return dense;
 }
@@ -1742,7 +1751,7 @@ static inline int64_t lin_at(const struct kd_lin *x, const struct kernel_warp *w
 {
     if (x->one)
         return x->c + x->k[0] * w->wg_id.x + x->k[3] * (int64_t)(w->warp * w->warp_size) +
-               x->k[4 + x->m] * (uint32_t)w->r[x->m];
+               x->k[4] * (uint32_t)w->r[0];
     return x->c + x->k[0] * w->wg_id.x + x->k[1] * w->wg_id.y + x->k[2] * w->wg_id.z +
            x->k[3] * (int64_t)(w->warp * w->warp_size) + x->k[4] * (uint32_t)w->r[0] +
            x->k[5] * (uint32_t)w->r[1] + x->k[6] * (uint32_t)w->r[2] +
@@ -1769,6 +1778,7 @@ static inline uint64_t hot_if(const struct kd_hot *h, const struct kernel_warp *
 }
 
 enum { HOT_OP, HOT_ON, HOT_SLOW };
+#define KD_H_NO_LOOP 0xff
 
 /* Statement pc of warp w if it is one of the common cases, with no call:
  * HOT_OP when it gave op, HOT_ON when the warp moved on to another
@@ -1776,7 +1786,8 @@ enum { HOT_OP, HOT_ON, HOT_SLOW };
 static inline int hot_step(const struct kd_bound *b, struct kernel_warp *w, struct kernel_op *op)
 {
     const struct kd_hot *h = &b->hot[w->pc];
-    if (h->kind == KD_H_OP) { /* op comes zeroed: its fields before mask */
+    if (h->kind == KD_H_OP) { /* op comes zeroed: its fields before mask (after it, a
+                                 description sets none but mask, base and stride) */
         memcpy(op, &h->op, offsetof(struct kernel_op, mask));
         w->pc = h->next;
         return HOT_OP;
@@ -1787,6 +1798,10 @@ static inline int hot_step(const struct kd_bound *b, struct kernel_warp *w, stru
         op->base = (addr_t)lin_at(&h->x, w);
         op->stride = h->op.stride;
         w->pc = h->next;
+        if (h->var != KD_H_NO_LOOP && (w->r[h->var] + 1) >> 32) { /* KD_H_END_FOR's */
+            uint64_t r = ++w->r[h->var];
+            w->pc = (uint32_t)r < r >> 32 ? h->out : b->hot[h->next].next;
+        }
         return HOT_OP;
     }
     if (h->kind == KD_H_IF) { /* a - b moving by 0 or 1 per lane */
@@ -1822,6 +1837,13 @@ static __attribute__((noinline)) void kd_next_more(const struct kd_bound *b,
             w->pc = m ? h->next : h->out;
         } else if (h->kind == KD_H_END_FOR) {
             w->pc = loop_end(b, w, i);
+        } else if (h->kind == KD_H_LANES) { /* addresses as addresses() gives them */
+            uint64_t m = h->depth ? w->r[3 + h->depth] : 0;
+            memcpy(op, &h->op, offsetof(struct kernel_op, mask));
+            op->mask = m;
+            lf_addresses(b, w, i, m ? m : low_bits(w->nlanes), h->base);
+            w->pc = h->next;
+            return;
         } else if (h->kind == KD_H_EXIT) {
             op->kind = KOP_EXIT;
             return;
@@ -2654,6 +2676,16 @@ static void bind_gather_first(const struct kd_bound *b, unsigned i, struct kd_bs
     bs->gin = f.in.a;
 }
 
+/* f's shape (kd_lform.g, gi, kg, shape). */
+static void lf_shape(struct kd_lform *f)
+{
+    bool one = (!f->arr || !f->in.garr) && (!f->v.garr || !f->arr);
+    f->g = f->arr && !f->in.garr ? f->arr : f->v.garr ? f->v.garr : f->in.garr;
+    f->gi = f->g == f->arr ? &f->in.a : f->g == f->v.garr ? &f->v.gi : &f->in.gi;
+    f->kg = f->g == f->arr ? f->ki : f->g == f->v.garr ? f->v.kg : f->in.kg;
+    f->shape = one ? LF_ONE : f->v.garr || f->in.a.k[KD_TX] ? LF_ANY : LF_TWO;
+}
+
 /* Statement i's lane forms (kd_bstmt.lf) of its index or its condition's
  * sides, if every one can be so written. */
 static void bind_lforms(const struct kd_bound *b, unsigned i, struct kd_bstmt *bs)
@@ -2669,6 +2701,8 @@ static void bind_lforms(const struct kd_bound *b, unsigned i, struct kd_bstmt *b
             return;
     bs->lf = xcalloc(n, sizeof *bs->lf);
     memcpy(bs->lf, f, n * sizeof *f);
+    for (unsigned j = 0; j < n; j++)
+        lf_shape(&bs->lf[j]);
 }
 
 static bool affine_eq(const struct kd_affine *x, const struct kd_affine *y)
@@ -2682,11 +2716,14 @@ static bool bix_eq(const struct kd_bix *x, const struct kd_bix *y)
            affine_eq(&x->inner, &y->inner) && affine_eq(&x->inner2, &y->inner2);
 }
 
-/* Loop i right after an alu clause that tests its own bounds (kd_bstmt.guard). */
+/* Loop i right after an alu clause that tests its own bounds, or if i
+ * (whose test is not a run of lanes, KD_H_IF) right after one that makes
+ * its own test (kd_bstmt.guard). */
 static void bind_guard(struct kd_bound *b, unsigned i)
 {
     const struct kd_stmt *f = &b->p->s[i], *g = i ? &b->p->s[i - 1] : NULL;
-    if (f->kind != KD_S_FOR || !g || g->kind != KD_S_OP || g->mem || !g->extra || g->nmore ||
+    bool test = f->kind == KD_S_FOR || (f->kind == KD_S_IF && !f->two && !b->b[i].fast);
+    if (!test || !g || g->kind != KD_S_OP || g->mem || !g->extra || g->nmore ||
         g->depth != f->depth || !bix_eq(&b->b[i - 1].a, &b->b[i].a) ||
         !bix_eq(&b->b[i - 1].b, &b->b[i].b))
         return;
@@ -2733,14 +2770,10 @@ static bool lin_of(const struct kd_bound *b, const struct kd_affine *f, int64_t 
         return false;
     int64_t k[8] = {f->k[KD_BX], f->k[KD_BY], f->k[KD_BZ], one_row ? f->k[KD_TX] : 0,
                     f->k[KD_M0], f->k[KD_M1], f->k[KD_M2], f->k[KD_M3]};
-    *x = (struct kd_lin){.c = off + f->c * scale, .one = !k[1] && !k[2]};
+    *x = (struct kd_lin){.c = off + f->c * scale, .one = !k[1] && !k[2] && !k[5] && !k[6] &&
+                                                          !k[7]};
     for (unsigned j = 0; j < 8; j++)
         x->k[j] = k[j] * scale;
-    for (unsigned m = 0, n = 0; m < 4; m++) {
-        if (k[4 + m] && n++) /* a second loop */
-            x->one = false;
-        x->m = k[4 + m] && n == 1 ? (uint8_t)m : x->m;
-    }
     return true;
 }
 
@@ -2775,6 +2808,12 @@ static void bind_hot(const struct kd_bound *b, unsigned i, struct kd_hot *h)
         h->op.size = bs->size;
         h->op.stride = bs->a.e.k[KD_TX] * bs->unit;
         h->kind = lin_of(b, &bs->fx, bs->unit, (int64_t)base, &h->x) ? KD_H_MEM : KD_H_SLOW;
+    } else if (s->kind == KD_S_OP && plain && s->mem && bs->lf) {
+        h->kind = KD_H_LANES;
+        h->op.n = bs->n;
+        h->op.size = bs->size;
+        h->op.lanes = true;
+        h->base = s->buf >= 0 ? b->bufs[s->buf]->base : 0;
     } else if (s->kind == KD_S_IF && bs->fast &&
                (i + 1 >= b->p->nstmt || b->p->s[i + 1].kind != KD_S_AND)) {
         h->out = past_end_ifs(b->p, s->match + 1u);
@@ -2868,6 +2907,13 @@ static int bind(struct kd_bound *b, struct err *e)
     for (unsigned i = 0; i < p->nstmt && !p->d->general_only; i++)
         bind_hot(b, i, &b->hot[i]);
     b->hot[p->nstmt].kind = KD_H_EXIT;
+    for (unsigned i = 0; i < p->nstmt; i++) { /* a memory access that ends a loop */
+        struct kd_hot *h = &b->hot[i], *end = &b->hot[h->next];
+        if (h->kind != KD_H_MEM)
+            continue;
+        h->var = end->kind == KD_H_END_FOR ? end->var : KD_H_NO_LOOP;
+        h->out = end->out;
+    }
     return 0;
 }
 

@@ -217,6 +217,28 @@ Test(kd_paths, conditions_that_read_arrays)
             DIM(2, 1), DIM(96, 1), 0, 0);
 }
 
+/* A predicate computed by an alu clause, then branched on (vector_diff): the
+ * if takes the clause's lanes. Counted loops over m1 and over m0 inside it,
+ * each body ending in an access whose index has its loop's variable. */
+Test(kd_paths, predicates_and_nested_counted_loops)
+{
+    make_graph();
+    compare("if gid < n\n"
+            "  alu 2 + 1 [0 < @col[gid]]\n"
+            "  if 0 < @col[gid]\n"
+            "    store b[0] 4\n"
+            "  end\n"
+            "end\n"
+            "for m1 = 0 .. 3\n"
+            "  load a[gid + m1*n] 4 -> r1\n"
+            "  for m0 = 0 .. 2\n"
+            "    store b[gid + m0*n + m1] 4 < r1\n"
+            "  end\n"
+            "  store a[gid + 2*m1] 4\n"
+            "end\n",
+            DIM(3, 1), DIM(96, 1), 250, 0);
+}
+
 /* An irregular partition (wg_items): each work-group's chunk of items, its
  * bounds wg0 and wg1 in the indices and the tests. */
 Test(kd_paths, irregular_chunks)
