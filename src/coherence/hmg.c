@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "coh.h"
+#include "hmg_dir.h"
 
 struct hmg_ent {
     uint64_t region;          /* line address / (dir_lines * line size) */
@@ -162,41 +163,42 @@ static struct hmg_ent *dir_find(struct hmg *h, unsigned home, uint64_t region)
     return NULL;
 }
 
-/* The entry of region at home, allocated (evicting the LRU entry of its set,
- * whose sharers are invalidated) if absent. */
-static struct hmg_ent *dir_get(struct hmg *h, unsigned home, uint64_t region)
+/* A new entry for region at home: a free way of its set, else the LRU
+ * entry, replaced (Table 5.1: its sharers invalidated). */
+static struct hmg_ent *dir_alloc(struct hmg *h, unsigned home, uint64_t region)
 {
-    struct hmg_dir *d = &h->dir[home];
-    struct hmg_ent *e = dir_find(h, home, region);
-    if (!e) {
-        struct hmg_ent *set = &d->e[(region % h->sets) * h->ways];
-        e = &set[0];
-        for (unsigned w = 0; w < h->ways && e->valid; w++)
-            if (!set[w].valid || set[w].stamp < e->stamp)
-                e = &set[w];
-        if (e->valid) {
-            h->st.dir_evictions++;
-            invalidate(h, home, e->region, e->sharers, INV_EVICT);
-        }
-        *e = (struct hmg_ent){.region = region, .valid = true};
+    struct hmg_ent *set = &h->dir[home].e[(region % h->sets) * h->ways], *e = &set[0];
+    for (unsigned w = 0; w < h->ways && e->valid; w++)
+        if (!set[w].valid || set[w].stamp < e->stamp)
+            e = &set[w];
+    if (e->valid) {
+        h->st.dir_evictions++;
+        invalidate(h, home, e->region, hmg_dir_step(HMG_V, e->sharers, HMG_REPLACE, 0).inv,
+                   INV_EVICT);
     }
-    e->stamp = ++d->tick;
+    *e = (struct hmg_ent){.region = region, .valid = true};
     return e;
 }
 
-/* A store to region performed at its home: every sharer but `keep` is invalidated. */
-static void store_at_home(struct hmg *h, unsigned home, addr_t addr, int keep)
+/* Event ev at home's entry for region, from sender chiplet s: Table 5.1's
+ * step (hmg_dir.h), its invalidations sent; an entry the step keeps is
+ * allocated if absent, and becomes the most recently used. */
+static void dir_event(struct hmg *h, unsigned home, uint64_t region, enum hmg_devent ev,
+                      unsigned s)
 {
-    uint64_t region = region_of(h, addr);
     struct hmg_ent *e = dir_find(h, home, region);
-    if (!e)
+    struct hmg_dstep st = hmg_dir_step(e ? HMG_V : HMG_I, e ? e->sharers : 0, ev, s);
+    if (st.inv && !h->no_inval)
+        invalidate(h, home, region, st.inv, INV_STORE);
+    if (st.next == HMG_I) {
+        if (e)
+            e->valid = false;
         return;
-    uint64_t others = e->sharers & ~(keep >= 0 ? 1ull << keep : 0);
-    if (!h->no_inval)
-        invalidate(h, home, region, others, INV_STORE);
-    e->sharers &= ~others;
-    if (!e->sharers)
-        e->valid = false;
+    }
+    if (!e)
+        e = dir_alloc(h, home, region);
+    e->sharers = st.sharers;
+    e->stamp = ++h->dir[home].tick;
 }
 
 /* ---- the request path ------------------------------------------------------------ */
@@ -208,7 +210,7 @@ static struct coh_route hmg_l2_access(void *self, unsigned ch, struct req *r)
         return coh_route_to(COH_HOP_HOME, 0);
     bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
     if (store && r->home == ch)
-        store_at_home(h, ch, r->addr, -1); /* Local St: inv all sharers */
+        dir_event(h, ch, region_of(h, r->addr), HMG_LOCAL_ST, ch);
     unsigned set = 0;
     if (r->kind == REQ_ATOMIC && r->home != ch)
         set = REQ_F_NOALLOC | REQ_F_WT; /* performed at the home */
@@ -228,10 +230,8 @@ static struct coh_route hmg_l2_miss(void *self, unsigned ch, struct req *r)
 static struct coh_route hmg_remote_in(void *self, unsigned home, struct req *r)
 {
     struct hmg *h = self;
-    unsigned s = src_chiplet(h, r);
-    if (r->kind != REQ_READ) /* Remote St/Atom/write-back: inv the other sharers */
-        store_at_home(h, home, r->addr, (int)s);
-    dir_get(h, home, region_of(h, r->addr))->sharers |= 1ull << s;
+    dir_event(h, home, region_of(h, r->addr), r->kind == REQ_READ ? HMG_REMOTE_LD : HMG_REMOTE_ST,
+              src_chiplet(h, r));
     unsigned set = REQ_F_REMOTE;
     if (r->kind == REQ_READ && !h->home_alloc)
         set |= REQ_F_NOALLOC; /* the home serves or relays */
