@@ -4,12 +4,13 @@
  */
 #include "coh.h"
 
-extern const struct coh_ops coh_viper, coh_ideal, coh_cpelide, coh_hmg;
+extern const struct coh_ops coh_viper, coh_ideal, coh_cpelide, coh_hmg, coh_nocache;
 
 const struct coh_ops *const coh_registry[] = {
     &coh_viper,
     &coh_ideal,
     &coh_cpelide,
     &coh_hmg,
+    &coh_nocache,
     NULL,
 };

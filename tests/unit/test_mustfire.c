@@ -27,6 +27,7 @@ static const struct must musts[] = {
     {"hmg", "no_inval", {"color", "gaussian"}},
     {"ideal", "no_move", {"rnn-gru-small", "hotspot"}},
     {"ideal", "no_drop", {"sssp", "gaussian"}},
+    {"nocache", "skip_l1_inv", {"gaussian", "bfs"}},
 };
 
 static const struct wl_ops *wl_named(const char *name)
