@@ -1,38 +1,44 @@
 /*
- * hmg.c -- HMG in its single-GPU multi-chiplet form (spec cpelide.md 5 and
- * D13; the protocol of spec hmg.md 4, NHCC, with chiplets as GPMs).
+ * hmg.c -- HMG (spec hmg.md 5) and NHCC (4), one directory protocol; on a
+ * machine of one GPU the two are the same, the form CPElide compares
+ * against (spec cpelide.md 5 and D13).
  *
- * Every chiplet's L2 caches local and remote data. The home chiplet of a
- * line (first-touch page owner) keeps a directory of the other chiplets
- * that may cache it: a set-associative array of `dir_entries` entries, each
- * covering `dir_lines` consecutive lines, with a sharer bit vector and two
- * states (V: tracked, I: absent), no transient states, no acks on the store
- * path. Stores are written through to the home and by the home on to the
- * L3 (HMG-WT, the default) and invalidate the other sharers; a store by the
- * home's own CUs invalidates every sharer; a directory eviction invalidates
- * every sharer of the victim. Invalidations are control messages on the
- * chiplet network; a sharer drops its clean copies of the entry's lines.
- * Atomics are performed at the home (in HMG-WT, below its L2, at the L3).
- * Kernel boundaries: L1s are invalidated at every launch (a command-
- * processor round, coh_round), no L2 is bulk invalidated; a release (kernel
- * end) waits until every invalidation sent has been delivered. HMG-WB
- * (`hmg_write_back = true`): L2s keep stores dirty; at each release every
- * L2 is flushed (a round too), remote lines going to their home, which then
- * invalidates the other sharers.
- *
- * The multi-GPU form (GPU homes and a system home, spec hmg.md 5) extends
- * this: the directory, the invalidation messages and the routing below are
- * per home node, so a second level of homes adds a lookup on the GPU-home
- * path without changing what is here.
+ * Every L2 caches local and remote data. The homes of a line: its system
+ * home (the first-touch page owner) and, on every GPU, the GPU home (the
+ * GPM of that GPU with the system home's index; on the system home's GPU,
+ * the system home). Each home keeps a directory of who may cache the
+ * line: a set-associative array of `dir_entries` entries, each covering
+ * `dir_lines` consecutive lines, with a sharer bit vector and two states
+ * (V, I; spec hmg.md 4.2 as the table of hmg_dir.h), no transient states,
+ * no acks on the store path. A GPU home tracks the GPMs of its GPU; the
+ * system home tracks the GPMs of its own GPU and other GPUs as wholes
+ * (mode = hmg). A miss, a write-through or a write-back goes from the
+ * requester's L2 to its GPU home, from there to the system home, from there
+ * to memory, caching along the way. A strong access of GPU scope is served
+ * at the GPU home, of system scope at the system home; atomics are
+ * performed there (a weak one at the system home). Stores are written
+ * through (HMG-WT, the default) and invalidate the other sharers at each
+ * home they pass; a directory eviction invalidates every sharer of the
+ * victim. An invalidation a GPU home receives from the system home is
+ * passed on to its GPMs that share the lines. Invalidations are control
+ * messages on the network; a sharer drops its clean copies of the entry's
+ * lines. Under mode = nhcc every chiplet is a peer: one home per line,
+ * every chiplet its own sharer bit. Kernel boundaries: L1s are invalidated
+ * at every launch (a command-processor round, coh_round), no L2 is bulk
+ * invalidated; a release (kernel end) waits until every invalidation sent
+ * has been delivered. HMG-WB (`hmg_write_back = true`): L2s keep stores
+ * dirty; at each release every L2 is flushed (a round too), remote lines
+ * going to their home, which then invalidates the other sharers.
  */
 #include <stdlib.h>
 
 #include "coh.h"
+#include "hmg.h"
 #include "hmg_dir.h"
 
 struct hmg_ent {
     uint64_t region;          /* line address / (dir_lines * line size) */
-    uint64_t sharers;         /* bit c: chiplet c may cache lines of the region */
+    uint64_t sharers;         /* bit i: sharer i may cache lines of the region (sharer_of) */
     uint64_t stamp;           /* LRU */
     bool valid;
 };
@@ -42,12 +48,17 @@ struct hmg_dir {
     uint64_t tick;
 };
 
-enum hmg_cause { INV_STORE, INV_EVICT, INV_CAUSES };
+enum hmg_cause { INV_STORE, INV_EVICT, INV_FWD, INV_CAUSES };
+
+enum hmg_fault { F_NONE, F_NO_INVAL, F_NO_FORWARD };
 
 struct hmg {
     const struct coh_machine *m;
     unsigned nch, ways, sets, dir_lines, line_b;
-    bool write_back, no_inval, home_alloc;
+    unsigned cpg;             /* chiplets (GPMs) per GPU */
+    bool hier;                /* mode = hmg: GPU homes under a system home; nhcc: flat peers */
+    bool write_back, home_alloc;
+    enum hmg_fault fault;
     ps_t dir_ps;              /* directory lookup before invalidations leave */
     struct hmg_dir *dir;      /* [nch] */
     struct coh_seq l1q, l2q;
@@ -57,8 +68,8 @@ struct hmg {
     coh_done_fn rel_done;     /* a release waiting for invalidations */
     void *rel_arg;
     struct {
-        uint64_t dir_evictions, invals_store, invals_evict, inval_events, inval_sharers;
-        uint64_t lines_invalidated;
+        uint64_t dir_evictions, invals_store, invals_evict, invals_fwd, inval_events;
+        uint64_t inval_sharers, lines_invalidated;
     } st;
 };
 
@@ -80,15 +91,50 @@ static const struct cfg_key hmg_keys[] = {
      "GPU cycles from a store or a directory eviction at the home to its invalidations "
      "leaving (the directory lookup); 0: looked up alongside the home L2's tags (no published "
      "figure; docs/hmg.md)", NULL},
+    {"mode", CFG_ENUM, "hmg", 0, 0,
+     "hmg: each GPU's home of an address tracks that GPU's GPMs and the system home tracks "
+     "GPUs, requests pass the GPU home first; nhcc: every chiplet a peer of every other, one "
+     "home per address (the same on a machine of one GPU)", "hmg|nhcc"},
     {"fault", CFG_ENUM, "none", 0, 0,
-     "testing only: no_inval drops the invalidations stores send, so the checker must fire",
-     "none|no_inval"},
+     "testing only, so the checker must fire: no_inval drops the invalidations stores send, "
+     "no_forward drops those a GPU home should pass on to its GPMs", "none|no_inval|no_forward"},
     CFG_END,
 };
 
 static inline unsigned src_chiplet(const struct hmg *h, const struct req *r)
 {
     return r->src / h->m->cu_per_ch;
+}
+
+static inline unsigned gpu_of(const struct hmg *h, unsigned ch)
+{
+    return ch / h->cpg;
+}
+
+/* GPU g's home of a line whose system home is chiplet home (spec hmg.md
+ * H1: the GPM of the same index; the system home itself on its own GPU). */
+static inline unsigned gpu_home(const struct hmg *h, unsigned home, unsigned g)
+{
+    return h->hier ? g * h->cpg + home % h->cpg : home;
+}
+
+/* The sharer index of chiplet c in the directory of node n: under hmg a
+ * GPM of n's GPU by its index there, another GPU by cpg + its number (only
+ * a system home meets one, spec hmg.md 5.1); under nhcc the chiplet. */
+static inline unsigned sharer_of(const struct hmg *h, unsigned n, unsigned c)
+{
+    if (!h->hier)
+        return c;
+    return gpu_of(h, c) == gpu_of(h, n) ? c % h->cpg : h->cpg + gpu_of(h, c);
+}
+
+/* The chiplet that sharer i of node n's directory names: for another GPU,
+ * that GPU's home of n's lines, which passes the invalidation on. */
+static inline unsigned sharer_node(const struct hmg *h, unsigned n, unsigned i)
+{
+    if (!h->hier)
+        return i;
+    return i < h->cpg ? gpu_of(h, n) * h->cpg + i : (i - h->cpg) * h->cpg + n % h->cpg;
 }
 
 static inline uint64_t region_of(const struct hmg *h, addr_t a)
@@ -107,31 +153,41 @@ static void release_check(struct sim *s, struct hmg *h)
     fn(s, h->rel_arg);
 }
 
+static void dir_event(struct hmg *h, unsigned home, uint64_t region, enum hmg_devent ev,
+                      unsigned s, enum hmg_cause why);
+
 /* At the sharer: drop its clean copies of the region's lines (dirty bytes,
- * possible only in HMG-WB, stay until written back). */
+ * possible only in HMG-WB, stay until written back); a GPU home told by the
+ * system home passes it on to its GPMs that share the region (arg: region,
+ * pass on, target). */
 static void inval_arrive(struct sim *s, void *obj, uint64_t arg)
 {
     struct hmg *h = obj;
     unsigned c = (unsigned)(arg & 0xff);
-    addr_t base = (arg >> 8) * (addr_t)h->dir_lines * h->line_b;
+    uint64_t region = arg >> 9;
+    addr_t base = region * (addr_t)h->dir_lines * h->line_b;
     struct cache *l2 = &h->m->l2[c];
     for (unsigned i = 0; i < h->dir_lines; i++)
         h->st.lines_invalidated += cache_inval_line(l2, base + (addr_t)i * h->line_b);
+    if (arg >> 8 & 1)
+        dir_event(h, c, region, HMG_INV, 0, INV_FWD);
     h->inv_in_flight--;
     sim_progress(s);
     release_check(s, h);
 }
 
-/* The lookup is over: the invalidation leaves the home (arg: region, home, target). */
+/* The lookup is over: the invalidation leaves the home (arg: region, pass
+ * on, home, target). */
 static void inval_send(struct sim *s, void *obj, uint64_t arg)
 {
     (void)s;
     struct hmg *h = obj;
     unsigned home = (unsigned)(arg >> 8 & 0xff), c = (unsigned)(arg & 0xff);
-    uint64_t region = arg >> 16;
-    h->m->send(h->m->net, home, c, 8, TC_COH, inval_arrive, h, region << 8 | c);
+    uint64_t region = arg >> 17, fwd = arg >> 16 & 1;
+    h->m->send(h->m->net, home, c, 8, TC_COH, inval_arrive, h, region << 9 | fwd << 8 | c);
 }
 
+/* Node `home` invalidates the region at its sharers `targets` (sharer_of). */
 static void invalidate(struct hmg *h, unsigned home, uint64_t region, uint64_t targets,
                        enum hmg_cause why)
 {
@@ -139,12 +195,13 @@ static void invalidate(struct hmg *h, unsigned home, uint64_t region, uint64_t t
         return;
     h->st.inval_events++;
     h->st.inval_sharers += popcount64(targets);
-    *(why == INV_STORE ? &h->st.invals_store : &h->st.invals_evict) += popcount64(targets);
-    for (unsigned c = 0; c < h->nch; c++) {
-        if (!(targets >> c & 1))
-            continue;
+    uint64_t *count[INV_CAUSES] = {&h->st.invals_store, &h->st.invals_evict, &h->st.invals_fwd};
+    *count[why] += popcount64(targets);
+    for (uint64_t t = targets; t; t &= t - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(t), c = sharer_node(h, home, i);
+        uint64_t fwd = h->hier && i >= h->cpg;
         h->inv_in_flight++;
-        uint64_t arg = region << 16 | (uint64_t)home << 8 | c;
+        uint64_t arg = region << 17 | fwd << 16 | (uint64_t)home << 8 | c;
         if (h->dir_ps)
             sim_after(h->m->s, h->dir_ps, inval_send, h, arg);
         else
@@ -180,16 +237,19 @@ static struct hmg_ent *dir_alloc(struct hmg *h, unsigned home, uint64_t region)
     return e;
 }
 
-/* Event ev at home's entry for region, from sender chiplet s: Table 5.1's
- * step (hmg_dir.h), its invalidations sent; an entry the step keeps is
- * allocated if absent, and becomes the most recently used. */
+/* Event ev at home's entry for region, from sharer s (sharer_of): Table
+ * 5.1's step (hmg_dir.h), its invalidations sent (counted as `why`); an
+ * entry the step keeps is allocated if absent, and becomes the most
+ * recently used. */
 static void dir_event(struct hmg *h, unsigned home, uint64_t region, enum hmg_devent ev,
-                      unsigned s)
+                      unsigned s, enum hmg_cause why)
 {
     struct hmg_ent *e = dir_find(h, home, region);
     struct hmg_dstep st = hmg_dir_step(e ? HMG_V : HMG_I, e ? e->sharers : 0, ev, s);
-    if (st.inv && !h->no_inval)
-        invalidate(h, home, region, st.inv, INV_STORE);
+    bool dropped = (why == INV_STORE && h->fault == F_NO_INVAL) ||
+                   (why == INV_FWD && h->fault == F_NO_FORWARD);
+    if (st.inv && !dropped)
+        invalidate(h, home, region, st.inv, why);
     if (st.next == HMG_I) {
         if (e)
             e->valid = false;
@@ -201,43 +261,106 @@ static void dir_event(struct hmg *h, unsigned home, uint64_t region, enum hmg_de
     e->stamp = ++h->dir[home].tick;
 }
 
+bool hmg_dir_lookup(const void *self, unsigned node, addr_t a, uint64_t *sharers)
+{
+    struct hmg *h = (struct hmg *)self;
+    const struct hmg_ent *e = dir_find(h, node, region_of(h, a));
+    *sharers = e ? e->sharers : 0;
+    return e != NULL;
+}
+
 /* ---- the request path ------------------------------------------------------------ */
+
+/* Where a strong access of r's scope synchronizes, for a requester on
+ * chiplet ch (spec hmg.md 5.2): GPU scope at its GPU's home of the line,
+ * system scope at the system home (under nhcc both at the one home); -1
+ * for a weak or work-group-scope access. */
+static int sync_node(const struct hmg *h, unsigned ch, const struct req *r)
+{
+    if (r->sem == SEM_WEAK || r->scope < SCOPE_GPU)
+        return -1;
+    return (int)(r->scope == SCOPE_GPU ? gpu_home(h, r->home, gpu_of(h, ch)) : r->home);
+}
+
+/* Where an atomic from chiplet ch is performed: at its scope's node, a weak
+ * one at the system home. */
+static unsigned atomic_node(const struct hmg *h, unsigned ch, const struct req *r)
+{
+    int n = sync_node(h, ch, r);
+    return n < 0 ? r->home : (unsigned)n;
+}
 
 static struct coh_route hmg_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct hmg *h = self;
-    if (coh_strong_remote(ch, r)) /* synchronizes at the home, not on a sharer's copy */
-        return coh_route_to(COH_HOP_HOME, 0);
+    int sn = sync_node(h, ch, r);
+    if (sn >= 0 && (unsigned)sn != ch) /* synchronizes at its home, not on a copy here */
+        return coh_route_to(sn == (int)r->home ? COH_HOP_HOME : COH_HOP_GPU_HOME, 0);
     bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
-    if (store && r->home == ch)
-        dir_event(h, ch, region_of(h, r->addr), HMG_LOCAL_ST, ch);
+    if (store && (r->home == ch || gpu_home(h, r->home, gpu_of(h, ch)) == ch))
+        dir_event(h, ch, region_of(h, r->addr), HMG_LOCAL_ST, 0, INV_STORE);
     unsigned set = 0;
-    if (r->kind == REQ_ATOMIC && r->home != ch)
-        set = REQ_F_NOALLOC | REQ_F_WT; /* performed at the home */
+    if (r->kind == REQ_ATOMIC && atomic_node(h, ch, r) != ch)
+        set = REQ_F_NOALLOC | REQ_F_WT; /* performed at its home */
     else if (store && !h->write_back)
         set = REQ_F_WT;
     return coh_route_to(COH_HOP_L2, set);
 }
 
+/* A miss, write-through or write-back goes to the GPU's home of the line,
+ * from there to the system home, from there to memory. */
 static struct coh_route hmg_l2_miss(void *self, unsigned ch, struct req *r)
 {
     struct hmg *h = self;
     if (r->kind == REQ_WRITEBACK)
         r->src = (uint16_t)(ch * h->m->cu_per_ch); /* the home learns who wrote it back */
-    return coh_default_l2_miss(ch, r);
+    if (r->home == ch)
+        return coh_route_to(COH_HOP_L3, 0);
+    bool gpu_home_next = h->hier && gpu_home(h, r->home, gpu_of(h, ch)) != ch;
+    return coh_route_to(gpu_home_next ? COH_HOP_GPU_HOME : COH_HOP_HOME, 0);
 }
 
-static struct coh_route hmg_remote_in(void *self, unsigned home, struct req *r)
+/* The flags of a request that reached a home (n) from another chiplet:
+ * remote, allocating for readers (home_alloc), stores written through
+ * onward, an atomic performed here only if it is this node's to perform. */
+static unsigned home_flags(const struct hmg *h, unsigned n, const struct req *r)
 {
-    struct hmg *h = self;
-    dir_event(h, home, region_of(h, r->addr), r->kind == REQ_READ ? HMG_REMOTE_LD : HMG_REMOTE_ST,
-              src_chiplet(h, r));
     unsigned set = REQ_F_REMOTE;
     if (r->kind == REQ_READ && !h->home_alloc)
         set |= REQ_F_NOALLOC; /* the home serves or relays */
-    if ((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !h->write_back)
-        set |= REQ_F_WT; /* the home writes stores through to the L3 */
-    return coh_route_to(COH_HOP_L2, set);
+    if (r->kind == REQ_ATOMIC && atomic_node(h, src_chiplet(h, r), r) != n)
+        set |= REQ_F_NOALLOC | REQ_F_WT; /* on to the system home */
+    else if ((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !h->write_back)
+        set |= REQ_F_WT; /* written through onward */
+    return set;
+}
+
+/* A directory event for a request from another chiplet arriving at home n. */
+static void home_event(struct hmg *h, unsigned n, const struct req *r)
+{
+    dir_event(h, n, region_of(h, r->addr), r->kind == REQ_READ ? HMG_REMOTE_LD : HMG_REMOTE_ST,
+              sharer_of(h, n, src_chiplet(h, r)), INV_STORE);
+}
+
+/* At a GPU home from a GPM of its GPU (spec hmg.md 5.1, 5.2): its
+ * directory records the GPM, its L2 serves (and keeps) the line; what it
+ * cannot serve, and write-backs, go on to the system home. */
+static struct coh_route hmg_gpu_home_in(void *self, unsigned n, struct req *r)
+{
+    struct hmg *h = self;
+    home_event(h, n, r);
+    if (r->kind == REQ_WRITEBACK)
+        return coh_route_to(COH_HOP_HOME, 0);
+    return coh_route_to(COH_HOP_L2, home_flags(h, n, r));
+}
+
+/* At the system home: its directory records the GPM of its GPU, or the
+ * other GPU (never a GPM of another GPU). */
+static struct coh_route hmg_remote_in(void *self, unsigned home, struct req *r)
+{
+    struct hmg *h = self;
+    home_event(h, home, r);
+    return coh_route_to(COH_HOP_L2, home_flags(h, home, r));
 }
 
 /* ---- kernel boundaries -------------------------------------------------------------- */
@@ -308,7 +431,9 @@ static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, 
     *h = (struct hmg){.m = m, .nch = m->nch, .ways = ways, .sets = entries / ways,
                       .dir_lines = lines, .line_b = m->l2[0].p.line_b,
                       .write_back = cfg_bool(sec, "hmg_write_back"),
-                      .no_inval = cfg_enum(sec, "fault") == 1, .home_alloc = home_alloc,
+                      .fault = (enum hmg_fault)cfg_enum(sec, "fault"),
+                      .home_alloc = home_alloc, .cpg = m->t->chiplets,
+                      .hier = cfg_enum(sec, "mode") == 0,
                       .dir_ps = cfg_uint(sec, "dir_lookup_cycles") * m->gpu_period_ps};
     h->all = low_bits(m->nch);
     h->dir = xcalloc(m->nch, sizeof *h->dir);
@@ -333,6 +458,7 @@ static const struct stat_desc hmg_desc[] = {
     HMG_ST(dir_evictions, "directory entries evicted (their sharers invalidated)"),
     HMG_ST(invals_store, "invalidation messages caused by stores"),
     HMG_ST(invals_evict, "invalidation messages caused by directory evictions"),
+    HMG_ST(invals_fwd, "invalidation messages a GPU home passed on to its GPMs"),
     HMG_ST(inval_events, "stores or evictions that sent invalidations"),
     HMG_ST(inval_sharers, "sharers invalidated, summed over those events"),
     HMG_ST(lines_invalidated, "L2 lines dropped by invalidations"),
@@ -347,8 +473,8 @@ static void hmg_reg_stats(void *self, struct stats *st)
 const struct coh_ops coh_hmg = {
     .name = "hmg",
     /* spec cpelide 5, hmg 4 */
-    .desc = "HMG (MCM form): per-chiplet directories, write-through L2s, invalidations to "
-            "sharers, no bulk L2 invalidation at kernel boundaries",
+    .desc = "HMG: directories at GPU homes and system homes (NHCC: flat), write-through L2s, "
+            "invalidations to sharers, no bulk L2 invalidation at kernel boundaries",
     .keys = hmg_keys,
     .create = hmg_create,
     .destroy = hmg_destroy,
@@ -357,5 +483,6 @@ const struct coh_ops coh_hmg = {
     .kernel_end = hmg_kernel_end,
     .l2_access = hmg_l2_access,
     .l2_miss = hmg_l2_miss,
+    .gpu_home_in = hmg_gpu_home_in,
     .remote_in = hmg_remote_in,
 };

@@ -1,0 +1,99 @@
+/*
+ * HMG's hierarchy (spec hmg.md 5) on 2 GPUs x 2 GPMs: the worked example of
+ * 5.1, directory states after each step. Kernels have one work-group per
+ * chiplet (work-group c on chiplet c: GPU c / 2, GPM c % 2); the first
+ * kernel to touch a page makes the toucher's chiplet its system home.
+ */
+#include <criterion/criterion.h>
+
+#include "coherence/hmg.h"
+#include "machine.h"
+
+enum role { NONE, READ, WRITE };
+
+#define LINES 4 /* one directory entry */
+
+/* p[0]: base of the buffer; p[1 + wg]: role of work-group wg. */
+static void roles_next(const struct kernel *k, struct kernel_warp *w, struct kernel_op *op)
+{
+    enum role r = (enum role)k->p[1 + w->wg];
+    if (r == NONE || w->pc >= LINES) {
+        op->kind = KOP_EXIT;
+        return;
+    }
+    unsigned i = w->pc++;
+    op->kind = r == READ ? KOP_LOAD : KOP_STORE;
+    op->dst = r == READ ? (uint8_t)(1 + i) : 0;
+    op->size = 4;
+    op->stride = 4;
+    op->base = k->p[0] + i * 64;
+}
+
+static void kern(struct machine *m, const struct kernel_buf *x, const enum role r[4])
+{
+    struct kernel *k = &m->k[m->nk++];
+    bool write = false;
+    wl_kernel_init(k, "roles", 4, 1, 64, 1, roles_next);
+    k->p[0] = x->base;
+    for (unsigned c = 0; c < 4; c++) {
+        k->p[1 + c] = r[c];
+        write |= r[c] == WRITE;
+    }
+    wl_kernel_arg(k, x, write ? KERNEL_RW : KERNEL_R);
+}
+
+#define HIER "[coherence]\nscheme = hmg\n[gpu]\ngpus = 2\nchiplets = 2\n"
+
+/* Sharer bits of a 2 x 2 directory: GPMs of the node's GPU 0..1, GPUs 2..3. */
+#define GPM(i) (1ull << (i))
+#define GPU(g) (1ull << (2 + (g)))
+
+static void dir_is(struct machine *m, unsigned node, addr_t a, bool valid, uint64_t sharers,
+                   const char *step)
+{
+    uint64_t s;
+    bool v = hmg_dir_lookup(m->g.coh_self, node, a, &s);
+    cr_expect_eq(v, valid, "%s: chiplet %u's entry %s", step, node, v ? "V" : "I");
+    cr_expect_eq(s, sharers, "%s: chiplet %u's sharers %#llx, expected %#llx", step, node,
+                 (unsigned long long)s, (unsigned long long)sharers);
+}
+
+static bool cached(struct machine *m, unsigned ch, addr_t a)
+{
+    return cache_find(&m->g.ms.l2[ch], a) >= 0;
+}
+
+/* A: system home GPU0:GPM0 (chiplet 0), also GPU0's home of A; GPU1's home
+ * of A is GPU1:GPM0 (chiplet 2). B: system home GPU1:GPM1 (chiplet 3);
+ * GPU0's home of B is GPU0:GPM1 (chiplet 1). GPU1:GPM0 shares B; then
+ * GPU0:GPM0 loads B, through its GPU home to the system home. */
+Test(hmg_hier, the_worked_example_of_section_5_1)
+{
+    struct machine *m = machine_new(HIER);
+    const struct kernel_buf *a = wl_alloc(&m->env, "A", m->env.page_b);
+    const struct kernel_buf *b = wl_alloc(&m->env, "B", m->env.page_b);
+    kern(m, a, (enum role[4]){WRITE, NONE, NONE, NONE}); /* A's page: chiplet 0 */
+    kern(m, b, (enum role[4]){NONE, NONE, NONE, WRITE}); /* B's page: chiplet 3 */
+    kern(m, b, (enum role[4]){NONE, NONE, READ, NONE});  /* GPU1:GPM0 shares B */
+    kern(m, b, (enum role[4]){READ, NONE, NONE, NONE});  /* GPU0:GPM0 loads B */
+    m->nk = 3;
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    dir_is(m, 3, b->base, true, GPM(0), "GPU1:GPM0 loaded B");
+    dir_is(m, 1, b->base, false, 0, "GPU1:GPM0 loaded B");
+    m->nk = 4;
+    cr_assert_eq(machine_run(m), SIM_DONE);
+    /* the system home records GPU0, not a GPM of it: V:B:[GPU0, GPM0] */
+    dir_is(m, 3, b->base, true, GPU(0) | GPM(0), "GPU0:GPM0 loaded B");
+    /* GPU0's home records its GPM0: V:B:[GPM0] */
+    dir_is(m, 1, b->base, true, GPM(0), "GPU0:GPM0 loaded B");
+    /* B is cached in the GPU home and in the requester */
+    cr_expect(cached(m, 1, b->base), "B not in GPU0:GPM1's L2");
+    cr_expect(cached(m, 0, b->base), "B not in GPU0:GPM0's L2");
+    /* no other directory tracks B, and none tracks A (only its home touched it) */
+    dir_is(m, 0, b->base, false, 0, "GPU0:GPM0 loaded B");
+    dir_is(m, 2, b->base, false, 0, "GPU0:GPM0 loaded B");
+    for (unsigned c = 0; c < 4; c++)
+        dir_is(m, c, a->base, false, 0, "A");
+    cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
+    machine_free(m);
+}
