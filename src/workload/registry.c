@@ -22,6 +22,8 @@ extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_s
     wl_random_loc;
 /* the benchmark library: deep-learning layers */
 extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
+/* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
+extern const struct wl_ops wl_cusolver;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -87,6 +89,8 @@ const struct wl_ops *const wl_registry[] = {
     &wl_dl_rnn,
     &wl_dl_lstm,
     &wl_dl_conv,
+    /* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
+    &wl_cusolver,
     &wl_trace,
     NULL,
 };

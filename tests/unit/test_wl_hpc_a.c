@@ -1,0 +1,193 @@
+/*
+ * The benchmark library's HPC applications of HMG, first part (cusolver,
+ * comd, hpgmg, miniamr; kernel descriptions driven by kdw.h): at each small
+ * size the kernel sequence (names, grids, blocks, argument modes), the first
+ * operations of chosen warps with their addresses, the scoped accesses and
+ * fences, and the parameter errors. Expectations derived by hand from the
+ * kernels (docs/workloads/<name>.md). Warps have 64 lanes here.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wl_harness.h"
+
+extern const struct wl_ops wl_cusolver;
+
+static addr_t arg(const struct kernel *k, unsigned a)
+{
+    return k->args[a].buf->base;
+}
+
+/* The warp's next op is a global or LDS access of `kind` whose active lane l
+ * (of mask) is at base + l * stride; returns it for the caller's further
+ * checks. */
+static struct kernel_op expect_mem(const struct kernel *k, struct kernel_warp *w,
+                                   enum kernel_op_kind kind, addr_t base, int64_t stride,
+                                   uint64_t mask)
+{
+    struct kernel_op op = wlh_step(k, w);
+    cr_expect_eq(op.kind, kind, "%s: op %u, want %u", k->name, op.kind, kind);
+    uint64_t got = op.mask ? op.mask : low_bits(w->nlanes);
+    cr_expect_eq(got, mask, "%s: mask %#llx, want %#llx", k->name, (unsigned long long)got,
+                 (unsigned long long)mask);
+    for (unsigned l = 0; l < 64; l++)
+        if (mask >> l & 1)
+            cr_expect_eq(w->lane_addr[l], base + (addr_t)((int64_t)l * stride),
+                         "%s: lane %u at %#llx", k->name, l,
+                         (unsigned long long)w->lane_addr[l]);
+    return op;
+}
+
+static void expect_scoped(const struct kernel_op *op, unsigned scope, unsigned sem, bool spin)
+{
+    cr_expect_eq(op->scope, scope, "scope %u, want %u", op->scope, scope);
+    cr_expect_eq(op->sem, sem, "sem %u, want %u", op->sem, sem);
+    cr_expect_eq((op->flags & KOP_F_SPIN) != 0, spin);
+}
+
+/* ==== cusolver ==== */
+
+/* n = 32, nb = 8: 4 steps, 10 launches; panels of 32, 24, 16 and 8 rows in
+ * work-groups of 16 threads (2, 2, 1, 1), trsm on 24, 16, 8 columns, the
+ * trailing GEMM on 24 x 24, 16 x 16, 8 x 8 (one 32 x 32 tile). */
+Test(wl_hpc_a, cusolver_kernel_sequence)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_cusolver, NULL);
+    static const uint32_t panel_wgs[] = {2, 2, 1, 1};
+    for (unsigned s = 0; s < 4; s++) {
+        wlh_next_kernel(&h, &k, "getrf_panel", panel_wgs[s], 1, 16, 1, "WWWWW");
+        cr_expect_eq(k.lds_b, 256);
+        if (s == 3)
+            break;
+        wlh_next_kernel(&h, &k, "getrf_trsm", 1, 1, 32, 1, "WWR");
+        wlh_next_kernel(&h, &k, "sgemm_tn", 1, 1, 16, 16, "RRW");
+    }
+    wlh_no_more(&h);
+    cr_expect_eq(h.ops->kernels(h.self), 10);
+    wlh_close(&h);
+}
+
+/* Panel 0, work-group 1 (rows 16 .. 31), column 0: its 16 elements of
+ * column 0 (a row of 32 floats apart), the reduction (5, 69), lane 0's LDS
+ * slot, the barrier, thread 0's maximum over the one slot, its partial
+ * pivot released at gpu scope into part[0][1]; not work-group 0: the flag
+ * of column 0 acquired at gpu scope, spinning. */
+Test(wl_hpc_a, cusolver_panel_publishes_its_partial_pivot)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_cusolver, NULL);
+    wlh_next_kernel(&h, &k, "getrf_panel", 2, 1, 16, 1, "WWWWW");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0);
+    wlh_expect_alu(&k, &w, 34);
+    wlh_expect_alu(&k, &w, 10);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + 16 * 32 * 4, 32 * 4, 0xffff);
+    wlh_expect_alu(&k, &w, 5);
+    wlh_expect_alu(&k, &w, 69);
+    expect_mem(&k, &w, KOP_LDS_STORE, 0, 0, 1);
+    wlh_expect_alu(&k, &w, 1);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    wlh_expect_alu(&k, &w, 1);
+    wlh_expect_alu(&k, &w, 5);
+    wlh_expect_alu(&k, &w, 3);
+    expect_mem(&k, &w, KOP_LDS_LOAD, 0, 0, 1);
+    wlh_expect_alu(&k, &w, 4);
+    wlh_expect_alu(&k, &w, 3);
+    struct kernel_op op = expect_mem(&k, &w, KOP_STORE, arg(&k, 2) + 8, 0, 1);
+    expect_scoped(&op, SCOPE_GPU, SEM_RELEASE, false);
+    wlh_expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 4);
+    op = expect_mem(&k, &w, KOP_LOAD, arg(&k, 3), 0, 1);
+    expect_scoped(&op, SCOPE_GPU, SEM_ACQUIRE, true);
+    wlh_close(&h);
+}
+
+/* Work-group 0 after its own partial pivot: both partials gathered (lanes
+ * 0 and 1, acquire, spinning), the reduction (68), ipiv[0] stored, rows 0
+ * and piv[0] swapped over the panel's 8 columns, a gpu fence, the flag
+ * released. */
+Test(wl_hpc_a, cusolver_panel_work_group_0_gathers_and_swaps)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_cusolver, NULL);
+    wlh_next_kernel(&h, &k, "getrf_panel", 2, 1, 16, 1, "WWWWW");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    struct kernel_op op;
+    do
+        op = wlh_step(&k, &w);
+    while (op.kind != KOP_STORE);
+    expect_scoped(&op, SCOPE_GPU, SEM_RELEASE, false);
+    cr_expect_eq(w.lane_addr[0], arg(&k, 2));
+    wlh_expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 6);
+    op = expect_mem(&k, &w, KOP_LOAD, arg(&k, 2), 8, 3);
+    expect_scoped(&op, SCOPE_GPU, SEM_ACQUIRE, true);
+    wlh_expect_alu(&k, &w, 68);
+    wlh_expect_alu(&k, &w, 3);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 4), 0, 1);
+    wlh_expect_alu(&k, &w, 8);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 4, 0xff);
+    wlh_expect_alu(&k, &w, 5);
+    op = wlh_step(&k, &w);
+    cr_assert_eq(op.kind, KOP_LOAD);
+    addr_t prow = w.lane_addr[0] - arg(&k, 0);
+    cr_expect(prow % (32 * 4) == 0 && prow < 32 * 32 * 4, "pivot row at %llu",
+              (unsigned long long)prow);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 0), 4, 0xff);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 0) + prow, 4, 0xff);
+    op = wlh_step(&k, &w);
+    cr_expect(op.kind == KOP_FENCE && op.scope == SCOPE_GPU && op.sem == SEM_ACQ_REL);
+    wlh_expect_alu(&k, &w, 2);
+    wlh_expect_alu(&k, &w, 4);
+    op = expect_mem(&k, &w, KOP_STORE, arg(&k, 3), 0, 1);
+    expect_scoped(&op, SCOPE_GPU, SEM_RELEASE, false);
+    wlh_close(&h);
+}
+
+/* Step 0's trsm: one thread per column 8 .. 31 (lanes 0 .. 23): row 0's
+ * element, ipiv[0] (one word), the pivot row's element, the swap; the
+ * GEMM's operands: L21 = W from column 8 (K-major, ld 32), U from column 8,
+ * C = A from (8, 8). */
+Test(wl_hpc_a, cusolver_trsm_swaps_then_the_update_reads_the_workspaces)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_cusolver, NULL);
+    wlh_next_kernel(&h, &k, "getrf_panel", 2, 1, 16, 1, "WWWWW");
+    wlh_next_kernel(&h, &k, "getrf_trsm", 1, 1, 32, 1, "WWR");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    wlh_expect_alu(&k, &w, 20);
+    wlh_expect_alu(&k, &w, 9);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + 8 * 4, 4, 0xffffff);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 2), 0, 0xffffff);
+    wlh_expect_alu(&k, &w, 4);
+    struct kernel_op op = wlh_step(&k, &w);
+    cr_assert_eq(op.kind, KOP_LOAD);
+    addr_t prow = w.lane_addr[0] - arg(&k, 0) - 8 * 4;
+    cr_expect(prow % (32 * 4) == 0 && prow < 32 * 32 * 4);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 0) + 8 * 4, 4, 0xffffff);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 0) + 8 * 4 + prow, 4, 0xffffff);
+    wlh_next_kernel(&h, &k, "sgemm_tn", 1, 1, 16, 16, "RRW");
+    cr_expect_eq(k.args[0].buf->name[0], 'W');
+    cr_expect_eq(k.args[1].buf->name[0], 'U');
+    cr_expect_eq(k.args[2].buf->name[0], 'A');
+    wlh_close(&h);
+}
+
+Test(wl_hpc_a, cusolver_refuses_bad_sizes)
+{
+    wlh_expect_error(&wl_cusolver, "[workload]\nn = 100\nnb = 32\n",
+                     "t.ini:2: [workload] n = 100: not a multiple of nb = 32");
+    wlh_expect_error(&wl_cusolver, "[workload]\nnb = 12\n",
+                     "t.ini:2: [workload] nb = 12: not a multiple of 8");
+    wlh_expect_error(&wl_cusolver, "[workload]\nn = 20480\npanel_block = 64\n",
+                     "t.ini:2: [workload] n = 20480: 20480 rows need 320 panel work-groups, more than "
+                     "the 64 partial pivots work-group 0 gathers (panel_block)");
+}
