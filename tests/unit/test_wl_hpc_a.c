@@ -12,7 +12,7 @@
 
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_cusolver;
+extern const struct wl_ops wl_cusolver, wl_comd;
 
 static addr_t arg(const struct kernel *k, unsigned a)
 {
@@ -190,4 +190,121 @@ Test(wl_hpc_a, cusolver_refuses_bad_sizes)
     wlh_expect_error(&wl_cusolver, "[workload]\nn = 20480\npanel_block = 64\n",
                      "t.ini:2: [workload] n = 20480: 20480 rows need 320 panel work-groups, more than "
                      "the 64 partial pivots work-group 0 gathers (panel_block)");
+}
+
+/* ==== comd ==== */
+
+/* x = y = 2, z = 3 unit cells: 1 x 1 x 2 boxes (7.23 / 4.95 and 10.85 /
+ * 4.95 A), 24 atoms each; one step of six kernels over the 2 boxes of 64
+ * slots. */
+Test(wl_hpc_a, comd_kernel_sequence)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_comd, NULL);
+    wlh_next_kernel(&h, &k, "advance_velocity", 2, 1, 64, 1, "RWWWRRR");
+    wlh_next_kernel(&h, &k, "advance_position", 2, 1, 64, 1, "RRRRRRWWW");
+    wlh_next_kernel(&h, &k, "eam_force_1", 2, 1, 64, 1, "RRRRRWWWWWRR");
+    cr_expect_eq(k.lds_b, 3 * 64 * 8);
+    wlh_next_kernel(&h, &k, "eam_force_2", 2, 1, 64, 1, "RWRWR");
+    wlh_next_kernel(&h, &k, "eam_force_3", 2, 1, 64, 1, "RRRRRWWWRR");
+    cr_expect_eq(k.lds_b, 4 * 64 * 8);
+    wlh_next_kernel(&h, &k, "advance_velocity", 2, 1, 64, 1, "RWWWRRR");
+    wlh_no_more(&h);
+    wlh_close(&h);
+}
+
+/* eam_force_1, box 0: its 24 atoms' positions; neighbour 0 (dz = -1) is box
+ * 1, whose 24 positions are staged into LDS between two barriers; then its
+ * first atom's three LDS reads (one address for every lane), the cutoff
+ * test, and the pair term's table reads at shell (tx mod 3): entries 255 +
+ * 93 (tx mod 3) and 257 + 93 (tx mod 3). Box 1 declares box 0's positions
+ * (its neighbours dz = -1 and +1) with its own. */
+Test(wl_hpc_a, comd_force_stages_the_neighbour_box)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_comd, NULL);
+    wlh_next_kernel(&h, &k, "advance_velocity", 2, 1, 64, 1, "RWWWRRR");
+    wlh_next_kernel(&h, &k, "advance_position", 2, 1, 64, 1, "RRRRRRWWW");
+    wlh_next_kernel(&h, &k, "eam_force_1", 2, 1, 64, 1, "RRRRRWWWWWRR");
+    const uint64_t atoms = 0xffffff;
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    wlh_expect_alu(&k, &w, 15);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 0, ~0ull);
+    wlh_expect_alu(&k, &w, 8);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 2), 8, atoms);
+    wlh_expect_alu(&k, &w, 1);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 3), 8, atoms);
+    wlh_expect_alu(&k, &w, 1);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 4), 8, atoms);
+    wlh_expect_alu(&k, &w, 15);
+    wlh_expect_alu(&k, &w, 4);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 1), 0, ~0ull);
+    wlh_expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + 4, 0, ~0ull);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    wlh_expect_alu(&k, &w, 6);
+    for (unsigned d = 0; d < 3; d++) {
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 2 + d) + 64 * 8, 8, atoms);
+        expect_mem(&k, &w, KOP_LDS_STORE, d * 64 * 8, 8, atoms);
+        if (d < 2)
+            wlh_expect_alu(&k, &w, 1);
+    }
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    wlh_expect_alu(&k, &w, 7);
+    wlh_expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LDS_LOAD, 0, 0, atoms);
+    wlh_expect_alu(&k, &w, 1);
+    expect_mem(&k, &w, KOP_LDS_LOAD, 64 * 8, 0, atoms);
+    wlh_expect_alu(&k, &w, 1);
+    expect_mem(&k, &w, KOP_LDS_LOAD, 128 * 8, 0, atoms);
+    wlh_expect_alu(&k, &w, 8);
+    wlh_expect_alu(&k, &w, 16);
+    for (int off = -1; off <= 1; off += 2) {
+        struct kernel_op op = wlh_step(&k, &w);
+        cr_assert_eq(op.kind, KOP_LOAD);
+        for (unsigned l = 0; l < 24; l++)
+            cr_expect_eq(w.lane_addr[l], arg(&k, 10) + (256 + off + 93 * (l % 3)) * 8,
+                         "lane %u", l);
+    }
+    struct addr_range r[4];
+    /* the slot bounds read from arrays are not narrowed: both boxes' 64 slots */
+    cr_assert_eq(k.ranges(&k, 1, 2, r, 4), 1);
+    cr_expect(r[0].lo == arg(&k, 2) && r[0].hi == arg(&k, 2) + 2 * 64 * 8);
+    wlh_close(&h);
+}
+
+/* eam_force_3 stages the neighbour box's embedding derivatives too (LDS
+ * slots 192 ..), written by eam_force_2 in the kernel before. */
+Test(wl_hpc_a, comd_embedding_force_reads_the_neighbours_derivatives)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_comd, NULL);
+    for (unsigned i = 0; i < 5; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_expect_str_eq(k.name, "eam_force_3");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0);
+    struct kernel_op op;
+    unsigned lds_stores = 0;
+    do {
+        op = wlh_step(&k, &w);
+        lds_stores += op.kind == KOP_LDS_STORE;
+    } while (lds_stores < 3);
+    wlh_expect_alu(&k, &w, 1);
+    /* box 1's neighbour 0 is box 0 */
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 8), 8, 0xffffff);
+    expect_mem(&k, &w, KOP_LDS_STORE, 192 * 8, 8, 0xffffff);
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    wlh_close(&h);
+}
+
+/* At least 2 unit cells (7.23 A) per side: a box at least the cutoff wide. */
+Test(wl_hpc_a, comd_refuses_fewer_than_two_cells)
+{
+    wlh_expect_error(&wl_comd, "[workload]\nx = 49\ny = 1\n",
+                     "t.ini:3: [workload] y = 1: out of range [2, 256]");
 }
