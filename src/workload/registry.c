@@ -23,7 +23,7 @@ extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_s
 /* the benchmark library: deep-learning layers */
 extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
 /* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
-extern const struct wl_ops wl_cusolver, wl_comd;
+extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -92,6 +92,7 @@ const struct wl_ops *const wl_registry[] = {
     /* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
     &wl_cusolver,
     &wl_comd,
+    &wl_hpgmg,
     &wl_trace,
     NULL,
 };

@@ -12,7 +12,7 @@
 
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_cusolver, wl_comd;
+extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg;
 
 static addr_t arg(const struct kernel *k, unsigned a)
 {
@@ -307,4 +307,138 @@ Test(wl_hpc_a, comd_refuses_fewer_than_two_cells)
 {
     wlh_expect_error(&wl_comd, "[workload]\nx = 49\ny = 1\n",
                      "t.ini:3: [workload] y = 1: out of range [2, 256]");
+}
+/* ==== hpgmg ==== */
+
+/* The lanes of a 32 x 4 work-group's warp 0 (64 lanes: rows ty 0 and 1)
+ * with i = tx < n and j = ty < n, and of those the ones where (i + j + c)
+ * is even (c < 0: all). */
+static uint64_t hg_lanes(unsigned n, int c)
+{
+    uint64_t m = 0;
+    for (unsigned l = 0; l < 64; l++)
+        if (l % 32 < n && l / 32 < n && (c < 0 || (l % 32 + l / 32 + (unsigned)c) % 2 == 0))
+            m |= 1ull << l;
+    return m;
+}
+
+/* The warp's next op is a global access of 8 B whose lane l (of mask) is
+ * at element e0 + (l % 32) * si + (l / 32) * sj of buffer base. */
+static void hg_expect(const struct kernel *k, struct kernel_warp *w, enum kernel_op_kind kind,
+                      addr_t base, uint64_t e0, uint64_t si, uint64_t sj, uint64_t mask)
+{
+    struct kernel_op op = wlh_step(k, w);
+    cr_expect_eq(op.kind, kind, "%s: op %u, want %u", k->name, op.kind, kind);
+    uint64_t got = op.mask ? op.mask : low_bits(w->nlanes);
+    cr_expect_eq(got, mask, "%s: mask %#llx, want %#llx", k->name, (unsigned long long)got,
+                 (unsigned long long)mask);
+    for (unsigned l = 0; l < 64; l++)
+        if (mask >> l & 1)
+            cr_expect_eq(w->lane_addr[l], base + 8 * (e0 + (l % 32) * si + (l / 32) * sj),
+                         "%s: lane %u", k->name, l);
+}
+
+/* log2_dim 2, 2^3 boxes, one smooth, one bottom smooth: levels of 4^3 and
+ * 2^3 cells per box (6^3 and 4^3 padded). 31 launches: level 0's smooth
+ * (per colour three face exchanges and the sweep), exchanges and the
+ * residual, restriction, level 1 zeroed, its bottom smooth, the
+ * interpolation, level 0's post-smooth. */
+Test(wl_hpc_a, hpgmg_v_cycle_sequence)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_hpgmg, NULL);
+    static const char *const smooth[] = {"exchange_faces", "exchange_faces", "exchange_faces",
+                                         "smooth_gsrb"};
+    for (unsigned part = 0; part < 5; part++) {
+        unsigned n = part == 1 ? 6 : part == 3 ? 1 : 8;
+        for (unsigned i = 0; i < n; i++) {
+            const char *name = smooth[i % 4];
+            if (part == 1)
+                name = i < 3 ? "exchange_faces" : i == 3 ? "residual" : i == 4 ? "restriction"
+                                                                               : "zero_vector";
+            if (part == 3)
+                name = "interpolation_pc";
+            bool exch = !strcmp(name, "exchange_faces");
+            const char *modes = exch ? "WR" : !strcmp(name, "smooth_gsrb") ? "WRRRRRR"
+                                : !strcmp(name, "residual") ? "WRRRRRR"
+                                : !strcmp(name, "restriction") ? "WR" : "W";
+            wlh_next_kernel(&h, &k, name, 1, 1, 32, 4, modes);
+            cr_expect_eq(k.grid.z, exch ? 16u : 8u, "%s grid z %u", name, k.grid.z);
+        }
+    }
+    wlh_no_more(&h);
+    wlh_close(&h);
+}
+
+/* The first exchange (i faces, level 0): face 0 is box 0's low side at the
+ * domain's edge, copied from its own first plane (elements 43 + 6 u + 36
+ * v) to its ghost plane (42 + ...); face 2 is box 1's low side, from box
+ * 0's last plane (46 + ...) into box 1's ghosts (216 + 42 + ...). */
+Test(wl_hpc_a, hpgmg_exchange_copies_the_neighbours_plane)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_hpgmg, NULL);
+    wlh_next_kernel(&h, &k, "exchange_faces", 1, 1, 32, 4, "WR");
+    uint64_t m = hg_lanes(4, -1);
+    for (unsigned f = 0; f < 3; f += 2) {
+        struct kernel_warp w;
+        wlh_warp_at(&w, &k, f, 0);
+        wlh_expect_alu(&k, &w, 26);
+        hg_expect(&k, &w, KOP_LOAD, arg(&k, 1), f * 3, 0, 0, m);
+        wlh_expect_alu(&k, &w, 3);
+        hg_expect(&k, &w, KOP_LOAD, arg(&k, 0), f ? 46 : 43, 6, 36, m);
+        hg_expect(&k, &w, KOP_LOAD, arg(&k, 1), f * 3 + 2, 0, 0, m);
+        wlh_expect_alu(&k, &w, 2);
+        hg_expect(&k, &w, KOP_LOAD, arg(&k, 1), f * 3 + 1, 0, 0, m);
+        wlh_expect_alu(&k, &w, 3);
+        hg_expect(&k, &w, KOP_STORE, arg(&k, 0), f ? 216 + 42 : 42, 6, 36, m);
+    }
+    wlh_close(&h);
+}
+
+/* The red sweep of box 0, k = 0: the lanes with i + j even; alpha, the
+ * centre (43 + i + 6 j), its i neighbours and face coefficients, ...;
+ * then the restriction reads the residual's 8 fine cells per coarse cell
+ * (I, J < 2) and writes level 1's rhs (after level 0's 8 boxes of 216). */
+Test(wl_hpc_a, hpgmg_sweep_and_restriction_addresses)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_hpgmg, NULL);
+    for (unsigned i = 0; i < 4; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_expect_str_eq(k.name, "smooth_gsrb");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    uint64_t red = hg_lanes(4, 0);
+    wlh_expect_alu(&k, &w, 47);
+    wlh_expect_alu(&k, &w, 6);
+    wlh_expect_alu(&k, &w, 5);
+    hg_expect(&k, &w, KOP_LOAD, arg(&k, 2), 43, 1, 6, red);
+    wlh_expect_alu(&k, &w, 1);
+    hg_expect(&k, &w, KOP_LOAD, arg(&k, 0), 43, 1, 6, red);
+    wlh_expect_alu(&k, &w, 1);
+    hg_expect(&k, &w, KOP_LOAD, arg(&k, 0), 44, 1, 6, red);
+    wlh_expect_alu(&k, &w, 2);
+    hg_expect(&k, &w, KOP_LOAD, arg(&k, 3), 44, 1, 6, red);
+    for (unsigned i = 4; i < 13; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_expect_str_eq(k.name, "restriction");
+    wlh_warp_at(&w, &k, 0, 0);
+    uint64_t m = hg_lanes(2, -1);
+    wlh_expect_alu(&k, &w, 62);
+    wlh_expect_alu(&k, &w, 2);
+    hg_expect(&k, &w, KOP_LOAD, arg(&k, 1), 44, 2, 12, m);
+    hg_expect(&k, &w, KOP_LOAD, arg(&k, 1), 43, 2, 12, m);
+    for (unsigned i = 0; i < 6; i++) {
+        struct kernel_op op = wlh_step(&k, &w);
+        if (op.kind == KOP_ALU)
+            op = wlh_step(&k, &w);
+        cr_expect_eq(op.kind, KOP_LOAD);
+    }
+    wlh_expect_alu(&k, &w, 2);
+    hg_expect(&k, &w, KOP_STORE, arg(&k, 0), 8 * 216 + 1 + 4 + 16, 1, 4, m);
+    wlh_close(&h);
 }
