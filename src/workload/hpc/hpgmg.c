@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "workload/hpc/hpc.h"
 #include "workload/kdw.h"
 
 static const struct cfg_key hpgmg_keys[] = {
@@ -205,11 +206,6 @@ enum { V_X, V_RHS, V_RES, V_ALPHA, V_BI, V_BJ, V_BK, V_DINV, V_N };
 
 #define HG_MAX_LEVELS 9
 
-/* A launch of the cycle: kernel, level, and the colour or direction. */
-struct hg_step {
-    uint8_t k, lvl, arg;
-};
-
 struct hgl {
     uint32_t d, jS, kS;
     uint64_t lo, bv;    /* first element of the level in each vector; per box */
@@ -220,15 +216,13 @@ struct hpgmg {
     struct kdw w;
     uint32_t nlev, nbox, boxes, smooths, bottom;
     struct hgl lv[HG_MAX_LEVELS];
-    struct hg_step *plan;
-    uint64_t nplan, cap;
+    struct hpc_plan plan; /* kernel, level, colour or direction */
     const struct kernel_buf *v[V_N], *faces;
 };
 
 static void hg_push(struct hpgmg *h, unsigned k, unsigned lvl, unsigned arg)
 {
-    h->plan = xgrow(h->plan, sizeof *h->plan, &h->cap, h->nplan + 1);
-    h->plan[h->nplan++] = (struct hg_step){(uint8_t)k, (uint8_t)lvl, (uint8_t)arg};
+    hpc_plan_push(&h->plan, k, lvl, arg);
 }
 
 /* One red-black smooth: per colour the three face exchanges, then the
@@ -263,27 +257,6 @@ static void hg_vcycle(struct hpgmg *h, unsigned l)
         hg_smooth(h, l);
 }
 
-/* The faces of direction dir of every box of level L: ghost plane of side
- * s (0 low, 1 high) from the neighbour's last or first interior plane, or
- * at the domain's edge the box's own first or last (Dirichlet). Element
- * offsets of cell (0, 0) of each plane. */
-static void hg_faces(const struct hpgmg *h, struct hgl *L, unsigned dir)
-{
-    uint64_t st = dir == 0 ? 1 : dir == 1 ? L->jS : L->kS;
-    uint64_t uv = (dir == 0 ? L->jS : 1) + (dir == 2 ? L->jS : L->kS);
-    uint32_t n = h->boxes, stride = dir == 0 ? 1 : dir == 1 ? n : n * n;
-    for (uint32_t b = 0; b < h->nbox; b++)
-        for (unsigned s = 0; s < 2; s++) {
-            uint32_t c = b / stride % n;
-            bool edge = s ? c + 1 == n : c == 0;
-            uint32_t nb = edge ? b : s ? b + stride : b - stride;
-            uint64_t plane = edge ? (s ? L->d : 1) : (s ? 1 : L->d);
-            uint32_t f = dir * h->nbox * 2 + b * 2 + s;
-            L->src[f] = (uint32_t)(L->lo + nb * L->bv + uv + plane * st);
-            L->dst[f] = (uint32_t)(L->lo + b * L->bv + uv + (s ? L->d + 1 : 0) * st);
-        }
-}
-
 static int hpgmg_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
     (void)e;
@@ -304,8 +277,10 @@ static int hpgmg_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
         struct hgl *L = &h->lv[l];
         L->src = xmalloc(3ull * h->nbox * 2 * sizeof *L->src);
         L->dst = xmalloc(3ull * h->nbox * 2 * sizeof *L->dst);
-        for (unsigned dir = 0; dir < 3; dir++)
-            hg_faces(h, L, dir);
+        struct hpc_boxes g = {.n = {h->boxes, h->boxes, h->boxes}, .d = {L->d, L->d, L->d},
+                              .base = L->lo, .bv = L->bv, .st = {1, L->jS, L->kS}};
+        for (unsigned dir = 0; dir < 3; dir++) /* Dirichlet at the domain's edge */
+            hpc_faces(&g, dir, true, L->src + dir * h->nbox * 2, L->dst + dir * h->nbox * 2);
     }
     static const char *const names[V_N] = {"x", "rhs", "res", "alpha", "bi", "bj", "bk",
                                            "dinv"};
@@ -333,10 +308,10 @@ static void hg_bufs(const struct hpgmg *h, struct kdw_launch *l, const unsigned 
 static bool hpgmg_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
 {
     const struct hpgmg *h = (const struct hpgmg *)w;
-    if (i >= h->nplan)
+    if (i >= h->plan.n)
         return false;
-    struct hg_step st = h->plan[i];
-    const struct hgl *L = &h->lv[st.lvl], *C = &h->lv[st.lvl + (st.lvl + 1u < h->nlev)];
+    struct hpc_step st = h->plan.s[i];
+    const struct hgl *L = &h->lv[st.a], *C = &h->lv[st.a + (st.a + 1u < h->nlev)];
     uint32_t d = st.k == K_RESTRICT || st.k == K_INTERP ? C->d : L->d;
     *l = (struct kdw_launch){.prog = st.k, .grid = {(d + 31) / 32, (d + 3) / 4, h->nbox},
                              .block = {32, 4, 1}};
@@ -345,14 +320,14 @@ static bool hpgmg_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
                           restr[] = {V_RHS, V_RES}, x[] = {V_X};
     if (st.k == K_GSRB || st.k == K_RES || st.k == K_ZERO) {
         hg_lvl_params(L, l->params);
-        l->params[5] = st.arg;
+        l->params[5] = st.b;
         hg_bufs(h, l, st.k == K_GSRB ? gsrb : st.k == K_RES ? res : x,
                 st.k == K_ZERO ? 1 : 7);
     } else if (st.k == K_EXCH) {
-        uint64_t f = (uint64_t)st.arg * h->nbox * 2;
+        uint64_t f = (uint64_t)st.b * h->nbox * 2;
         l->grid.z = h->nbox * 2;
-        int64_t p[] = {st.arg == 0 ? L->jS : 1, st.arg == 2 ? L->jS : L->kS, L->d,
-                       (int64_t)((st.lvl * 3 + st.arg) * h->nbox * 2 * 3)};
+        int64_t p[] = {st.b == 0 ? L->jS : 1, st.b == 2 ? L->jS : L->kS, L->d,
+                       (int64_t)((st.a * 3 + st.b) * h->nbox * 2 * 3)};
         memcpy(l->params, p, sizeof p);
         hg_bufs(h, l, x, 1);
         l->bufs[1] = h->faces;
@@ -369,7 +344,7 @@ static bool hpgmg_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
 
 static uint64_t hpgmg_count(const struct kdw *w)
 {
-    return ((const struct hpgmg *)w)->nplan;
+    return ((const struct hpgmg *)w)->plan.n;
 }
 
 static void hpgmg_release(struct kdw *w)
@@ -379,7 +354,7 @@ static void hpgmg_release(struct kdw *w)
         free(h->lv[l].src);
         free(h->lv[l].dst);
     }
-    free(h->plan);
+    hpc_plan_free(&h->plan);
 }
 
 static const struct kd_desc *const hpgmg_descs[] = {&hg_gsrb_kd, &hg_res_kd, &hg_restrict_kd,
