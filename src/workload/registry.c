@@ -23,7 +23,7 @@ extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_s
 /* the benchmark library: deep-learning layers */
 extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
 /* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
-extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg;
+extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg, wl_miniamr;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -93,6 +93,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_cusolver,
     &wl_comd,
     &wl_hpgmg,
+    &wl_miniamr,
     &wl_trace,
     NULL,
 };

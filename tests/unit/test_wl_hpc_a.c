@@ -12,7 +12,7 @@
 
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg;
+extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg, wl_miniamr;
 
 static addr_t arg(const struct kernel *k, unsigned a)
 {
@@ -440,5 +440,96 @@ Test(wl_hpc_a, hpgmg_sweep_and_restriction_addresses)
     }
     wlh_expect_alu(&k, &w, 2);
     hg_expect(&k, &w, KOP_STORE, arg(&k, 0), 8 * 216 + 1 + 4 + 16, 1, 4, m);
+    wlh_close(&h);
+}
+
+/* ==== miniamr ==== */
+
+/* 2 x 2 x 1 blocks of 4^3 cells (6^3 padded: P = 216, SI = 36, SJ = 6), 2
+ * variables, 2 stages, a checksum after the second: per stage the x and y
+ * exchanges (4 internal faces each; no z face), the stencil. */
+Test(wl_hpc_a, miniamr_stage_sequence)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_miniamr, NULL);
+    for (unsigned s = 0; s < 2; s++) {
+        wlh_next_kernel(&h, &k, "comm_faces", 1, 1, 32, 4, "WR");
+        cr_expect_eq(k.grid.z, 4);
+        wlh_next_kernel(&h, &k, "comm_faces", 1, 1, 32, 4, "WR");
+        cr_expect_eq(k.grid.z, 4);
+        wlh_next_kernel(&h, &k, "stencil_7", 4, 1, 4, 4, "W");
+        cr_expect_eq(k.lds_b, 4 * 16 * 8);
+    }
+    wlh_next_kernel(&h, &k, "check_sum", 4, 1, 4, 4, "RW");
+    wlh_no_more(&h);
+    wlh_close(&h);
+}
+
+/* The x exchange's face 0 is block 0's high side, copied from block 1's
+ * first plane (432 + 7 + 36, per variable 216 further) into block 0's
+ * ghosts (7 + 5 x 36); lanes along z (1 apart) and y (6 apart). */
+Test(wl_hpc_a, miniamr_exchange_copies_the_neighbours_plane)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_miniamr, NULL);
+    wlh_next_kernel(&h, &k, "comm_faces", 1, 1, 32, 4, "WR");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    uint64_t m = hg_lanes(4, -1);
+    wlh_expect_alu(&k, &w, 26);
+    hg_expect(&k, &w, KOP_LOAD, arg(&k, 1), 0, 0, 0, m);
+    wlh_expect_alu(&k, &w, 1);
+    hg_expect(&k, &w, KOP_LOAD, arg(&k, 1), 1, 0, 0, m);
+    wlh_expect_alu(&k, &w, 12);
+    for (unsigned v = 0; v < 2; v++) {
+        wlh_expect_alu(&k, &w, 1);
+        hg_expect(&k, &w, KOP_LOAD, arg(&k, 0), 475 + 216 * v, 1, 6, m);
+        hg_expect(&k, &w, KOP_STORE, arg(&k, 0), 187 + 216 * v, 1, 6, m);
+        wlh_expect_alu(&k, &w, 5);
+    }
+    wlh_close(&h);
+}
+
+/* Block 1's stencil, variable 0, i = 0: the 7 points of cell (0, j, k) =
+ * 432 + 43 + k + 6 j (lane 4 j + k), the average into its LDS work slot;
+ * after the barrier, copied back. check_sum adds the block's sum of each
+ * variable with a relaxed gpu-scope atomic (thread 0). */
+Test(wl_hpc_a, miniamr_stencil_and_checksum)
+{
+    struct wlh h;
+    struct kernel k;
+    wlh_open_small(&h, &wl_miniamr, NULL);
+    for (unsigned i = 0; i < 3; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_expect_str_eq(k.name, "stencil_7");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0);
+    static const int off[] = {-36, -6, -1, 0, 1, 6, 36}, alu[] = {3, 0, 2, 1, 1, 2, 2};
+    wlh_expect_alu(&k, &w, 49);
+    wlh_expect_alu(&k, &w, 11);
+    for (unsigned p = 0; p < 7; p++) {
+        if (alu[p])
+            wlh_expect_alu(&k, &w, alu[p]);
+        struct kernel_op op = wlh_step(&k, &w);
+        cr_assert_eq(op.kind, KOP_LOAD);
+        for (unsigned l = 0; l < 16; l++)
+            cr_expect_eq(w.lane_addr[l], arg(&k, 0) + 8 * (475 + off[p] + l % 4 + 6 * (l / 4)),
+                         "point %u lane %u", p, l);
+    }
+    wlh_expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LDS_STORE, 0, 8, 0xffff);
+    for (unsigned i = 0; i < 4; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_expect_str_eq(k.name, "check_sum");
+    wlh_warp_at(&w, &k, 0, 0);
+    struct kernel_op op;
+    do
+        op = wlh_step(&k, &w);
+    while (op.kind != KOP_ATOMIC);
+    cr_expect_eq(w.lane_addr[0], arg(&k, 1));
+    cr_expect_eq(op.mask, 1);
+    expect_scoped(&op, SCOPE_GPU, SEM_RELAXED, false);
     wlh_close(&h);
 }

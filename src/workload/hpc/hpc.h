@@ -41,8 +41,8 @@ struct hpc_boxes {
  * side) interior plane. At the grid's edge: with `edges`, the box's own
  * first or last interior plane (a Dirichlet boundary filled in the same
  * kernel), else no face. Faces in (box, side) order; returns how many
- * (src and dst hold room for 2 n[0] n[1] n[2]). The face's cells are
- * (u, v) with the strides of the other two axes, the lower first. */
+ * (src and dst hold room for 2 n[0] n[1] n[2]). A face's other cells are
+ * reached from cell (0, 0) by the strides of the other two axes. */
 uint32_t hpc_faces(const struct hpc_boxes *g, unsigned dir, bool edges, uint32_t *src,
                    uint32_t *dst);
 
