@@ -306,7 +306,7 @@ Test(wl_hpc_a, comd_embedding_force_reads_the_neighbours_derivatives)
 Test(wl_hpc_a, comd_refuses_fewer_than_two_cells)
 {
     wlh_expect_error(&wl_comd, "[workload]\nx = 49\ny = 1\n",
-                     "t.ini:3: [workload] y = 1: out of range [2, 256]");
+                     "t.ini:3: [workload] y = 1: out of range [2, 128]");
 }
 /* ==== hpgmg ==== */
 
@@ -532,4 +532,17 @@ Test(wl_hpc_a, miniamr_stencil_and_checksum)
     cr_expect_eq(op.mask, 1);
     expect_scoped(&op, SCOPE_GPU, SEM_RELAXED, false);
     wlh_close(&h);
+}
+
+/* The face lists hold 32-bit element offsets: larger meshes are refused.
+ * hpgmg 4^3 boxes of 512^3: 64 x (514^3 + 258^3 + 130^3 + 66^3 + 34^3 + 18^3
+ * + 10^3 + 6^3 + 4^3) cells; miniamr 16^3 blocks x 200 variables x 34^3. */
+Test(wl_hpc_a, hpgmg_and_miniamr_refuse_meshes_past_the_face_lists)
+{
+    wlh_expect_error(&wl_hpgmg, "[workload]\nlog2_dim = 9\nboxes = 4\n",
+                     "t.ini:2: [workload] log2_dim = 9: 9952074752 cells per vector with "
+                     "boxes = 4: more than the 2^32 the face lists address");
+    wlh_expect_error(&wl_miniamr, "[workload]\nnum_vars = 200\nnx = 32\nny = 32\nnz = 32\n",
+                     "t.ini:2: [workload] num_vars = 200: 32197836800 values in all: more "
+                     "than the 2^32 the face lists address");
 }

@@ -32,9 +32,9 @@
 #define COMD_TAB 503     /* Cu_u6.eam's 500 points + CoMD's 3 extra */
 
 static const struct cfg_key comd_keys[] = {
-    {"x", CFG_INT, "49", 2, 256, "unit cells along x (CoMD -x)", NULL},
-    {"y", CFG_INT, "49", 2, 256, "unit cells along y (CoMD -y)", NULL},
-    {"z", CFG_INT, "49", 2, 256, "unit cells along z (CoMD -z)", NULL},
+    {"x", CFG_INT, "49", 2, 128, "unit cells along x (CoMD -x)", NULL},
+    {"y", CFG_INT, "49", 2, 128, "unit cells along y (CoMD -y)", NULL},
+    {"z", CFG_INT, "49", 2, 128, "unit cells along z (CoMD -z)", NULL},
     {"delta", CFG_INT, "0", 0, 20,
      "largest random displacement of an atom, percent of the lattice constant (CoMD -d)", NULL},
     {"steps", CFG_INT, "1", 1, 1000, "time steps (6 kernels each)", NULL},

@@ -259,7 +259,6 @@ static void hg_vcycle(struct hpgmg *h, unsigned l)
 
 static int hpgmg_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
-    (void)e;
     struct hpgmg *h = (struct hpgmg *)w;
     uint32_t d = 1u << cfg_uint(sec, "log2_dim");
     h->boxes = (uint32_t)cfg_uint(sec, "boxes");
@@ -273,6 +272,9 @@ static int hpgmg_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
                           .bv = (uint64_t)(d + 2) * (d + 2) * (d + 2)};
         total += L->bv * h->nbox;
     }
+    if (total > UINT32_MAX)
+        return cfg_err(e, sec, "log2_dim", "%llu cells per vector with boxes = %u: more than "
+                       "the 2^32 the face lists address", (unsigned long long)total, h->boxes);
     for (unsigned l = 0; l < h->nlev; l++) {
         struct hgl *L = &h->lv[l];
         L->src = xmalloc(3ull * h->nbox * 2 * sizeof *L->src);

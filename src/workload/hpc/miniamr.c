@@ -160,7 +160,6 @@ struct amr {
 
 static int amr_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
 {
-    (void)e;
     struct amr *m = (struct amr *)w;
     static const char *const bk[] = {"init_x", "init_y", "init_z"}, *const ck[] = {"nx", "ny",
                                                                                    "nz"};
@@ -174,6 +173,9 @@ static int amr_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
     m->SI = m->SJ * (m->d[1] + 2);
     m->P = m->SI * (m->d[0] + 2);
     uint64_t bv = m->P * m->nv;
+    if (bv * m->nbox > UINT32_MAX)
+        return cfg_err(e, sec, "num_vars", "%llu values in all: more than the 2^32 the face "
+                       "lists address", (unsigned long long)(bv * m->nbox));
     /* the grid of blocks: block b = x + X (y + Y z); cells x slowest */
     struct hpc_boxes g = {.n = {m->nb[0], m->nb[1], m->nb[2]}, .d = {m->d[0], m->d[1], m->d[2]},
                           .bv = bv, .st = {m->SI, m->SJ, 1}};
