@@ -50,7 +50,29 @@ struct hmg_dir {
 
 enum hmg_cause { INV_STORE, INV_EVICT, INV_FWD, INV_CAUSES };
 
-enum hmg_fault { F_NONE, F_NO_INVAL, F_NO_FORWARD };
+enum hmg_fault { F_NONE, F_NO_INVAL, F_NO_FORWARD, F_NO_RELEASE_WAIT };
+
+/* An invalidation on its way from a home to a sharer. */
+struct inv_msg {
+    uint64_t region, group;
+    unsigned home, target;
+    bool fwd; /* to another GPU's home, which passes it on */
+};
+
+/* A scoped release (spec hmg.md H7): REL to every L2 in scope, each
+ * acknowledging once the invalidations it sent before have arrived. */
+struct rel_op {
+    ps_t t;
+    unsigned from, acks;
+    coh_done_fn done;
+    void *arg;
+};
+
+/* A REL on its way to (or waiting at) the L2 of chiplet node. */
+struct rel_msg {
+    struct rel_op *op;
+    unsigned node;
+};
 
 struct hmg {
     const struct coh_machine *m;
@@ -65,8 +87,21 @@ struct hmg {
     struct coh_round round;
     uint64_t all;
     uint64_t inv_in_flight;
-    coh_done_fn rel_done;     /* a release waiting for invalidations */
+    coh_done_fn rel_done;     /* a kernel's end waiting for invalidations */
     void *rel_arg;
+    /* Invalidations in flight by the time they were sent: group g (from
+     * grp_head to grp_tail, in a ring of grp_cap) counts those sent at
+     * grp[g].t that are not yet delivered, with what they were passed on as
+     * (spec hmg.md H7: a release waits for those sent before it). */
+    struct inv_group {
+        ps_t t;
+        uint64_t left;
+    } *grp;
+    uint64_t grp_head, grp_tail, grp_cur; /* grp_cur: the group a forward joins, or ~0 */
+    size_t grp_cap;
+    struct pool invs, rels, relms; /* struct inv_msg, rel_op, rel_msg */
+    struct rel_msg **waits;   /* RELs at an L2 waiting for older invalidations */
+    size_t nwaits, waits_cap;
     struct {
         uint64_t dir_evictions, invals_store, invals_evict, invals_fwd, inval_events;
         uint64_t inval_sharers, lines_invalidated;
@@ -97,7 +132,8 @@ static const struct cfg_key hmg_keys[] = {
      "home per address (the same on a machine of one GPU)", "hmg|nhcc"},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only, so the checker must fire: no_inval drops the invalidations stores send, "
-     "no_forward drops those a GPU home should pass on to its GPMs", "none|no_inval|no_forward"},
+     "no_forward drops those a GPU home should pass on to its GPMs, no_release_wait ends "
+     "scoped releases without their acknowledgements", "none|no_inval|no_forward|no_release_wait"},
     CFG_END,
 };
 
@@ -156,35 +192,69 @@ static void release_check(struct sim *s, struct hmg *h)
 static void dir_event(struct hmg *h, unsigned home, uint64_t region, enum hmg_devent ev,
                       unsigned s, enum hmg_cause why);
 
+static void rel_waits_check(struct sim *s, struct hmg *h);
+
+/* The group of invalidations sent now (a forward joins its original's). */
+static uint64_t inv_group(struct hmg *h)
+{
+    if (h->grp_cur != ~0ull)
+        return h->grp_cur;
+    ps_t now = h->m->s->now;
+    if (h->grp_tail > h->grp_head && h->grp[(h->grp_tail - 1) % h->grp_cap].t == now)
+        return h->grp_tail - 1;
+    if (h->grp_tail - h->grp_head == h->grp_cap) { /* full: twice the ring, in order */
+        size_t cap = h->grp_cap;
+        struct inv_group *g = xcalloc(2 * cap, sizeof *g);
+        for (uint64_t k = h->grp_head; k < h->grp_tail; k++)
+            g[k % (2 * cap)] = h->grp[k % cap];
+        free(h->grp);
+        h->grp = g;
+        h->grp_cap = 2 * cap;
+    }
+    h->grp[h->grp_tail % h->grp_cap] = (struct inv_group){.t = now};
+    return h->grp_tail++;
+}
+
+/* One invalidation of group g delivered: the oldest groups done leave. */
+static void inv_group_done(struct sim *s, struct hmg *h, uint64_t g)
+{
+    h->grp[g % h->grp_cap].left--;
+    while (h->grp_head < h->grp_tail && !h->grp[h->grp_head % h->grp_cap].left)
+        h->grp_head++;
+    rel_waits_check(s, h);
+}
+
 /* At the sharer: drop its clean copies of the region's lines (dirty bytes,
  * possible only in HMG-WB, stay until written back); a GPU home told by the
- * system home passes it on to its GPMs that share the region (arg: region,
- * pass on, target). */
+ * system home passes it on to its GPMs that share the region. */
 static void inval_arrive(struct sim *s, void *obj, uint64_t arg)
 {
     struct hmg *h = obj;
-    unsigned c = (unsigned)(arg & 0xff);
-    uint64_t region = arg >> 9;
-    addr_t base = region * (addr_t)h->dir_lines * h->line_b;
-    struct cache *l2 = &h->m->l2[c];
+    struct inv_msg *v = (struct inv_msg *)(uintptr_t)arg;
+    addr_t base = v->region * (addr_t)h->dir_lines * h->line_b;
+    struct cache *l2 = &h->m->l2[v->target];
     for (unsigned i = 0; i < h->dir_lines; i++)
         h->st.lines_invalidated += cache_inval_line(l2, base + (addr_t)i * h->line_b);
-    if (arg >> 8 & 1)
-        dir_event(h, c, region, HMG_INV, 0, INV_FWD);
+    if (v->fwd) {
+        h->grp_cur = v->group;
+        dir_event(h, v->target, v->region, HMG_INV, 0, INV_FWD);
+        h->grp_cur = ~0ull;
+    }
+    uint64_t g = v->group;
+    pool_put(&h->invs, v);
     h->inv_in_flight--;
     sim_progress(s);
+    inv_group_done(s, h, g);
     release_check(s, h);
 }
 
-/* The lookup is over: the invalidation leaves the home (arg: region, pass
- * on, home, target). */
+/* The lookup is over: the invalidation leaves the home. */
 static void inval_send(struct sim *s, void *obj, uint64_t arg)
 {
     (void)s;
     struct hmg *h = obj;
-    unsigned home = (unsigned)(arg >> 8 & 0xff), c = (unsigned)(arg & 0xff);
-    uint64_t region = arg >> 17, fwd = arg >> 16 & 1;
-    h->m->send(h->m->net, home, c, 8, TC_COH, inval_arrive, h, region << 9 | fwd << 8 | c);
+    struct inv_msg *v = (struct inv_msg *)(uintptr_t)arg;
+    h->m->send(h->m->net, v->home, v->target, 8, TC_COH, inval_arrive, h, arg);
 }
 
 /* Node `home` invalidates the region at its sharers `targets` (sharer_of). */
@@ -197,11 +267,15 @@ static void invalidate(struct hmg *h, unsigned home, uint64_t region, uint64_t t
     h->st.inval_sharers += popcount64(targets);
     uint64_t *count[INV_CAUSES] = {&h->st.invals_store, &h->st.invals_evict, &h->st.invals_fwd};
     *count[why] += popcount64(targets);
+    uint64_t g = inv_group(h);
     for (uint64_t t = targets; t; t &= t - 1) {
-        unsigned i = (unsigned)__builtin_ctzll(t), c = sharer_node(h, home, i);
-        uint64_t fwd = h->hier && i >= h->cpg;
+        unsigned i = (unsigned)__builtin_ctzll(t);
+        struct inv_msg *v = pool_get(&h->invs);
+        *v = (struct inv_msg){.region = region, .group = g, .home = home,
+                              .target = sharer_node(h, home, i), .fwd = h->hier && i >= h->cpg};
         h->inv_in_flight++;
-        uint64_t arg = region << 17 | fwd << 16 | (uint64_t)home << 8 | c;
+        h->grp[g % h->grp_cap].left++;
+        uint64_t arg = (uint64_t)(uintptr_t)v;
         if (h->dir_ps)
             sim_after(h->m->s, h->dir_ps, inval_send, h, arg);
         else
@@ -405,6 +479,88 @@ static void hmg_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn d
         release_check(h->m->s, h);
 }
 
+/* ---- scoped releases (spec hmg.md 4.3, 5.2, H7) ------------------------------------------- */
+
+/* Every invalidation sent by time t has arrived (those passed on too). */
+static bool invs_before_done(const struct hmg *h, ps_t t)
+{
+    return h->grp_head == h->grp_tail || h->grp[h->grp_head % h->grp_cap].t > t;
+}
+
+static void rel_ack_arrive(struct sim *s, void *obj, uint64_t arg)
+{
+    struct hmg *h = obj;
+    struct rel_op *op = (struct rel_op *)(uintptr_t)arg;
+    if (--op->acks)
+        return;
+    coh_done_fn done = op->done;
+    void *a = op->arg;
+    pool_put(&h->rels, op);
+    done(s, a);
+}
+
+/* The REL-ACK leaves the L2 for the releaser's. */
+static void rel_ack(struct hmg *h, struct rel_msg *m)
+{
+    h->m->send(h->m->net, m->node, m->op->from, 8, TC_COH, rel_ack_arrive, h,
+               (uint64_t)(uintptr_t)m->op);
+    pool_put(&h->relms, m);
+}
+
+/* A REL at an L2: acknowledged once the invalidations sent before the
+ * release have arrived (a machine-wide cut: at least what H7 asks, those
+ * this L2 sent before the REL arrived). */
+static void rel_arrive(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)s;
+    struct hmg *h = obj;
+    struct rel_msg *m = (struct rel_msg *)(uintptr_t)arg;
+    if (invs_before_done(h, m->op->t)) {
+        rel_ack(h, m);
+        return;
+    }
+    h->waits = xgrow(h->waits, sizeof *h->waits, &h->waits_cap, h->nwaits + 1);
+    h->waits[h->nwaits++] = m;
+}
+
+static void rel_waits_check(struct sim *s, struct hmg *h)
+{
+    (void)s;
+    size_t k = 0;
+    for (size_t i = 0; i < h->nwaits; i++) {
+        if (invs_before_done(h, h->waits[i]->op->t))
+            rel_ack(h, h->waits[i]);
+        else
+            h->waits[k++] = h->waits[i];
+    }
+    h->nwaits = k;
+}
+
+/* A release of GPU or system scope by CU cu, its stores acknowledged: a REL
+ * from its chiplet's L2 to every L2 in scope (under hmg a GPU release to
+ * its GPU's, else all), done when every one has acknowledged. */
+static void hmg_release(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done,
+                        void *arg)
+{
+    struct hmg *h = self;
+    if (scope < SCOPE_GPU || h->fault == F_NO_RELEASE_WAIT) {
+        done(h->m->s, arg);
+        return;
+    }
+    unsigned from = cu / h->m->cu_per_ch, lo = 0, n = h->nch;
+    if (scope == SCOPE_GPU && h->hier) {
+        lo = gpu_of(h, from) * h->cpg;
+        n = h->cpg;
+    }
+    struct rel_op *op = pool_get(&h->rels);
+    *op = (struct rel_op){.t = h->m->s->now, .from = from, .acks = n, .done = done, .arg = arg};
+    for (unsigned k = lo; k < lo + n; k++) {
+        struct rel_msg *m = pool_get(&h->relms);
+        *m = (struct rel_msg){op, k};
+        h->m->send(h->m->net, from, k, 8, TC_COH, rel_arrive, h, (uint64_t)(uintptr_t)m);
+    }
+}
+
 /* ---- set-up ---------------------------------------------------------------------------- */
 
 static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
@@ -436,6 +592,12 @@ static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, 
                       .hier = cfg_enum(sec, "mode") == 0,
                       .dir_ps = cfg_uint(sec, "dir_lookup_cycles") * m->gpu_period_ps};
     h->all = low_bits(m->nch);
+    h->grp_cap = 64;
+    h->grp = xcalloc(h->grp_cap, sizeof *h->grp);
+    h->grp_cur = ~0ull;
+    pool_init(&h->invs, sizeof(struct inv_msg), 1024);
+    pool_init(&h->rels, sizeof(struct rel_op), 64);
+    pool_init(&h->relms, sizeof(struct rel_msg), 256);
     h->dir = xcalloc(m->nch, sizeof *h->dir);
     for (unsigned c = 0; c < m->nch; c++)
         h->dir[c].e = xcalloc(entries, sizeof *h->dir[c].e);
@@ -450,6 +612,11 @@ static void hmg_destroy(void *self)
     for (unsigned c = 0; c < h->nch; c++)
         free(h->dir[c].e);
     free(h->dir);
+    free(h->grp);
+    free(h->waits);
+    pool_destroy(&h->invs);
+    pool_destroy(&h->rels);
+    pool_destroy(&h->relms);
     free(h);
 }
 
@@ -485,4 +652,5 @@ const struct coh_ops coh_hmg = {
     .l2_miss = hmg_l2_miss,
     .gpu_home_in = hmg_gpu_home_in,
     .remote_in = hmg_remote_in,
+    .release = hmg_release,
 };

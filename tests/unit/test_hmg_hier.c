@@ -5,6 +5,7 @@
  * kernel to touch a page makes the toucher's chiplet its system home.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 
 #include "coherence/hmg.h"
 #include "machine.h"
@@ -96,4 +97,34 @@ Test(hmg_hier, the_worked_example_of_section_5_1)
         dir_is(m, c, a->base, false, 0, "A");
     cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
     machine_free(m);
+}
+
+/* A scoped release waits until the invalidations sent before it have
+ * arrived (spec hmg.md 4.3, H7): flag's consumer on the other GPU holds the
+ * data (preread) when its producer overwrites it and releases at system
+ * scope; with the directory's invalidations leaving 2,000 cycles after the
+ * stores, a release that did not wait for its acknowledgements would let
+ * the consumer read its stale copy after acquiring the flag. */
+Test(hmg_hier, a_release_waits_for_the_invalidations_sent_before_it)
+{
+    extern const struct wl_ops wl_flag;
+    const char *fault[] = {"", "fault = no_release_wait\n"};
+    for (unsigned f = 0; f < 2; f++) {
+        char ini[512];
+        snprintf(ini, sizeof ini,
+                 "[coherence]\nscheme = hmg\ndir_lookup_cycles = 2000\n%s[gpu]\ngpus = 2\n"
+                 "chiplets = 2\n[workload]\nplace = other_gpu\nscope = sys\npreread = true\n"
+                 "pairs = 2\n",
+                 fault[f]);
+        struct err e = {0};
+        struct machine *m = machine_new_wl(ini, &wl_flag, &e);
+        cr_assert(m, "%s", e.msg);
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        uint64_t stale = machine_stat(m, "checker.stale_reads");
+        if (f)
+            cr_expect_gt(stale, 0, "no stale read with the release not waiting");
+        else
+            cr_expect_eq(stale, 0, "%llu stale reads", (unsigned long long)stale);
+        machine_free(m);
+    }
 }
