@@ -46,6 +46,16 @@ struct coh_route coh_default_remote_in(const struct req *r)
     }
 }
 
+int coh_home_alloc_check(const struct coh_machine *m, const struct cfg_sec *sec, const char *key,
+                         bool on, struct err *e)
+{
+    if (!on || m->l2[0].p.mshrs_remote)
+        return 0;
+    cfg_err(e, sec, key, "needs MSHRs kept for remote requests ([l2] mshrs_remote > 0), or local "
+            "and remote misses could deadlock over the L2's MSHRs");
+    return -1;
+}
+
 void coh_d4_from_cfg(const struct cfg_sec *sec, struct coh_d4 *d)
 {
     d->read_alloc = cfg_enum(sec, "remote_read_alloc") == 1;
@@ -83,11 +93,13 @@ static void seq_one_done(struct sim *s, void *obj)
         q->done(s, q->arg);
 }
 
-/* Start the walk `op` (COH_FLUSH, COH_INVALIDATE or COH_INVALIDATE_CLEAN) of cache c. */
+/* Start the walk `op` (not COH_NONE) of cache c. */
 static void walk(struct sim *s, struct cache *c, enum coh_cache_op op, cache_done_fn fn, void *obj)
 {
     if (op == COH_FLUSH)
         cache_flush(s, c, fn, obj);
+    else if (op == COH_INVALIDATE_FOREIGN)
+        cache_invalidate_foreign(s, c, fn, obj);
     else
         cache_invalidate(s, c, op == COH_INVALIDATE_CLEAN, fn, obj);
 }

@@ -217,6 +217,12 @@ static inline struct coh_route coh_default_l2_miss(unsigned ch, const struct req
 
 struct coh_route coh_default_remote_in(const struct req *r);
 
+/* A home that allocates lines for remote readers needs MSHRs kept for
+ * remote requests ([l2] mshrs_remote > 0): -1 with the error on `key` in e
+ * when on and there are none, else 0. */
+int coh_home_alloc_check(const struct coh_machine *m, const struct cfg_sec *sec, const char *key,
+                         bool on, struct err *e);
+
 /* Walks (flush, invalidate) of one cache asked for inside a kernel, by
  * scoped releases and acquires of many warps: a walk asked for while another
  * runs waits for it, asks for the same operation are served by one walk, and
@@ -235,14 +241,17 @@ struct coh_walkq {
 };
 void coh_walkq_init(struct coh_walkq *q, struct sim *s, struct cache *c);
 void coh_walkq_free(struct coh_walkq *q);
-/* op: COH_FLUSH, COH_INVALIDATE or COH_INVALIDATE_CLEAN. */
+/* op: COH_FLUSH, COH_INVALIDATE, COH_INVALIDATE_CLEAN or COH_INVALIDATE_FOREIGN. */
 void coh_walkq_add(struct coh_walkq *q, int op, coh_done_fn fn, void *arg);
 
 /* Whole-machine kernel-boundary operations used by the schemes: run an
  * operation on many L1s or L2s in parallel and call done() when all have
  * finished. The sequencer object must stay alive until done() runs. */
 #define COH_MAX_CHIPLETS 64
-enum coh_cache_op { COH_FLUSH, COH_INVALIDATE, COH_INVALIDATE_CLEAN, COH_NONE };
+/* COH_INVALIDATE_FOREIGN: the clean lines homed on other chiplets only
+ * (cache_invalidate_foreign). */
+enum coh_cache_op { COH_FLUSH, COH_INVALIDATE, COH_INVALIDATE_CLEAN, COH_NONE,
+                    COH_INVALIDATE_FOREIGN };
 
 /* A record of every L2 operation issued, for tests and traces. */
 struct coh_log_ent {

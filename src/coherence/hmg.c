@@ -33,6 +33,7 @@
 #include <stdlib.h>
 
 #include "coh.h"
+#include "coh_hier.h"
 #include "hmg.h"
 #include "hmg_dir.h"
 
@@ -77,8 +78,7 @@ struct rel_msg {
 struct hmg {
     const struct coh_machine *m;
     unsigned nch, ways, sets, dir_lines, line_b;
-    unsigned cpg;             /* chiplets (GPMs) per GPU */
-    bool hier;                /* mode = hmg: GPU homes under a system home; nhcc: flat peers */
+    struct coh_hier x;        /* mode = hmg: GPU homes under system homes; nhcc: flat peers */
     bool write_back, home_alloc;
     enum hmg_fault fault;
     ps_t dir_ps;              /* directory lookup before invalidations leave */
@@ -137,40 +137,25 @@ static const struct cfg_key hmg_keys[] = {
     CFG_END,
 };
 
-static inline unsigned src_chiplet(const struct hmg *h, const struct req *r)
-{
-    return r->src / h->m->cu_per_ch;
-}
-
-static inline unsigned gpu_of(const struct hmg *h, unsigned ch)
-{
-    return ch / h->cpg;
-}
-
-/* GPU g's home of a line whose system home is chiplet home (spec hmg.md
- * H1: the GPM of the same index; the system home itself on its own GPU). */
-static inline unsigned gpu_home(const struct hmg *h, unsigned home, unsigned g)
-{
-    return h->hier ? g * h->cpg + home % h->cpg : home;
-}
-
 /* The sharer index of chiplet c in the directory of node n: under hmg a
  * GPM of n's GPU by its index there, another GPU by cpg + its number (only
  * a system home meets one, spec hmg.md 5.1); under nhcc the chiplet. */
 static inline unsigned sharer_of(const struct hmg *h, unsigned n, unsigned c)
 {
-    if (!h->hier)
+    const struct coh_hier *x = &h->x;
+    if (!x->on)
         return c;
-    return gpu_of(h, c) == gpu_of(h, n) ? c % h->cpg : h->cpg + gpu_of(h, c);
+    return coh_hier_gpu(x, c) == coh_hier_gpu(x, n) ? c % x->cpg : x->cpg + coh_hier_gpu(x, c);
 }
 
 /* The chiplet that sharer i of node n's directory names: for another GPU,
  * that GPU's home of n's lines, which passes the invalidation on. */
 static inline unsigned sharer_node(const struct hmg *h, unsigned n, unsigned i)
 {
-    if (!h->hier)
+    const struct coh_hier *x = &h->x;
+    if (!x->on)
         return i;
-    return i < h->cpg ? gpu_of(h, n) * h->cpg + i : (i - h->cpg) * h->cpg + n % h->cpg;
+    return i < x->cpg ? coh_hier_gpu(x, n) * x->cpg + i : (i - x->cpg) * x->cpg + n % x->cpg;
 }
 
 static inline uint64_t region_of(const struct hmg *h, addr_t a)
@@ -272,7 +257,8 @@ static void invalidate(struct hmg *h, unsigned home, uint64_t region, uint64_t t
         unsigned i = (unsigned)__builtin_ctzll(t);
         struct inv_msg *v = pool_get(&h->invs);
         *v = (struct inv_msg){.region = region, .group = g, .home = home,
-                              .target = sharer_node(h, home, i), .fwd = h->hier && i >= h->cpg};
+                              .target = sharer_node(h, home, i),
+                              .fwd = h->x.on && i >= h->x.cpg};
         h->inv_in_flight++;
         h->grp[g % h->grp_cap].left++;
         uint64_t arg = (uint64_t)(uintptr_t)v;
@@ -345,75 +331,37 @@ bool hmg_dir_lookup(const void *self, unsigned node, addr_t a, uint64_t *sharers
 
 /* ---- the request path ------------------------------------------------------------ */
 
-/* Where a strong access of r's scope synchronizes, for a requester on
- * chiplet ch (spec hmg.md 5.2): GPU scope at its GPU's home of the line,
- * system scope at the system home (under nhcc both at the one home); -1
- * for a weak or work-group-scope access. */
-static int sync_node(const struct hmg *h, unsigned ch, const struct req *r)
-{
-    if (r->sem == SEM_WEAK || r->scope < SCOPE_GPU)
-        return -1;
-    return (int)(r->scope == SCOPE_GPU ? gpu_home(h, r->home, gpu_of(h, ch)) : r->home);
-}
-
-/* Where an atomic from chiplet ch is performed: at its scope's node, a weak
- * one at the system home. */
-static unsigned atomic_node(const struct hmg *h, unsigned ch, const struct req *r)
-{
-    int n = sync_node(h, ch, r);
-    return n < 0 ? r->home : (unsigned)n;
-}
-
 static struct coh_route hmg_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct hmg *h = self;
-    int sn = sync_node(h, ch, r);
-    if (sn >= 0 && (unsigned)sn != ch) /* synchronizes at its home, not on a copy here */
-        return coh_route_to(sn == (int)r->home ? COH_HOP_HOME : COH_HOP_GPU_HOME, 0);
+    struct coh_route rt;
+    if (coh_hier_strong(&h->x, ch, r, &rt)) /* synchronizes at its home, not on a copy here */
+        return rt;
     bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
-    if (store && (r->home == ch || gpu_home(h, r->home, gpu_of(h, ch)) == ch))
+    unsigned gh = coh_hier_gpu_home(&h->x, r->home, coh_hier_gpu(&h->x, ch));
+    if (store && (r->home == ch || gh == ch))
         dir_event(h, ch, region_of(h, r->addr), HMG_LOCAL_ST, 0, INV_STORE);
     unsigned set = 0;
-    if (r->kind == REQ_ATOMIC && atomic_node(h, ch, r) != ch)
+    if (r->kind == REQ_ATOMIC && coh_hier_atomic(&h->x, ch, r) != ch)
         set = REQ_F_NOALLOC | REQ_F_WT; /* performed at its home */
     else if (store && !h->write_back)
         set = REQ_F_WT;
     return coh_route_to(COH_HOP_L2, set);
 }
 
-/* A miss, write-through or write-back goes to the GPU's home of the line,
- * from there to the system home, from there to memory. */
 static struct coh_route hmg_l2_miss(void *self, unsigned ch, struct req *r)
 {
     struct hmg *h = self;
     if (r->kind == REQ_WRITEBACK)
         r->src = (uint16_t)(ch * h->m->cu_per_ch); /* the home learns who wrote it back */
-    if (r->home == ch)
-        return coh_route_to(COH_HOP_L3, 0);
-    bool gpu_home_next = h->hier && gpu_home(h, r->home, gpu_of(h, ch)) != ch;
-    return coh_route_to(gpu_home_next ? COH_HOP_GPU_HOME : COH_HOP_HOME, 0);
-}
-
-/* The flags of a request that reached a home (n) from another chiplet:
- * remote, allocating for readers (home_alloc), stores written through
- * onward, an atomic performed here only if it is this node's to perform. */
-static unsigned home_flags(const struct hmg *h, unsigned n, const struct req *r)
-{
-    unsigned set = REQ_F_REMOTE;
-    if (r->kind == REQ_READ && !h->home_alloc)
-        set |= REQ_F_NOALLOC; /* the home serves or relays */
-    if (r->kind == REQ_ATOMIC && atomic_node(h, src_chiplet(h, r), r) != n)
-        set |= REQ_F_NOALLOC | REQ_F_WT; /* on to the system home */
-    else if ((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !h->write_back)
-        set |= REQ_F_WT; /* written through onward */
-    return set;
+    return coh_hier_miss(&h->x, ch, r);
 }
 
 /* A directory event for a request from another chiplet arriving at home n. */
 static void home_event(struct hmg *h, unsigned n, const struct req *r)
 {
     dir_event(h, n, region_of(h, r->addr), r->kind == REQ_READ ? HMG_REMOTE_LD : HMG_REMOTE_ST,
-              sharer_of(h, n, src_chiplet(h, r)), INV_STORE);
+              sharer_of(h, n, coh_hier_src(&h->x, r)), INV_STORE);
 }
 
 /* At a GPU home from a GPM of its GPU (spec hmg.md 5.1, 5.2): its
@@ -425,7 +373,8 @@ static struct coh_route hmg_gpu_home_in(void *self, unsigned n, struct req *r)
     home_event(h, n, r);
     if (r->kind == REQ_WRITEBACK)
         return coh_route_to(COH_HOP_HOME, 0);
-    return coh_route_to(COH_HOP_L2, home_flags(h, n, r));
+    return coh_route_to(COH_HOP_L2,
+                        coh_hier_home_flags(&h->x, n, r, h->home_alloc, h->write_back));
 }
 
 /* At the system home: its directory records the GPM of its GPU, or the
@@ -434,7 +383,8 @@ static struct coh_route hmg_remote_in(void *self, unsigned home, struct req *r)
 {
     struct hmg *h = self;
     home_event(h, home, r);
-    return coh_route_to(COH_HOP_L2, home_flags(h, home, r));
+    return coh_route_to(COH_HOP_L2,
+                        coh_hier_home_flags(&h->x, home, r, h->home_alloc, h->write_back));
 }
 
 /* ---- kernel boundaries -------------------------------------------------------------- */
@@ -548,9 +498,9 @@ static void hmg_release(void *self, unsigned cu, enum mem_scope scope, coh_done_
         return;
     }
     unsigned from = cu / h->m->cu_per_ch, lo = 0, n = h->nch;
-    if (scope == SCOPE_GPU && h->hier) {
-        lo = gpu_of(h, from) * h->cpg;
-        n = h->cpg;
+    if (scope == SCOPE_GPU && h->x.on) {
+        lo = coh_hier_gpu(&h->x, from) * h->x.cpg;
+        n = h->x.cpg;
     }
     struct rel_op *op = pool_get(&h->rels);
     *op = (struct rel_op){.t = h->m->s->now, .from = from, .acks = n, .done = done, .arg = arg};
@@ -577,19 +527,16 @@ static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, 
         return NULL;
     }
     bool home_alloc = cfg_bool(sec, "hmg_home_alloc");
-    if (home_alloc && !m->l2[0].p.mshrs_remote) {
-        cfg_err(e, sec, "hmg_home_alloc",
-                "needs MSHRs kept for remote requests ([l2] mshrs_remote > 0), or local and "
-                "remote misses could deadlock over the L2's MSHRs");
+    if (coh_home_alloc_check(m, sec, "hmg_home_alloc", home_alloc, e))
         return NULL;
-    }
     struct hmg *h = xcalloc(1, sizeof *h);
     *h = (struct hmg){.m = m, .nch = m->nch, .ways = ways, .sets = entries / ways,
                       .dir_lines = lines, .line_b = m->l2[0].p.line_b,
                       .write_back = cfg_bool(sec, "hmg_write_back"),
                       .fault = (enum hmg_fault)cfg_enum(sec, "fault"),
-                      .home_alloc = home_alloc, .cpg = m->t->chiplets,
-                      .hier = cfg_enum(sec, "mode") == 0,
+                      .home_alloc = home_alloc,
+                      .x = {.cpg = m->t->chiplets, .cu_per_ch = m->cu_per_ch,
+                            .on = cfg_enum(sec, "mode") == 0},
                       .dir_ps = cfg_uint(sec, "dir_lookup_cycles") * m->gpu_period_ps};
     h->all = low_bits(m->nch);
     h->grp_cap = 64;

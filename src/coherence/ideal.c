@@ -229,12 +229,8 @@ static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec
     }
     bool most = cfg_enum(sec, "caching") == 0;
     bool home_alloc = most && cfg_bool(sec, "home_alloc");
-    if (home_alloc && !m->l2[0].p.mshrs_remote) {
-        cfg_err(e, sec, "home_alloc", "needs MSHRs kept for remote requests ([l2] "
-                "mshrs_remote > 0), or local and remote misses could deadlock over the L2's "
-                "MSHRs");
+    if (coh_home_alloc_check(m, sec, "home_alloc", home_alloc, e))
         return NULL;
-    }
     struct ideal *o = xcalloc(1, sizeof *o);
     *o = (struct ideal){.m = m, .d4 = {.read_alloc = true, .store_local = true},
                         .home_alloc = home_alloc, .words = m->l2[0].words,

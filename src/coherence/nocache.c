@@ -100,12 +100,8 @@ static void *nocache_create(const struct coh_machine *m, const struct cfg_sec *s
                             struct err *e)
 {
     bool home_alloc = cfg_bool(sec, "home_alloc");
-    if (home_alloc && !m->l2[0].p.mshrs_remote) {
-        cfg_err(e, sec, "home_alloc",
-                "needs MSHRs kept for remote requests ([l2] mshrs_remote > 0), or local and "
-                "remote misses could deadlock over the L2's MSHRs");
+    if (coh_home_alloc_check(m, sec, "home_alloc", home_alloc, e))
         return NULL;
-    }
     struct nocache *n = xcalloc(1, sizeof *n);
     *n = (struct nocache){.m = m, .home_alloc = home_alloc,
                           .write_through = cfg_enum(sec, "l2_write") == 0,

@@ -4,7 +4,7 @@
  */
 #include "coh.h"
 
-extern const struct coh_ops coh_viper, coh_ideal, coh_cpelide, coh_hmg, coh_nocache;
+extern const struct coh_ops coh_viper, coh_ideal, coh_cpelide, coh_hmg, coh_nocache, coh_swcoh;
 
 const struct coh_ops *const coh_registry[] = {
     &coh_viper,
@@ -12,5 +12,6 @@ const struct coh_ops *const coh_registry[] = {
     &coh_cpelide,
     &coh_hmg,
     &coh_nocache,
+    &coh_swcoh,
     NULL,
 };

@@ -210,6 +210,7 @@ struct cache {
 
     enum cache_op op;          /* whole-cache operation in progress */
     bool clean_only;
+    bool foreign_only;         /* an invalidate of the lines homed elsewhere only */
     uint32_t banks_walking;
     cache_done_fn op_fn;
     void *op_obj;
@@ -252,6 +253,10 @@ struct mem_port cache_port(struct cache *c);
 void cache_flush(struct sim *s, struct cache *c, cache_done_fn fn, void *obj);
 void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_done_fn fn,
                       void *obj);
+/* The clean_only invalidate of the lines whose home is another chiplet
+ * (cache_split_by_home's classes; none without them): software coherence's
+ * bulk invalidation. Lines homed here stay. */
+void cache_invalidate_foreign(struct sim *s, struct cache *c, cache_done_fn fn, void *obj);
 
 /* Direct line API for coherence schemes. A line handle is an index >= 0,
  * valid until the line is replaced or dropped. */

@@ -49,6 +49,8 @@ static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, size_t set,
     int64_t l = (int64_t)(set * c->p.ways + way);
     struct cache_line *mk = &c->line[l];
     if (c->op == CACHE_OP_INVALIDATE) {
+        if (c->foreign_only && (!c->data_class || c->data_class[mk->home] == CACHE_DATA_LOCAL))
+            return true; /* homed here: stays */
         if (!c->clean_only || !way_dirty(c, set, way)) {
             drop_way(c, set, way);
             c->st.lines_invalidated++;
@@ -152,11 +154,23 @@ void cache_flush(struct sim *s, struct cache *c, cache_done_fn fn, void *obj)
     op_start(s, c, CACHE_OP_FLUSH, fn, obj);
 }
 
-void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_done_fn fn,
-                      void *obj)
+static void invalidate_start(struct sim *s, struct cache *c, bool clean_only, bool foreign_only,
+                             cache_done_fn fn, void *obj)
 {
     c->st.invalidates++;
     c->clean_only = clean_only;
+    c->foreign_only = foreign_only;
     op_start(s, c, CACHE_OP_INVALIDATE, fn, obj);
+}
+
+void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_done_fn fn,
+                      void *obj)
+{
+    invalidate_start(s, c, clean_only, false, fn, obj);
+}
+
+void cache_invalidate_foreign(struct sim *s, struct cache *c, cache_done_fn fn, void *obj)
+{
+    invalidate_start(s, c, true, true, fn, obj);
 }
 

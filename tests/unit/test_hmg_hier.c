@@ -128,3 +128,44 @@ Test(hmg_hier, a_release_waits_for_the_invalidations_sent_before_it)
         machine_free(m);
     }
 }
+
+/* Software coherence's bulk invalidation (spec hmg.md 6, H11) at a kernel
+ * launch, a .sys acquire everywhere: every L2 drops the clean lines homed on
+ * another chiplet and keeps its own. A is homed on chiplet 0, X on chiplet
+ * 2 (GPU1:GPM0). GPU0:GPM1 reads A, then (in the next kernel, whose launch
+ * drops A from its L2) X, which GPU0's home of it (chiplet 0) keeps on the
+ * way under hier; the launch after leaves X only in chiplet 2 and A only in
+ * chiplet 0. */
+Test(swcoh_hier, a_launch_drops_every_l2s_lines_homed_elsewhere)
+{
+    const char *modes[] = {"hier", "flat"};
+    for (unsigned f = 0; f < 2; f++) {
+        char ini[256];
+        snprintf(ini, sizeof ini, "[coherence]\nscheme = swcoh\nmode = %s\n[gpu]\ngpus = 2\n"
+                                  "chiplets = 2\n", modes[f]);
+        struct machine *m = machine_new(ini);
+        const struct kernel_buf *a = wl_alloc(&m->env, "A", m->env.page_b);
+        const struct kernel_buf *x = wl_alloc(&m->env, "X", m->env.page_b);
+        kern(m, a, (enum role[4]){WRITE, NONE, NONE, NONE});
+        kern(m, x, (enum role[4]){NONE, NONE, WRITE, NONE});
+        kern(m, a, (enum role[4]){READ, READ, NONE, NONE});
+        kern(m, x, (enum role[4]){NONE, READ, NONE, NONE});
+        m->nk = 4;
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_expect(cached(m, 1, x->base), "%s: GPU0:GPM1 read X", modes[f]);
+        cr_expect(!cached(m, 1, a->base), "%s: GPU0:GPM1 kept A past a launch", modes[f]);
+        /* flat reads go straight to the system home */
+        cr_expect_eq(cached(m, 0, x->base), f == 0, "%s: X in chiplet 0", modes[f]);
+        cr_expect(cached(m, 0, a->base), "%s: A not in its home's L2", modes[f]);
+        kern(m, a, (enum role[4]){NONE, NONE, NONE, NONE});
+        m->nk = 5;
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_expect(!cached(m, 1, a->base) && !cached(m, 1, x->base), "%s: GPU0:GPM1 kept a "
+                  "remote line", modes[f]);
+        cr_expect(!cached(m, 0, x->base), "%s: chiplet 0 kept X", modes[f]);
+        cr_expect(cached(m, 0, a->base), "%s: chiplet 0 dropped its own A", modes[f]);
+        cr_expect(cached(m, 2, x->base), "%s: chiplet 2 dropped its own X", modes[f]);
+        cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
+        machine_free(m);
+    }
+}

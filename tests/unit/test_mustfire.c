@@ -30,6 +30,7 @@ static const struct must musts[] = {
     {"ideal", "no_move", {"rnn-gru-small", "hotspot"}, NULL},
     {"ideal", "no_drop", {"sssp", "gaussian"}, NULL},
     {"nocache", "skip_l1_inv", {"gaussian", "bfs"}, NULL},
+    {"swcoh", "skip_bulk_inv", {"gaussian", "bfs"}, NULL},
     /* 4 GPUs x 4 chiplets: a GPU home passes the system home's invalidations on */
     {"hmg", "no_forward", {"gaussian", "srad-v2"}, "configs/hmg-4x4.ini"},
 };

@@ -96,19 +96,23 @@ Test(smoke, every_scheme_runs_every_workload_on_hmg_4x4)
     tiny_begin(json);
     for (const struct wl_ops *const *w = wl_registry; *w; w++)
         for (const struct coh_ops *const *c = coh_registry; *c; c++) {
-            bool stream = !strcmp((*w)->name, "stream"), hmg = !strcmp((*c)->name, "hmg");
-            for (unsigned v = 0; v < (hmg ? 2u : 1u); v++) { /* hmg's flat mode too (NHCC) */
+            bool stream = !strcmp((*w)->name, "stream");
+            /* the flat modes too: hmg's NHCC, swcoh's NH-SW */
+            const char *flat = !strcmp((*c)->name, "hmg")     ? "coherence.mode=nhcc"
+                               : !strcmp((*c)->name, "swcoh") ? "coherence.mode=flat"
+                                                               : NULL;
+            for (unsigned v = 0; v < (flat ? 2u : 1u); v++) {
                 char sch[64];
                 snprintf(sch, sizeof sch, "coherence.scheme=%s", (*c)->name);
-                const char *extra[] = {"-p", sch, "-p", v ? "coherence.mode=nhcc" : "sim.seed=1",
+                const char *extra[] = {"-p", sch, "-p", v ? flat : "sim.seed=1",
                                        stream ? "-p" : NULL, "workload.cus=16", "-p",
                                        "workload.footprint_kib=32768", NULL};
                 int rc;
                 json_t *j = preset_run("configs/hmg-4x4.ini", *w, extra, json, &rc);
-                cr_assert_eq(rc, 0, "%s%s x %s: exit %d", (*c)->name, v ? " (nhcc)" : "",
+                cr_assert_eq(rc, 0, "%s%s x %s: exit %d", (*c)->name, v ? " (flat)" : "",
                              (*w)->name, rc);
                 cr_expect_eq(tiny_summary(j, "stale_reads"), 0, "%s%s x %s: %lld stale reads",
-                             (*c)->name, v ? " (nhcc)" : "", (*w)->name,
+                             (*c)->name, v ? " (flat)" : "", (*w)->name,
                              tiny_summary(j, "stale_reads"));
                 cr_expect_gt(tiny_summary(j, "warp_insts"), 0, "%s x %s", (*c)->name,
                              (*w)->name);
