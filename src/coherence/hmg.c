@@ -12,7 +12,7 @@
  * (V, I; spec hmg.md 4.2 as the table of hmg_dir.h), no transient states,
  * no acks on the store path. A GPU home tracks the GPMs of its GPU; the
  * system home tracks the GPMs of its own GPU and other GPUs as wholes
- * (mode = hmg). A miss, a write-through or a write-back goes from the
+ * (mode = hier). A miss, a write-through or a write-back goes from the
  * requester's L2 to its GPU home, from there to the system home, from there
  * to memory, caching along the way. A strong access of GPU scope is served
  * at the GPU home, of system scope at the system home; atomics are
@@ -22,7 +22,7 @@
  * victim. An invalidation a GPU home receives from the system home is
  * passed on to its GPMs that share the lines. Invalidations are control
  * messages on the network; a sharer drops its clean copies of the entry's
- * lines. Under mode = nhcc every chiplet is a peer: one home per line,
+ * lines. Under mode = flat (NHCC) every chiplet is a peer: one home per line,
  * every chiplet its own sharer bit. Kernel boundaries: L1s are invalidated
  * at every launch (a command-processor round, coh_round), no L2 is bulk
  * invalidated; a release (kernel end) waits until every invalidation sent
@@ -78,7 +78,7 @@ struct rel_msg {
 struct hmg {
     const struct coh_machine *m;
     unsigned nch, ways, sets, dir_lines, line_b;
-    struct coh_hier x;        /* mode = hmg: GPU homes under system homes; nhcc: flat peers */
+    struct coh_hier x;        /* mode = hier: GPU homes under system homes; flat: peers */
     bool write_back, home_alloc;
     enum hmg_fault fault;
     ps_t dir_ps;              /* directory lookup before invalidations leave */
@@ -126,10 +126,10 @@ static const struct cfg_key hmg_keys[] = {
      "GPU cycles from a store or a directory eviction at the home to its invalidations "
      "leaving (the directory lookup); 0: looked up alongside the home L2's tags (no published "
      "figure; docs/hmg.md)", NULL},
-    {"mode", CFG_ENUM, "hmg", 0, 0,
-     "hmg: each GPU's home of an address tracks that GPU's GPMs and the system home tracks "
-     "GPUs, requests pass the GPU home first; nhcc: every chiplet a peer of every other, one "
-     "home per address (the same on a machine of one GPU)", "hmg|nhcc"},
+    {"mode", CFG_ENUM, "hier", 0, 0,
+     "hier (HMG): each GPU's home of an address tracks that GPU's GPMs and the system home "
+     "tracks GPUs, requests pass the GPU home first; flat (NHCC): every chiplet a peer of every "
+     "other, one home per address (the same on a machine of one GPU)", "hier|flat"},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only, so the checker must fire: no_inval drops the invalidations stores send, "
      "no_forward drops those a GPU home should pass on to its GPMs, no_release_wait ends "

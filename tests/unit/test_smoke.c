@@ -98,13 +98,11 @@ Test(smoke, every_scheme_runs_every_workload_on_hmg_4x4)
         for (const struct coh_ops *const *c = coh_registry; *c; c++) {
             bool stream = !strcmp((*w)->name, "stream");
             /* the flat modes too: hmg's NHCC, swcoh's NH-SW */
-            const char *flat = !strcmp((*c)->name, "hmg")     ? "coherence.mode=nhcc"
-                               : !strcmp((*c)->name, "swcoh") ? "coherence.mode=flat"
-                                                               : NULL;
+            bool flat = !strcmp((*c)->name, "hmg") || !strcmp((*c)->name, "swcoh");
             for (unsigned v = 0; v < (flat ? 2u : 1u); v++) {
                 char sch[64];
                 snprintf(sch, sizeof sch, "coherence.scheme=%s", (*c)->name);
-                const char *extra[] = {"-p", sch, "-p", v ? flat : "sim.seed=1",
+                const char *extra[] = {"-p", sch, "-p", v ? "coherence.mode=flat" : "sim.seed=1",
                                        stream ? "-p" : NULL, "workload.cus=16", "-p",
                                        "workload.footprint_kib=32768", NULL};
                 int rc;
