@@ -24,6 +24,8 @@ extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_s
 extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
 /* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
 extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg, wl_miniamr;
+/* the benchmark library: HPC applications of HMG (NAMD, Nekbone, SNAP, MiniContact) */
+extern const struct wl_ops wl_namd;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -94,6 +96,8 @@ const struct wl_ops *const wl_registry[] = {
     &wl_comd,
     &wl_hpgmg,
     &wl_miniamr,
+    /* the benchmark library: HPC applications of HMG (NAMD, Nekbone, SNAP, MiniContact) */
+    &wl_namd,
     &wl_trace,
     NULL,
 };
