@@ -1,18 +1,19 @@
 /*
- * The benchmark library's HPC applications of HMG, second part (namd;
+ * The benchmark library's HPC applications of HMG, second part (namd, nekbone;
  * kernel descriptions driven by kdw.h): at each small size the kernel
  * sequence (names, grids, blocks, argument modes), the first operations of
  * chosen warps with their addresses, the scoped synchronization with its
  * scopes, and the parameter errors. Expectations derived by hand from the
- * kernels (docs/workloads/namd.md). Warps have 64 lanes here.
+ * kernels (docs/workloads/namd.md, nekbone.md). Warps have 64 lanes here.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_namd;
+extern const struct wl_ops wl_namd, wl_nekbone;
 
 #define ALL64 (~0ull)
 
@@ -40,6 +41,18 @@ static struct kernel_op expect_mem(const struct kernel *k, struct kernel_warp *w
 static addr_t arg(const struct kernel *k, unsigned a)
 {
     return k->args[a].buf->base;
+}
+
+/* The next op is an LDS load of 8 bytes: lane l (of 16, tx = l % 4, ty =
+ * l / 4) at 8 m + tx * cs + ty * rs bytes (D[tx][m]: cs = 32; D[ty][m]: rs
+ * = 32; D[m][tx]: 8 * 4 m, cs = 8). */
+static void expect_grid_lds(const struct kernel *k, struct kernel_warp *w, unsigned m,
+                            addr_t cs, addr_t rs)
+{
+    struct kernel_op op = wlh_step(k, w);
+    cr_expect(op.kind == KOP_LDS_LOAD && op.size == 8, "%s: op %u", k->name, op.kind);
+    for (unsigned l = 0; l < 16; l++)
+        cr_expect_eq(w->lane_addr[l], 8 * m + l % 4 * cs + l / 4 * rs, "lane %u", l);
 }
 
 /* Steps the warp to its next op of this kind (at most 10,000 ops on). */
@@ -182,4 +195,111 @@ Test(wl_hpc_b, namd_refuses_what_cannot_form_the_lists)
     wlh_expect_error(&wl_namd, "[workload]\npx = 64\npy = 64\npz = 2\n",
                      "t.ini:4: [workload] pz = 2: 221184 patch pairs: one launch holds at most "
                      "65535");
+}
+
+/* ==== nekbone ==== */
+
+/* 2 x 1 x 1 elements of 4 x 4 x 4 points (128 points), one iteration: the
+ * initialisation, then the 13 launches of a CG iteration. */
+Test(wl_hpc_b, nekbone_runs_the_cg_iteration_kernel_by_kernel)
+{
+    struct wlh h;
+    wlh_open_small(&h, &wl_nekbone, NULL);
+    struct kernel k;
+    wlh_next_kernel(&h, &k, "cg_init", 1, 1, 256, 1, "WWR");
+    wlh_next_kernel(&h, &k, "nek_copy", 1, 1, 256, 1, "WR");
+    static const char *const seq[][2] = {
+        {"glsc3_part", "RRRW"}, {"glsc3_final", "RW"}, {"add2s1", "WR"}, {"ax_e", "WRRR"},
+        {"gs_op", "WRR"}, {"add2s2", "WR"}, {"glsc3_part", "RRRW"}, {"glsc3_final", "RW"},
+        {"add2s2", "WR"}, {"add2s2", "WR"}, {"glsc3_part", "RRRW"}, {"glsc3_final", "RW"}};
+    for (unsigned i = 0; i < 12; i++) {
+        bool ax = !strcmp(seq[i][0], "ax_e");
+        wlh_next_kernel(&h, &k, seq[i][0], ax ? 2 : 1, 1, ax ? 4 : 256, ax ? 4 : 1, seq[i][1]);
+    }
+    wlh_no_more(&h);
+    wlh_close(&h);
+}
+
+/* Element 1's work-group (16 threads, lane l = ty * 4 + tx): the derivative
+ * matrix into LDS, its four planes of p (points 64 + 16 k + l), then the
+ * entries of D each thread keeps in registers (D[tx][m], D[ty][m],
+ * D[m][tx]). */
+Test(wl_hpc_b, nekbone_ax_loads_its_element_into_lds)
+{
+    struct wlh h;
+    wlh_open_small(&h, &wl_nekbone, NULL);
+    struct kernel k;
+    for (unsigned i = 0; i < 6; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_assert_str_eq(k.name, "ax_e");
+    cr_expect_eq(k.lds_b, (16 + 4 * 64) * 8);
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 1, 0);
+    wlh_expect_alu(&k, &w, 9);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 3), 8, 8, 0xffff);
+    wlh_expect_alu(&k, &w, 5);
+    expect_mem(&k, &w, KOP_LDS_STORE, 0, 8, 8, 0xffff);
+    wlh_expect_alu(&k, &w, 8);
+    for (unsigned p = 0; p < 4; p++) {
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 1) + (64 + 16 * p) * 8, 8, 8, 0xffff);
+        expect_mem(&k, &w, KOP_LDS_STORE, (16 + 16 * p) * 8, 8, 8, 0xffff);
+    }
+    cr_expect_eq(wlh_step(&k, &w).kind, KOP_BARRIER);
+    wlh_expect_alu(&k, &w, 1);
+    for (unsigned m = 0; m < 4; m++) {
+        expect_grid_lds(&k, &w, m, 4 * 8, 0);
+        expect_grid_lds(&k, &w, m, 0, 4 * 8);
+        expect_grid_lds(&k, &w, 4 * m, 8, 0);
+    }
+    wlh_close(&h);
+}
+
+/* gs_op over the 16 nodes of the face the two elements share, node l at
+ * (y, z) = (l % 4, l / 4): its copies are point 4 l + 3 of element 0 and
+ * point 64 + 4 l of element 1 (col[2 l], col[2 l + 1]); the thread gathers
+ * both and scatters the sum back. */
+Test(wl_hpc_b, nekbone_gs_gathers_the_shared_face)
+{
+    struct wlh h;
+    wlh_open_small(&h, &wl_nekbone, NULL);
+    struct kernel k;
+    for (unsigned i = 0; i < 7; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_assert_str_eq(k.name, "gs_op");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    wlh_expect_alu(&k, &w, 10);
+    wlh_expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 1), 4, 4, 0xffff);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 1) + 4, 4, 4, 0xffff);
+    wlh_expect_alu(&k, &w, 15);
+    for (unsigned c = 0; c < 2; c++) {
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 2) + c * 4, 8, 4, 0xffff);
+        wlh_expect_alu(&k, &w, 2);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + (c ? 64 : 3) * 8, 32, 8, 0xffff);
+        wlh_expect_alu(&k, &w, 6);
+    }
+    wlh_expect_alu(&k, &w, 3);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 2), 8, 4, 0xffff);
+    wlh_expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_STORE, arg(&k, 0) + 3 * 8, 32, 8, 0xffff);
+    wlh_close(&h);
+}
+
+Test(wl_hpc_b, nekbone_refuses_an_element_larger_than_the_lds_or_a_box_too_large)
+{
+    struct wlh h;
+    memset(&h, 0, sizeof h);
+    h.ops = &wl_nekbone;
+    wl_env_init(&h.env, 4096, 64, 4, 8, 1);
+    h.env.lds_b = 65536;
+    cr_assert_not(tcfg_load(&h.cfg, "workload", wl_nekbone.keys, NULL,
+                            "[workload]\nex = 1\nnx = 13\n", &h.e));
+    cr_expect_null(wl_nekbone.create(&h.env, cfg_sec(&h.cfg, "workload"), &h.e));
+    cr_expect_str_eq(h.e.msg, "t.ini:3: [workload] nx = 13: ax_e needs 71656 bytes of LDS per "
+                              "work-group; a CU has 65536");
+    wlh_close(&h);
+    wlh_expect_error(&wl_nekbone, "[workload]\nex = 256\ney = 256\nez = 256\n",
+                     "t.ini:4: [workload] ez = 256: 16777216000 points, 1744830464000 bytes: at "
+                     "most 64 GiB");
 }
