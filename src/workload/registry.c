@@ -25,7 +25,7 @@ extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
 /* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
 extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg, wl_miniamr;
 /* the benchmark library: HPC applications of HMG (NAMD, Nekbone, SNAP, MiniContact) */
-extern const struct wl_ops wl_namd, wl_nekbone;
+extern const struct wl_ops wl_namd, wl_nekbone, wl_snap;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -99,6 +99,7 @@ const struct wl_ops *const wl_registry[] = {
     /* the benchmark library: HPC applications of HMG (NAMD, Nekbone, SNAP, MiniContact) */
     &wl_namd,
     &wl_nekbone,
+    &wl_snap,
     &wl_trace,
     NULL,
 };

@@ -1,10 +1,12 @@
 /*
- * The benchmark library's HPC applications of HMG, second part (namd, nekbone;
+ * The benchmark library's HPC applications of HMG, second part (namd, nekbone,
+ * snap;
  * kernel descriptions driven by kdw.h): at each small size the kernel
  * sequence (names, grids, blocks, argument modes), the first operations of
  * chosen warps with their addresses, the scoped synchronization with its
  * scopes, and the parameter errors. Expectations derived by hand from the
- * kernels (docs/workloads/namd.md, nekbone.md). Warps have 64 lanes here.
+ * kernels (docs/workloads/namd.md, nekbone.md, snap.md). Warps have 64 lanes
+ * here.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -13,7 +15,7 @@
 #include "test_util.h"
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_namd, wl_nekbone;
+extern const struct wl_ops wl_namd, wl_nekbone, wl_snap;
 
 #define ALL64 (~0ull)
 
@@ -302,4 +304,86 @@ Test(wl_hpc_b, nekbone_refuses_an_element_larger_than_the_lds_or_a_box_too_large
     wlh_expect_error(&wl_nekbone, "[workload]\nex = 256\ney = 256\nez = 256\n",
                      "t.ini:4: [workload] ez = 256: 16777216000 points, 1744830464000 bytes: at "
                      "most 64 GiB");
+}
+
+/* ==== snap ==== */
+
+enum { SN_DLIST, SN_TXS, SN_QTOT, SN_EC, SN_ANG, SN_PSII, SN_PSIJ, SN_PSIK, SN_PIN, SN_POUT,
+       SN_FLUX, SN_FLUXM };
+
+/* 2 x 2 x 2 cells, 1 group, 8 angles, 4 moments: the source, the flux
+ * cleared, then per octant the faces cleared and its 4 diagonals of 1, 3,
+ * 3 and 1 cells. */
+Test(wl_hpc_b, snap_sweeps_each_octant_diagonal_by_diagonal)
+{
+    struct wlh h;
+    wlh_open_small(&h, &wl_snap, NULL);
+    struct kernel k;
+    wlh_next_kernel(&h, &k, "inner_src", 1, 1, 256, 1, "RRRRW");
+    wlh_next_kernel(&h, &k, "flux_zero", 1, 1, 256, 1, "WW");
+    for (unsigned o = 0; o < 8; o++) {
+        wlh_next_kernel(&h, &k, "sweep_init", 1, 1, 256, 1, "WWW");
+        static const uint32_t cells[] = {1, 3, 3, 1};
+        for (unsigned d = 0; d < 4; d++)
+            wlh_next_kernel(&h, &k, "dim3_sweep", cells[d], 1, 8, 1, "RRRRRWWWRWWW");
+    }
+    wlh_no_more(&h);
+    wlh_close(&h);
+}
+
+/* Octant 0: cell 0 (diagonal 0) writes its outgoing y face psij[ik = 0]
+ * (lane a at angle a); in diagonal 1, work-group 1 is cell 2 (i 0, j 1, k
+ * 0), which reads that face as its incoming one, its x face psii[jk = 1]
+ * and z face psik[ij = 2], after the source's moments 1..3
+ * (ec[m * 8 + a] and its cell's qtot[2 * 4 + m], the same for every lane). */
+Test(wl_hpc_b, snap_cell_reads_the_faces_its_upstream_cells_wrote)
+{
+    struct wlh h;
+    wlh_open_small(&h, &wl_snap, NULL);
+    struct kernel k;
+    for (unsigned i = 0; i < 4; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    struct kernel_op op = next_of(&k, &w, KOP_STORE);
+    op = next_of(&k, &w, KOP_STORE);
+    cr_expect(op.kind == KOP_STORE && op.mask == 0xff && w.lane_addr[3] == arg(&k, SN_PSIJ) + 3 * 8);
+    cr_assert(h.ops->next_kernel(h.self, &k));
+    wlh_warp_at(&w, &k, 1, 0);
+    wlh_expect_alu(&k, &w, 26);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, SN_DLIST) + 2 * 4, 0, 4, 0xff);
+    wlh_expect_alu(&k, &w, 3);
+    wlh_expect_alu(&k, &w, 4);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, SN_TXS) + 2 * 8, 0, 8, 0xff);
+    wlh_expect_alu(&k, &w, 3);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, SN_QTOT) + 8 * 8, 0, 8, 0xff);
+    wlh_expect_alu(&k, &w, 10);
+    wlh_expect_alu(&k, &w, 11);
+    for (unsigned m = 1; m < 4; m++) {
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, SN_EC) + m * 8 * 8, 8, 8, 0xff);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, SN_QTOT) + (8 + m) * 8, 0, 8, 0xff);
+        wlh_expect_alu(&k, &w, 6);
+    }
+    wlh_expect_alu(&k, &w, 12);
+    for (unsigned r = 1; r < 4; r++) {
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, SN_DLIST) + (64 * r + 2) * 4, 0, 4, 0xff);
+        wlh_expect_alu(&k, &w, r < 3 ? 3 : 21);
+    }
+    static const unsigned face[] = {SN_PSII, SN_PSIJ, SN_PSIK}, at[] = {1, 0, 2};
+    for (unsigned f = 0; f < 3; f++) {
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, SN_ANG) + f * 8 * 8, 8, 8, 0xff);
+        expect_mem(&k, &w, KOP_LOAD, arg(&k, face[f]) + at[f] * 8 * 8, 8, 8, 0xff);
+        wlh_expect_alu(&k, &w, 1);
+    }
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, SN_PIN) + 2 * 8 * 8, 8, 8, 0xff);
+    wlh_close(&h);
+}
+
+Test(wl_hpc_b, snap_refuses_more_moments_than_angles_or_too_large_a_grid)
+{
+    wlh_expect_error(&wl_snap, "[workload]\nnang = 8\nnmom = 3\n",
+                     "t.ini:3: [workload] nmom = 3: 9 moments need as many threads: nang is 8");
+    wlh_expect_error(&wl_snap, "[workload]\nnx = 1024\nny = 1024\nnz = 1024\nng = 1\n",
+                     "t.ini:5: [workload] ng = 1: 1073741824 cells, 3298534883328 bytes of angular "
+                     "flux: at most 2^24 cells and 64 GiB");
 }
