@@ -25,7 +25,7 @@ extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
 /* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
 extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg, wl_miniamr;
 /* the benchmark library: HPC applications of HMG (NAMD, Nekbone, SNAP, MiniContact) */
-extern const struct wl_ops wl_namd, wl_nekbone, wl_snap;
+extern const struct wl_ops wl_namd, wl_nekbone, wl_snap, wl_minicontact;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -100,6 +100,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_namd,
     &wl_nekbone,
     &wl_snap,
+    &wl_minicontact,
     &wl_trace,
     NULL,
 };

@@ -1,12 +1,12 @@
 /*
  * The benchmark library's HPC applications of HMG, second part (namd, nekbone,
- * snap;
+ * snap, minicontact;
  * kernel descriptions driven by kdw.h): at each small size the kernel
  * sequence (names, grids, blocks, argument modes), the first operations of
  * chosen warps with their addresses, the scoped synchronization with its
  * scopes, and the parameter errors. Expectations derived by hand from the
- * kernels (docs/workloads/namd.md, nekbone.md, snap.md). Warps have 64 lanes
- * here.
+ * kernels (docs/workloads/namd.md, nekbone.md, snap.md, minicontact.md).
+ * Warps have 64 lanes here.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "test_util.h"
 #include "wl_harness.h"
 
-extern const struct wl_ops wl_namd, wl_nekbone, wl_snap;
+extern const struct wl_ops wl_namd, wl_nekbone, wl_snap, wl_minicontact;
 
 #define ALL64 (~0ull)
 
@@ -386,4 +386,104 @@ Test(wl_hpc_b, snap_refuses_more_moments_than_angles_or_too_large_a_grid)
     wlh_expect_error(&wl_snap, "[workload]\nnx = 1024\nny = 1024\nnz = 1024\nng = 1\n",
                      "t.ini:5: [workload] ng = 1: 1073741824 cells, 3298534883328 bytes of angular "
                      "flux: at most 2^24 cells and 64 GiB");
+}
+
+/* ==== minicontact ==== */
+
+/* Sheets of 8 x 8 nodes (49 master faces in 16 bins of 2 x 2 faces), two
+ * steps of five launches. */
+Test(wl_hpc_b, minicontact_runs_the_search_step_by_step)
+{
+    struct wlh h;
+    wlh_open_small(&h, &wl_minicontact, NULL);
+    struct kernel k;
+    for (int step = 0; step < 2; step++) {
+        wlh_next_kernel(&h, &k, "node_move", 1, 1, 256, 1, "WR");
+        wlh_next_kernel(&h, &k, "face_bbox", 1, 1, 256, 1, "RRWWWW");
+        wlh_next_kernel(&h, &k, "bin_scan", 1, 1, 1024, 1, "WW");
+        cr_expect_eq(k.lds_b, 4096);
+        wlh_next_kernel(&h, &k, "bin_fill", 1, 1, 256, 1, "RRRW");
+        wlh_next_kernel(&h, &k, "node_search", 1, 1, 256, 1, "RRRRRWW");
+    }
+    wlh_no_more(&h);
+    wlh_close(&h);
+}
+
+/* face_bbox: face f (lane f of warp 0, 49 faces) takes its slot in bin
+ * (f / 7 / 2) * 4 + f % 7 / 2 with a .gpu relaxed atomic, after storing
+ * its six bounds (bbox[c * 49 + f]) and its bin. */
+Test(wl_hpc_b, minicontact_faces_take_slots_with_gpu_atomics)
+{
+    struct wlh h;
+    wlh_open_small(&h, &wl_minicontact, NULL);
+    struct kernel k;
+    cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_assert(h.ops->next_kernel(h.self, &k));
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    uint64_t faces = (1ull << 49) - 1;
+    wlh_expect_alu(&k, &w, 18);
+    wlh_expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0), 16, 16, faces);
+    struct kernel_op op = next_of(&k, &w, KOP_STORE);
+    for (unsigned c = 0; c < 6; c++) {
+        if (c)
+            op = next_of(&k, &w, KOP_STORE);
+        cr_expect_eq(w.lane_addr[5], arg(&k, 2) + (c * 49 + 5) * 4, "bound %u", c);
+    }
+    op = next_of(&k, &w, KOP_STORE);
+    cr_expect_eq(w.lane_addr[5], arg(&k, 3) + 5 * 4);
+    op = next_of(&k, &w, KOP_ATOMIC);
+    cr_expect(op.kind == KOP_ATOMIC && op.scope == SCOPE_GPU && op.sem == SEM_RELAXED &&
+              op.mask == faces && op.size == 4);
+    for (unsigned f = 0; f < 49; f++)
+        cr_expect_eq(w.lane_addr[f], arg(&k, 5) + (f / 7 / 2 * 4 + f % 7 / 2) * 4, "face %u", f);
+    wlh_close(&h);
+}
+
+/* node_search of step 0: slave node l (lane l) reads its position
+ * (x[128 * c + 64 + l]); node 43 (at 3.06, 4.81 face widths: bin (1, 2))
+ * reads the starts of bins 4 and 7 for its first row; nodes 43, 44 and 52
+ * lie below their faces' planes and append their contacts (slots 0, 1, 2)
+ * after a .gpu atomic on the count. */
+Test(wl_hpc_b, minicontact_penetrating_nodes_append_contacts)
+{
+    struct wlh h;
+    wlh_open_small(&h, &wl_minicontact, NULL);
+    struct kernel k;
+    for (unsigned i = 0; i < 5; i++)
+        cr_assert(h.ops->next_kernel(h.self, &k));
+    cr_assert_str_eq(k.name, "node_search");
+    struct kernel_warp w;
+    wlh_warp_at(&w, &k, 0, 0);
+    wlh_expect_alu(&k, &w, 21);
+    wlh_expect_alu(&k, &w, 5);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + 64 * 4, 4, 4, ALL64);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + (128 + 64) * 4, 4, 4, ALL64);
+    wlh_expect_alu(&k, &w, 2);
+    expect_mem(&k, &w, KOP_LOAD, arg(&k, 0) + (256 + 64) * 4, 4, 4, ALL64);
+    struct kernel_op op = next_of(&k, &w, KOP_LOAD);
+    cr_expect(op.kind == KOP_LOAD && op.mask >> 43 & 1);
+    cr_expect_eq(w.lane_addr[43], arg(&k, 1) + 4 * 4);
+    op = next_of(&k, &w, KOP_LOAD);
+    cr_expect_eq(w.lane_addr[43], arg(&k, 1) + 7 * 4);
+    op = next_of(&k, &w, KOP_ATOMIC);
+    uint64_t hit = 1ull << 43 | 1ull << 44 | 1ull << 52;
+    cr_expect(op.kind == KOP_ATOMIC && op.scope == SCOPE_GPU && op.sem == SEM_RELAXED &&
+              op.mask == hit, "mask %#llx", (unsigned long long)op.mask);
+    cr_expect_eq(w.lane_addr[44], arg(&k, 5));
+    wlh_expect_alu(&k, &w, 3);
+    for (unsigned c = 0; c < 3; c++) {
+        op = wlh_step(&k, &w);
+        cr_expect(op.kind == KOP_STORE && op.mask == hit);
+        cr_expect(w.lane_addr[43] == arg(&k, 6) + c * 4 && w.lane_addr[44] == arg(&k, 6) + 12 +
+                  c * 4 && w.lane_addr[52] == arg(&k, 6) + 24 + c * 4, "word %u", c);
+    }
+    wlh_close(&h);
+}
+
+Test(wl_hpc_b, minicontact_refuses_a_bin_wider_than_the_sheet)
+{
+    wlh_expect_error(&wl_minicontact, "[workload]\nn = 4\nbin = 4\n",
+                     "t.ini:3: [workload] bin = 4: a bin wider than the sheet's 3 faces");
 }
