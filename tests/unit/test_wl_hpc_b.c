@@ -487,3 +487,19 @@ Test(wl_hpc_b, minicontact_refuses_a_bin_wider_than_the_sheet)
     wlh_expect_error(&wl_minicontact, "[workload]\nn = 4\nbin = 4\n",
                      "t.ini:3: [workload] bin = 4: a bin wider than the sheet's 3 faces");
 }
+
+/* ==== footprints ==== */
+
+/* The small sizes' footprints the pages give (the sum of the buffers). */
+Test(wl_hpc_b, small_footprints_are_the_pages)
+{
+    const struct wl_ops *const w[] = {&wl_namd, &wl_nekbone, &wl_snap, &wl_minicontact};
+    const uint64_t want[] = {75584, 13652, 12960, 6524};
+    for (unsigned i = 0; i < 4; i++) {
+        struct wlh h;
+        wlh_open_small(&h, w[i], NULL);
+        cr_expect_eq(wl_footprint(&h.env), want[i], "%s: %llu", w[i]->name,
+                     (unsigned long long)wl_footprint(&h.env));
+        wlh_close(&h);
+    }
+}
