@@ -26,6 +26,7 @@ struct swcoh {
     const struct coh_machine *m;
     struct coh_hier x;
     bool home_alloc, skip_bulk_inv;
+    bool flash;       /* bulk_inv = flash: a bulk invalidation takes one L2 access time */
     uint64_t all;
     unsigned parts;
     struct coh_seq l1q, l2q;
@@ -52,6 +53,9 @@ static const struct cfg_key swcoh_keys[] = {
     {"home_alloc", CFG_BOOL, "true", 0, 0,
      "the homes allocate lines in their L2 for remote readers, as HMG's do (needs [l2] "
      "mshrs_remote > 0)", NULL},
+    {"bulk_inv", CFG_ENUM, "flash", 0, 0,
+     "what a bulk invalidation of an L2 costs: flash, a flash clear of its remote lines taking "
+     "one L2 access time; walk, a walk of its tags at [l2] walk_sets_per_cycle", "flash|walk"},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only: skip_bulk_inv leaves the L2s' remote lines at acquires and launches, so "
      "the checker must fire", "none|skip_bulk_inv"},
@@ -104,6 +108,26 @@ static void acq_l2_done(struct sim *s, void *obj)
     coh_walkq_add(&st.w->m->l1q[st.cu], COH_INVALIDATE, st.done, st.arg);
 }
 
+/* A flash clear of the remote lines of the L2s of chiplets lo .. lo + n - 1
+ * (spec hmg.md H11's default cost: one L2 access time, flash_ps). */
+static void flash(struct swcoh *w, unsigned lo, unsigned n)
+{
+    for (unsigned c = lo; c < lo + n; c++)
+        cache_flash_invalidate_foreign(&w->m->l2[c]);
+}
+
+static ps_t flash_ps(const struct swcoh *w)
+{
+    const struct cache *l2 = &w->m->l2[0];
+    return (ps_t)l2->p.hit_lat * l2->clk->period;
+}
+
+static void acq_flash_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)arg;
+    acq_l2_done(s, obj);
+}
+
 static void swcoh_acquire(void *self, unsigned cu, enum mem_scope scope, coh_done_fn done,
                           void *arg)
 {
@@ -122,8 +146,13 @@ static void swcoh_acquire(void *self, unsigned cu, enum mem_scope scope, coh_don
         return;
     }
     struct sw_acq *a = pool_get(&w->acqs);
-    *a = (struct sw_acq){.w = w, .cu = cu, .walks = n, .done = done, .arg = arg};
+    *a = (struct sw_acq){.w = w, .cu = cu, .walks = w->flash ? 1 : n, .done = done, .arg = arg};
     w->st.l2_bulk_invalidates += n;
+    if (w->flash) {
+        flash(w, lo, n);
+        sim_after(w->m->s, flash_ps(w), acq_flash_ev, a, 0);
+        return;
+    }
     for (unsigned c = lo; c < lo + n; c++)
         coh_walkq_add(&w->m->l2q[c], COH_INVALIDATE_FOREIGN, acq_l2_done, a);
 }
@@ -137,6 +166,12 @@ static void part_done(struct sim *s, void *obj)
         coh_round_ops_done(s, &w->round);
 }
 
+static void part_done_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)arg;
+    part_done(s, obj);
+}
+
 /* At the local CPs, a launch (a .sys acquire everywhere): every L1, and every
  * L2's lines homed elsewhere (the guard part ends last). */
 static void launch_ops(void *obj)
@@ -147,6 +182,10 @@ static void launch_ops(void *obj)
     coh_all_l1(&w->l1q, COH_INVALIDATE, part_done, w);
     if (w->skip_bulk_inv) {
         part_done(w->m->s, w);
+    } else if (w->flash) {
+        w->st.l2_bulk_invalidates += w->m->nch;
+        flash(w, 0, w->m->nch);
+        sim_after(w->m->s, flash_ps(w), part_done_ev, w, 0);
     } else {
         w->st.l2_bulk_invalidates += w->m->nch;
         coh_l2s(&w->l2q, w->all, COH_INVALIDATE_FOREIGN, part_done, w);
@@ -179,6 +218,7 @@ static void *swcoh_create(const struct coh_machine *m, const struct cfg_sec *sec
     struct swcoh *w = xcalloc(1, sizeof *w);
     *w = (struct swcoh){.m = m, .home_alloc = home_alloc, .all = low_bits(m->nch),
                         .skip_bulk_inv = cfg_enum(sec, "fault") == 1,
+                        .flash = cfg_enum(sec, "bulk_inv") == 0,
                         .x = {.cpg = m->t->chiplets, .cu_per_ch = m->cu_per_ch,
                               .on = cfg_enum(sec, "mode") == 0}};
     coh_seq_init(&w->l1q, m);

@@ -257,6 +257,9 @@ void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_don
  * (cache_split_by_home's classes; none without them): software coherence's
  * bulk invalidation. Lines homed here stay. */
 void cache_invalidate_foreign(struct sim *s, struct cache *c, cache_done_fn fn, void *obj);
+/* The same at once, with no walk (a flash clear; the caller charges its
+ * time). A walk under way goes on as it was. */
+void cache_flash_invalidate_foreign(struct cache *c);
 
 /* Direct line API for coherence schemes. A line handle is an index >= 0,
  * valid until the line is replaced or dropped. */

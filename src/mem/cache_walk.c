@@ -43,20 +43,27 @@ static void flush_wb_done(struct sim *s, struct req *ch, void *obj)
     op_check_done(s, c);
 }
 
+/* The invalidate of one valid line (clean_only, foreign_only as set). */
+static void inval_line(struct cache *c, size_t set, uint32_t way)
+{
+    struct cache_line *mk = &c->line[set * c->p.ways + way];
+    if (c->foreign_only && (!c->data_class || c->data_class[mk->home] == CACHE_DATA_LOCAL))
+        return; /* homed here: stays */
+    if (!c->clean_only || !way_dirty(c, set, way)) {
+        drop_way(c, set, way);
+        c->st.lines_invalidated++;
+    } else {
+        mask_copy(mk->valid, mk->dirty);
+    }
+}
+
 /* One line of a walk; false if a flush must pause at the write-back limit. */
 static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, size_t set, uint32_t way)
 {
     int64_t l = (int64_t)(set * c->p.ways + way);
     struct cache_line *mk = &c->line[l];
     if (c->op == CACHE_OP_INVALIDATE) {
-        if (c->foreign_only && (!c->data_class || c->data_class[mk->home] == CACHE_DATA_LOCAL))
-            return true; /* homed here: stays */
-        if (!c->clean_only || !way_dirty(c, set, way)) {
-            drop_way(c, set, way);
-            c->st.lines_invalidated++;
-        } else {
-            mask_copy(mk->valid, mk->dirty);
-        }
+        inval_line(c, set, way);
         return true;
     }
     if (!way_dirty(c, set, way))
@@ -172,5 +179,19 @@ void cache_invalidate(struct sim *s, struct cache *c, bool clean_only, cache_don
 void cache_invalidate_foreign(struct sim *s, struct cache *c, cache_done_fn fn, void *obj)
 {
     invalidate_start(s, c, true, true, fn, obj);
+}
+
+void cache_flash_invalidate_foreign(struct cache *c)
+{
+    bool clean_only = c->clean_only, foreign_only = c->foreign_only; /* a walk's, if any */
+    c->st.invalidates++;
+    c->clean_only = c->foreign_only = true;
+    for (size_t set = 0; set < (size_t)c->p.banks * c->sets_per_bank; set++) {
+        const uint64_t *bits = set_bits(c, set);
+        for (uint32_t w = next_way(c, bits, 0); w < c->p.ways; w = next_way(c, bits, w + 1))
+            inval_line(c, set, w);
+    }
+    c->clean_only = clean_only;
+    c->foreign_only = foreign_only;
 }
 

@@ -139,10 +139,11 @@ Test(hmg_hier, a_release_waits_for_the_invalidations_sent_before_it)
 Test(swcoh_hier, a_launch_drops_every_l2s_lines_homed_elsewhere)
 {
     const char *modes[] = {"hier", "flat"};
-    for (unsigned f = 0; f < 2; f++) {
+    for (unsigned v = 0; v < 4; v++) { /* each mode, with a flash clear and with a tag walk */
+        unsigned f = v % 2;
         char ini[256];
-        snprintf(ini, sizeof ini, "[coherence]\nscheme = swcoh\nmode = %s\n[gpu]\ngpus = 2\n"
-                                  "chiplets = 2\n", modes[f]);
+        snprintf(ini, sizeof ini, "[coherence]\nscheme = swcoh\nmode = %s\nbulk_inv = %s\n[gpu]\n"
+                                  "gpus = 2\nchiplets = 2\n", modes[f], v < 2 ? "flash" : "walk");
         struct machine *m = machine_new(ini);
         const struct kernel_buf *a = wl_alloc(&m->env, "A", m->env.page_b);
         const struct kernel_buf *x = wl_alloc(&m->env, "X", m->env.page_b);
