@@ -109,11 +109,14 @@ static void acq_l2_done(struct sim *s, void *obj)
 }
 
 /* A flash clear of the remote lines of the L2s of chiplets lo .. lo + n - 1
- * (spec hmg.md H11's default cost: one L2 access time, flash_ps). */
-static void flash(struct swcoh *w, unsigned lo, unsigned n)
+ * (spec hmg.md H11's default cost: one L2 access time, flash_ps); scoped:
+ * an acquire's, counted with the walks asked inside kernels (coh_walkq). */
+static void flash(struct swcoh *w, unsigned lo, unsigned n, bool scoped)
 {
-    for (unsigned c = lo; c < lo + n; c++)
+    for (unsigned c = lo; c < lo + n; c++) {
         cache_flash_invalidate_foreign(&w->m->l2[c]);
+        w->m->l2q[c].invalidates += scoped;
+    }
 }
 
 static ps_t flash_ps(const struct swcoh *w)
@@ -149,7 +152,7 @@ static void swcoh_acquire(void *self, unsigned cu, enum mem_scope scope, coh_don
     *a = (struct sw_acq){.w = w, .cu = cu, .walks = w->flash ? 1 : n, .done = done, .arg = arg};
     w->st.l2_bulk_invalidates += n;
     if (w->flash) {
-        flash(w, lo, n);
+        flash(w, lo, n, true);
         sim_after(w->m->s, flash_ps(w), acq_flash_ev, a, 0);
         return;
     }
@@ -184,7 +187,7 @@ static void launch_ops(void *obj)
         part_done(w->m->s, w);
     } else if (w->flash) {
         w->st.l2_bulk_invalidates += w->m->nch;
-        flash(w, 0, w->m->nch);
+        flash(w, 0, w->m->nch, false);
         sim_after(w->m->s, flash_ps(w), part_done_ev, w, 0);
     } else {
         w->st.l2_bulk_invalidates += w->m->nch;
