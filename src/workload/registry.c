@@ -22,10 +22,9 @@ extern const struct wl_ops wl_aes, wl_fir, wl_kmeans, wl_pagerank, wl_spmv, wl_s
     wl_random_loc;
 /* the benchmark library: deep-learning layers */
 extern const struct wl_ops wl_dl_fc, wl_dl_rnn, wl_dl_lstm, wl_dl_conv;
-/* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
-extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg, wl_miniamr;
-/* the benchmark library: HPC applications of HMG (NAMD, Nekbone, SNAP, MiniContact) */
-extern const struct wl_ops wl_namd, wl_nekbone, wl_snap, wl_minicontact;
+/* the benchmark library: HPC applications of HMG */
+extern const struct wl_ops wl_cusolver, wl_comd, wl_hpgmg, wl_miniamr, wl_namd, wl_nekbone,
+    wl_snap, wl_minicontact;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_chase,
@@ -91,12 +90,11 @@ const struct wl_ops *const wl_registry[] = {
     &wl_dl_rnn,
     &wl_dl_lstm,
     &wl_dl_conv,
-    /* the benchmark library: HPC applications of HMG (cuSolver, CoMD, HPGMG, MiniAMR) */
+    /* the benchmark library: HPC applications of HMG */
     &wl_cusolver,
     &wl_comd,
     &wl_hpgmg,
     &wl_miniamr,
-    /* the benchmark library: HPC applications of HMG (NAMD, Nekbone, SNAP, MiniContact) */
     &wl_namd,
     &wl_nekbone,
     &wl_snap,
