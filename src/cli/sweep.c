@@ -263,8 +263,8 @@ static const struct strv *pick(const struct strv *own, const struct strv *dflt)
     return own->n ? own : dflt;
 }
 
-static void add_run(struct sweep *sw, size_t *cap, const char *config, const char *wl,
-                    const struct strv *ov)
+static void add_run(struct sweep *sw, size_t *cap, const char *matrix, const char *config,
+                    const char *wl, const struct strv *ov)
 {
     size_t len = strlen(config) + strlen(wl) + 2;
     for (size_t i = 0; i < ov->n; i++)
@@ -274,7 +274,11 @@ static void add_run(struct sweep *sw, size_t *cap, const char *config, const cha
     for (size_t i = 0; i < ov->n; i++)
         p += sprintf(p, " %s", ov->v[i]);
     for (size_t i = 0; i < sw->nruns; i++)
-        if (!strcmp(sw->runs[i].key, key)) {
+        if (!strcmp(sw->runs[i].key, key)) { /* given again: one run, of both matrices */
+            struct sweep_run *r = &sw->runs[i];
+            char *both = xasprintf("%s %s", r->matrices, matrix);
+            free(r->matrices);
+            r->matrices = both;
             free(key);
             return;
         }
@@ -282,7 +286,7 @@ static void add_run(struct sweep *sw, size_t *cap, const char *config, const cha
     struct sweep_run *r = &sw->runs[sw->nruns++];
     *r = (struct sweep_run){.key = key, .config = xstrdup(config), .workload = xstrdup(wl),
                             .overrides = xcalloc(ov->n + 1, sizeof(char *)),
-                            .noverrides = ov->n};
+                            .noverrides = ov->n, .matrices = xstrdup(matrix)};
     for (size_t i = 0; i < ov->n; i++)
         r->overrides[i] = xstrdup(ov->v[i]);
 }
@@ -365,7 +369,8 @@ static void expand(struct parse *x, const struct matrix *m, size_t *cap)
                         struct strv ov = {0};
                         point(x, m, wls->v[w], small, idx, sch->n ? sch->v[s] : NULL,
                               chp->n ? chp->v[n] : NULL, &ov);
-                        add_run(x->sw, cap, cfgs->v[c], wls->v[w], &ov);
+                        add_run(x->sw, cap, m->name ? m->name : "sweep", cfgs->v[c],
+                                wls->v[w], &ov);
                         strv_free(&ov);
                     } while (next_point(x, m, idx));
                 }
@@ -477,6 +482,7 @@ void sweep_run_free(struct sweep_run *r)
     free(r->key);
     free(r->config);
     free(r->workload);
+    free(r->matrices);
 }
 
 void sweep_filter(struct sweep *sw, const char *override)
@@ -487,6 +493,28 @@ void sweep_filter(struct sweep *sw, const char *override)
         for (size_t j = 0; j < sw->runs[i].noverrides && !keep; j++)
             keep = !strcmp(sw->runs[i].overrides[j], override);
         if (keep)
+            sw->runs[k++] = sw->runs[i];
+        else
+            sweep_run_free(&sw->runs[i]);
+    }
+    sw->nruns = k;
+}
+
+/* Does the space-separated list of names have one beginning with prefix? */
+static bool has_prefixed(const char *names, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (const char *p = names ? names : ""; *p; p += strcspn(p, " "), p += *p == ' ')
+        if (!strncmp(p, prefix, n))
+            return true;
+    return false;
+}
+
+void sweep_keep_matrices(struct sweep *sw, const char *prefix)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < sw->nruns; i++) {
+        if (has_prefixed(sw->runs[i].matrices, prefix))
             sw->runs[k++] = sw->runs[i];
         else
             sweep_run_free(&sw->runs[i]);

@@ -23,6 +23,8 @@ struct sweep_run {
     char *workload;
     char **overrides;    /* section.key=value, in order */
     size_t noverrides;
+    char *matrices;      /* the names of the [matrix NAME] sections that give it, space-
+                            separated ("sweep": [sweep] as the one matrix) */
 };
 
 struct sweep {
@@ -40,6 +42,8 @@ int sweep_load(struct sweep *sw, const char *path, struct err *e);
 int sweep_load_sections(struct sweep *sw, const char *path, bool sections, struct err *e);
 /* Only the runs whose overrides include `override` (e.g. gpu.chiplets=4). */
 void sweep_filter(struct sweep *sw, const char *override);
+/* Keep only the runs that a matrix whose name begins with prefix gives. */
+void sweep_keep_matrices(struct sweep *sw, const char *prefix);
 /* Append `override` (section.key=value, known to be valid) to every run. */
 void sweep_add_override(struct sweep *sw, const char *override);
 void sweep_free(struct sweep *sw);

@@ -92,6 +92,45 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
     free(dir);
 }
 
+/* What `study --quick` keeps of a study with main and sensitivity matrices:
+ * the runs a matrix named main... gives, one given by both kinds included. */
+Test(sweep, runs_keep_the_matrices_that_give_them)
+{
+    char *dir = cli_tmpdir();
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[sweep]\nconfigs = %s\nworkloads = vecadd\nschemes = viper\n"
+             "[matrix main-4]\nchiplets = 4\n"
+             "[matrix main-2]\nchiplets = 2\n"
+             "[matrix l2]\nchiplets = 2, 4\nl2.size_kib = 32, 64\n"
+             "[matrix again]\nchiplets = 4\n",
+             tiny());
+    char *path = cli_write_file(dir, "s.ini", text);
+    struct sweep sw;
+    struct err e;
+    cr_assert_eq(sweep_load(&sw, path, &e), 0, "%s", e.msg);
+    /* main-4 and again give the same run: 2 + 4 runs */
+    cr_assert_eq(sw.nruns, 6);
+    cr_expect_str_eq(sw.runs[0].matrices, "main-4 again");
+    cr_expect_str_eq(sw.runs[1].matrices, "main-2");
+    cr_expect_str_eq(sw.runs[2].matrices, "l2");
+    sweep_keep_matrices(&sw, "main");
+    cr_expect_eq(sw.nruns, 2);
+    cr_expect_str_eq(sw.runs[1].matrices, "main-2");
+    sweep_keep_matrices(&sw, "again");
+    cr_expect_eq(sw.nruns, 1);
+    sweep_free(&sw);
+    /* without [matrix] sections, [sweep] is the one matrix */
+    snprintf(text, sizeof text, "[sweep]\nconfigs = %s\nworkloads = vecadd\n", tiny());
+    free(path);
+    path = cli_write_file(dir, "t.ini", text);
+    cr_assert_eq(sweep_load(&sw, path, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(sw.runs[0].matrices, "sweep");
+    sweep_free(&sw);
+    free(path);
+    free(dir);
+}
+
 static void expect_error(const char *text, const char *want_suffix)
 {
     char *dir = cli_tmpdir();
