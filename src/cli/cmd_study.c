@@ -1,16 +1,18 @@
 /*
- * cmd_study.c -- `chipsim study cpelide`: a paper's whole evaluation in one
- * command. The matrix is the bundled sweep file studies/NAME.ini (found
- * beside the executable's ../, else in the current directory); --quick
- * keeps its 4-chiplet slice; --full runs every workload at its Table II
- * size and machine (the file's [workload NAME] sections are not applied);
- * --d4 artifact runs every run under the artifact's reading of spec cpelide
- * D4 (the overrides of configs/d4-artifact.ini). The runs go to local
- * workers or, with --backend slurm, to a Slurm job array (sweep_args.h).
- * Results go to DIR/results.db (resumable), DIR/results.csv, and the summary
- * table and plots that tools/study_report.py makes from the CSV
- * (DIR/summary.txt, and the plots as PNG and PDF); DIR defaults to
- * results/NAME, with -full and -artifact appended as chosen.
+ * cmd_study.c -- `chipsim study NAME`: a paper's whole evaluation in one
+ * command (the studies: struct study_def below). The matrix is the bundled
+ * sweep file studies/NAME.ini (found beside the executable's ../, else in
+ * the current directory); --quick keeps its quick slice (cpelide: the
+ * 4-chiplet runs; or the runs of the matrices named so); --full runs every
+ * workload at its paper size and machine (the file's [workload NAME]
+ * sections are not applied); cpelide's --d4 artifact runs every run under
+ * the artifact's reading of spec cpelide D4 (the overrides of
+ * configs/d4-artifact.ini). The runs go to local workers or, with --backend
+ * slurm, to a Slurm job array (sweep_args.h). Results go to DIR/results.db
+ * (resumable), DIR/results.csv, and the summary table and plots that the
+ * study's report script makes from the CSV (DIR/summary.txt, and the plots
+ * as PNG and PDF); DIR defaults to results/NAME, with -full and -artifact
+ * appended as chosen.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -19,33 +21,54 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "stats/report.h"
 #include "sweep.h"
 #include "sweep_args.h"
 
+/* A study: its bundled sweep file, what --quick keeps of it, its report. */
+struct study_def {
+    const char *name;
+    const char *file;
+    const char *quick_override; /* --quick keeps the runs with this override, or */
+    const char *quick_matrices; /* those of the matrices whose names begin so */
+    const char *report;         /* the report script (tools/) */
+    const char *quick_report;   /* an argument of the report under --quick */
+    bool d4;                    /* takes --d4 */
+};
+
+static const struct study_def studies[] = {
+    {"cpelide", "studies/cpelide.ini", "gpu.chiplets=4", NULL, "tools/study_report.py",
+     "--chiplets", true},
+};
+
 struct study_args {
-    const char *name, *out, *file;
+    const struct study_def *def;
+    const char *out, *file;
     bool quick, full, artifact;
     struct sweep_args sa;
 };
 
-static int report(const char *out, bool quick)
+static int report(const struct study_def *d, const char *out, bool quick)
 {
     char csv[PATH_MAX + 16];
     snprintf(csv, sizeof csv, "%s/results.csv", out);
-    const char *args[] = {"--csv", csv, "--out", out, quick ? "--chiplets" : NULL, "4", NULL};
-    return cli_run_python("tools/study_report.py", args);
+    bool q = quick && d->quick_report;
+    const char *args[] = {"--csv", csv, "--out", out, q ? d->quick_report : NULL, "4", NULL};
+    return cli_run_python(d->report, args);
 }
 
 enum { O_QUICK = 1, O_FULL, O_D4, O_OUT, O_FILE };
 
 static const struct cli_opt study_opts[] = {
-    {O_QUICK, 0, "quick", NULL, "only the 4-chiplet runs (about 8 minutes on 2 cores)"},
-    {O_FULL, 0, "full", NULL, "every workload at its Table II size and machine (long)"},
+    {O_QUICK, 0, "quick", NULL,
+     "the quick slice: cpelide's 4-chiplet runs (about 8 minutes\non 2 cores)"},
+    {O_FULL, 0, "full", NULL, "every workload at its paper size and machine (long)"},
     {O_D4, 0, "d4", "paper|artifact",
-     "which reading of the CPElide spec's decision D4 (default\npaper; docs/study.md)"},
+     "cpelide: which reading of the CPElide spec's decision D4\n(default paper; docs/study.md)"},
     {O_OUT, 0, "out", "DIR",
-     "results, summary and plots (default results/cpelide, with\n-full and -artifact appended)"},
-    {O_FILE, 0, "file", "STUDY.ini", "the study's sweep file (default the bundled studies/cpelide.ini)"},
+     "results, summary and plots (default results/NAME, with\n-full and -artifact appended)"},
+    {O_FILE, 0, "file", "STUDY.ini",
+     "the study's sweep file (default the bundled\nstudies/NAME.ini)"},
     {0},
 };
 
@@ -56,10 +79,10 @@ const struct cli_cmd cli_cmd_study = {
     .name = "study",
     .args = "cpelide [--quick] [--full] [--d4 paper|artifact] [--out DIR] [--jobs N]",
     .summary = "a paper's whole evaluation: sweep, summary table and plots (resumable)",
-    .about = "Runs the CPElide evaluation (docs/study.md): the 24 workloads under viper,\n"
-             "cpelide, hmg and the ideal bound on 2, 4, 6 and 7 chiplets, into DIR/results.db,\n"
-             "then writes DIR/results.csv, DIR/summary.txt and the figures (PNG and PDF).\n"
-             "Started again, it runs only what is missing.",
+    .about = "Runs a paper's evaluation (docs/study.md) into DIR/results.db, then writes\n"
+             "DIR/results.csv, DIR/matrices.csv, DIR/summary.txt and the figures (PNG and\n"
+             "PDF). cpelide: the 24 workloads under viper, cpelide, hmg and the ideal bound on\n"
+             "2, 4, 6 and 7 chiplets. Started again, it runs only what is missing.",
     .groups = study_groups,
     .fn = cli_study,
 };
@@ -88,14 +111,18 @@ static int parse(int argc, char **argv, struct study_args *x)
         if (id < 0)
             break;
     }
+    for (size_t i = 0; id == CLI_END && p.npos == 1 && i < sizeof studies / sizeof *studies; i++)
+        if (!strcmp(p.pos[0], studies[i].name))
+            x->def = &studies[i];
     if (id == CLI_END) {
         if (p.npos > 1)
             id = cli_bad(c, "one study, not %d arguments", p.npos);
-        else if (!p.npos || strcmp(p.pos[0], "cpelide"))
-            id = cli_bad(c, "%s%s%s (the studies: cpelide)", p.npos ? "unknown study '" : "which study?",
-                         p.npos ? p.pos[0] : "", p.npos ? "'" : "");
-        else
-            x->name = p.pos[0];
+        else if (!x->def)
+            id = cli_bad(c, "%s%s%s (the studies: cpelide)",
+                         p.npos ? "unknown study '" : "which study?", p.npos ? p.pos[0] : "",
+                         p.npos ? "'" : "");
+        else if (x->artifact && !x->def->d4)
+            id = cli_bad(c, "--d4: only the cpelide study has the two readings of D4%s", "");
     }
     cli_parser_free(&p);
     if (id == CLI_END && sweep_args_backend(&x->sa))
@@ -103,12 +130,12 @@ static int parse(int argc, char **argv, struct study_args *x)
     return id;
 }
 
-/* The runs: the study file, its 4-chiplet slice, its D4 reading. */
+/* The runs: the study file, its quick slice, its D4 reading. */
 static int load(const struct study_args *x, struct sweep *sw)
 {
     char path[PATH_MAX];
-    if (!x->file && !cli_find_bundled("studies/cpelide.ini", path, sizeof path)) {
-        fprintf(stderr, "chipsim: studies/cpelide.ini not found\n");
+    if (!x->file && !cli_find_bundled(x->def->file, path, sizeof path)) {
+        fprintf(stderr, "chipsim: %s not found\n", x->def->file);
         return -1;
     }
     struct err e;
@@ -116,13 +143,47 @@ static int load(const struct study_args *x, struct sweep *sw)
         fprintf(stderr, "chipsim: %s\n", e.msg);
         return -1;
     }
-    if (x->quick)
-        sweep_filter(sw, "gpu.chiplets=4");
+    if (x->quick && x->def->quick_override)
+        sweep_filter(sw, x->def->quick_override);
+    if (x->quick && x->def->quick_matrices)
+        sweep_keep_matrices(sw, x->def->quick_matrices);
     if (x->artifact) { /* the overrides of configs/d4-artifact.ini */
         sweep_add_override(sw, "coherence.remote_read_alloc=requester_yes");
         sweep_add_override(sw, "coherence.remote_store=write_back");
     }
     return 0;
+}
+
+/* A CSV field: quoted, its quotes doubled. */
+static void csv_field(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        fputs(*s == '"' ? "\"\"" : (char[2]){*s, 0}, f);
+    fputc('"', f);
+}
+
+/* DIR/matrices.csv: each run's key and the matrices of the study file that
+ * give it, so that a report can tell a main comparison from a sweep. */
+static int write_matrices(const struct sweep *sw, const char *path, struct err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return err_set(e, "%s: cannot write", path);
+    fputs("key,matrices\n", f);
+    for (size_t i = 0; i < sw->nruns; i++) {
+        csv_field(f, sw->runs[i].key);
+        fputc(',', f);
+        csv_field(f, sw->runs[i].matrices ? sw->runs[i].matrices : "");
+        fputc('\n', f);
+    }
+    int rc = fclose(f) ? err_set(e, "%s: write failed", path) : 0;
+    if (!rc)
+        rc = report_write_atomic(path, buf, len, e);
+    free(buf);
+    return rc;
 }
 
 /* Execute the runs not yet stored; *done: all are stored (ok or failed),
@@ -140,6 +201,11 @@ static int run(struct study_args *x, struct sweep *sw, const char *out, bool *do
     sw->db = strdup(buf);
     struct sweep_result res;
     struct err e;
+    snprintf(buf, sizeof buf, "%s/matrices.csv", out);
+    if (write_matrices(sw, buf, &e)) {
+        fprintf(stderr, "chipsim: %s\n", e.msg);
+        return EXIT_USAGE;
+    }
     snprintf(buf, sizeof buf, "%s/results.csv", out);
     if (sweep_args_execute(sw, &x->sa, &res, &e) || cli_write_csv(sw->db, buf, &e)) {
         fprintf(stderr, "chipsim: %s\n", e.msg);
@@ -171,7 +237,7 @@ int cli_study(int argc, char **argv)
         return prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
     }
     char dflt[PATH_MAX];
-    snprintf(dflt, sizeof dflt, "results/%s%s%s", x.name, x.full ? "-full" : "",
+    snprintf(dflt, sizeof dflt, "results/%s%s%s", x.def->name, x.full ? "-full" : "",
              x.artifact ? "-artifact" : "");
     const char *out = x.out ? x.out : dflt;
     struct err e;
@@ -194,7 +260,7 @@ int cli_study(int argc, char **argv)
     snprintf(buf, sizeof buf, "%s/summary.txt", out);
     if (!x.sa.o.quiet)
         fprintf(stderr, "study: writing the summary table and the figures\n");
-    if (report(out, x.quick) || cli_print_file(buf))
+    if (report(x.def, out, x.quick) || cli_print_file(buf))
         return EXIT_SIMFAIL;
     printf("\nresults: %s/results.csv (one row per run), %s/results.db (SQLite)\n"
            "plots:   %s/*.png and *.pdf\n", out, out, out);
