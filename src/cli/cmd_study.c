@@ -158,8 +158,11 @@ static int load(const struct study_args *x, struct sweep *sw)
 static void csv_field(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++)
-        fputs(*s == '"' ? "\"\"" : (char[2]){*s, 0}, f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
     fputc('"', f);
 }
 

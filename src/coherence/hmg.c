@@ -137,9 +137,9 @@ static const struct cfg_key hmg_keys[] = {
     CFG_END,
 };
 
-/* The sharer index of chiplet c in the directory of node n: under hmg a
- * GPM of n's GPU by its index there, another GPU by cpg + its number (only
- * a system home meets one, spec hmg.md 5.1); under nhcc the chiplet. */
+/* The sharer index of chiplet c in the directory of node n: under mode =
+ * hier a GPM of n's GPU by its index there, another GPU by cpg + its number
+ * (only a system home meets one, spec hmg.md 5.1); under flat the chiplet. */
 static inline unsigned sharer_of(const struct hmg *h, unsigned n, unsigned c)
 {
     const struct coh_hier *x = &h->x;

@@ -975,7 +975,6 @@ static inline void warp_vars(const struct kd_bound *b, const struct kernel_warp 
     v[KD_IND] = 0;
 }
 
-/* The value of x at x (an array read first, if it has one). */
 /* arr[at], which must be inside the array. */
 static inline int64_t arr_at(const struct kd_array *arr, int64_t at)
 {
@@ -985,6 +984,7 @@ static inline int64_t arr_at(const struct kd_array *arr, int64_t at)
     return arr->v[at];
 }
 
+/* The value of x at v (an array read first, if it has one). */
 static int64_t eval(const struct kd_bix *x, int64_t v[KD_NDYN])
 {
     if (x->arr) {
