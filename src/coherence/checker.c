@@ -191,8 +191,9 @@ static void report(struct chk *c, addr_t addr, uint32_t got, uint32_t want, unsi
 }
 
 bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t *ver,
-              unsigned cu)
+              unsigned agent)
 {
+    unsigned cu = agent / (c->sync.wgs ? c->sync.wgs : 1);
     if (!c->on)
         return false;
     c->st.checked_loads++;
@@ -211,7 +212,7 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
             report(c, line + 4 * i, ver[i], want, cu);
         bad++;
     }
-    uint32_t want = 0, sync = c->sync.ncu ? chk_sync_stale(c, w, wm, ver, cu, &want) : 0;
+    uint32_t want = 0, sync = c->sync.ncu ? chk_sync_stale(c, w, wm, ver, agent, &want) : 0;
     if (!bad && sync) {
         unsigned i = (unsigned)__builtin_ctz(sync);
         report(c, line + 4 * i, ver[i], want, cu);

@@ -55,7 +55,7 @@ struct chk_annot_report {
     char kname[48];
 };
 
-/* One release of a CU in the current kernel: the stores before it are the
+/* One release of an agent (a work-group slot) in the current kernel: the stores before it are the
  * versions up to `seq`; it completed at checker epoch `epoch`. */
 struct chk_rel {
     uint32_t seq, epoch;
@@ -65,7 +65,7 @@ struct chk_rel {
 struct chk_cu_sync {
     struct chk_rel *rel;        /* in order */
     size_t nrel, cap;
-    uint32_t acq[SCOPE_N];      /* epoch of the CU's last acquire at each scope (0: none) */
+    uint32_t acq[SCOPE_N];      /* epoch of its last acquire at each scope (0: none) */
 };
 
 struct chk {
@@ -88,8 +88,9 @@ struct chk {
     } stored;
     struct {
         unsigned ncu, cus_per_gpu;  /* 0 CUs: synchronization is not checked */
-        struct chk_cu_sync *cu;     /* [ncu] */
-        uint16_t *writer;           /* [version]: CU + 1 of the store that made it, 0 unknown */
+        unsigned wgs;               /* agents per CU: its work-group slots (chk_agent) */
+        struct chk_cu_sync *agent;  /* [ncu * wgs] */
+        uint16_t *writer;           /* [version]: agent + 1 of the store that made it, 0 unknown */
         size_t nwriter;
         uint32_t epoch;             /* releases and acquires completed so far */
     } sync;
@@ -108,22 +109,33 @@ void chk_kernel_begin(struct chk *c, unsigned kernel);
 /* A store of the bytes in mask (line-relative) of the line at line_addr:
  * stamps a new version into ver[] for the words written. */
 void chk_store(struct chk *c, addr_t line_addr, const uint64_t mask[2], uint32_t *ver);
-/* A load's data arrived with versions ver[]; true (and counted) if stale. */
+/* A load's data arrived with versions ver[] at agent (chk_agent; the CU
+ * when synchronization is not checked); true (and counted) if stale. */
 bool chk_load(struct chk *c, addr_t line_addr, const uint64_t mask[2], const uint32_t *ver,
-              unsigned cu);
+              unsigned agent);
 /* Synchronization inside kernels (checker_sync.c): ncu CUs, cus_per_gpu of
- * them per GPU. */
-void chk_sync_init(struct chk *c, unsigned ncu, unsigned cus_per_gpu);
-/* chk_store, made by CU cu. */
+ * them per GPU, each running up to wgs_per_cu work-groups. A release or an
+ * acquire is a work-group's: its warps meet at barriers, so a release by
+ * one covers the stores the others made before the barrier it follows
+ * (cumulativity), and never those of another work-group sharing the CU. */
+void chk_sync_init(struct chk *c, unsigned ncu, unsigned cus_per_gpu, unsigned wgs_per_cu);
+/* The agent that stores, releases, acquires and loads for work-group slot
+ * wg of CU cu (a CU's slots share one agent where ncu x wgs_per_cu would
+ * not fit the writer table: stricter, never laxer). */
+static inline unsigned chk_agent(const struct chk *c, unsigned cu, unsigned wg)
+{
+    return cu * c->sync.wgs + (c->sync.wgs > 1 ? wg : 0);
+}
+/* chk_store, made by agent a. */
 void chk_store_cu(struct chk *c, addr_t line_addr, const uint64_t mask[2], uint32_t *ver,
-                  unsigned cu);
-/* A release or an acquire by CU cu at `scope` has completed. */
-void chk_release(struct chk *c, unsigned cu, enum mem_scope scope);
-void chk_acquire(struct chk *c, unsigned cu, enum mem_scope scope);
-/* Within chk_load: the words of a load by cu that miss a store released to
- * it (bit i: word i); internal to the checker. */
+                  unsigned a);
+/* A release or an acquire by agent a at `scope` has completed. */
+void chk_release(struct chk *c, unsigned a, enum mem_scope scope);
+void chk_acquire(struct chk *c, unsigned a, enum mem_scope scope);
+/* Within chk_load: the words of a load by agent a that miss a store
+ * released to it (bit i: word i); internal to the checker. */
 uint32_t chk_sync_stale(struct chk *c, const struct chk_word *w, uint32_t wm, const uint32_t *ver,
-                        unsigned cu, uint32_t *want);
+                        unsigned a, uint32_t *want);
 void chk_sync_kernel_begin(struct chk *c);
 void chk_sync_free(struct chk *c);
 

@@ -53,11 +53,18 @@ static inline unsigned coh_hier_atomic(const struct coh_hier *x, unsigned ch, co
     return n < 0 ? r->home : (unsigned)n;
 }
 
-/* A strong access from chiplet ch that synchronizes elsewhere goes straight
- * there (a .sys one past the GPU home); true with the route in *rt. */
+/* A strong load from chiplet ch that synchronizes elsewhere goes straight
+ * there (a .sys one past the GPU home); true with the route in *rt. Strong
+ * stores and atomics are stores for coherence and take the stores' route
+ * (spec hmg.md 5.2's routing rules): through the local L2 and the GPU home,
+ * each updating or dropping its copy, so that no cache on the way keeps the
+ * old data where its home's directory, recording the requester as a sharer,
+ * would not invalidate it. */
 static inline bool coh_hier_strong(const struct coh_hier *x, unsigned ch, const struct req *r,
                                    struct coh_route *rt)
 {
+    if (r->kind != REQ_READ)
+        return false;
     int sn = coh_hier_sync(x, ch, r);
     if (sn < 0 || (unsigned)sn == ch)
         return false;

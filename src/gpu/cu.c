@@ -274,6 +274,12 @@ static void regs_pending(struct cu_warp *w, unsigned reg, unsigned nreg, unsigne
     }
 }
 
+/* The checker's agent of warp w: its work-group's slot on the CU. */
+static inline unsigned wg_agent(const struct cu *cu, const struct cu_warp *w)
+{
+    return chk_agent(cu->env.chk, cu->id, (unsigned)(w->wg - cu->wgs));
+}
+
 static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set *ls)
 {
     struct sim *s = cu->env.s;
@@ -285,7 +291,7 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         meas |= (op->flags & KOP_F_SPIN ? MEAS_SPIN : 0) |
                 (op->flags & KOP_F_FRESH ? MEAS_FRESH : 0);
     uint8_t scope = op->sem == SEM_WEAK ? SCOPE_CTA : op->scope;
-    unsigned slot = (unsigned)(w - cu->warps);
+    unsigned slot = (unsigned)(w - cu->warps), agent = wg_agent(cu, w);
     for (unsigned i = 0; i < ls->n; i++) {
         struct req *r = req_alloc(s);
         r->addr = ls->line[i];
@@ -303,7 +309,7 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
         if (cu->env.chk->annotations && w->kw.k->nargs) /* unannotated: nothing declared */
             check_annotation(cu, w, r->addr, r->mask);
         if (kind != REQ_READ)
-            chk_store_cu(cu->env.chk, r->addr, r->mask, r->ver, cu->id);
+            chk_store_cu(cu->env.chk, r->addr, r->mask, r->ver, agent);
         req_on_done(r, line_done, cu);
         cu->reqs_out++;
         if (cu->env.l1_access)
@@ -352,9 +358,9 @@ static void sync_done(struct sim *s, void *arg)
     struct cu_warp *w = arg;
     struct cu *cu = w->cu;
     if (w->sync_step == SYNC_REL)
-        chk_release(cu->env.chk, cu->id, (enum mem_scope)w->sync_scope);
+        chk_release(cu->env.chk, wg_agent(cu, w), (enum mem_scope)w->sync_scope);
     else
-        chk_acquire(cu->env.chk, cu->id, (enum mem_scope)w->sync_scope);
+        chk_acquire(cu->env.chk, wg_agent(cu, w), (enum mem_scope)w->sync_scope);
     sync_step(cu, w);
 }
 
@@ -468,7 +474,7 @@ static void line_done(struct sim *s, struct req *r, void *obj)
     unsigned kind = TAG_KIND(r->tag);
     cu->reqs_out--;
     if (kind == REQ_READ) {
-        chk_load(cu->env.chk, r->addr, r->mask, r->ver, cu->id);
+        chk_load(cu->env.chk, r->addr, r->mask, r->ver, wg_agent(cu, w));
         if (TAG_MEAS(r->tag) & MEAS_LAT) {
             cu->st.measured_loads++;
             cu->st.measured_latency_ps += s->now - r->issued;

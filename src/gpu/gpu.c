@@ -85,6 +85,7 @@ static int build_cus(struct gpu *g, const struct cfg *c, struct err *e)
         lds_params_from_cfg(cfg_sec(c, "lds"), &lp, e))
         return -1;
     unsigned n = g->ms.ncu;
+    chk_sync_init(&g->chk, n, g->ms.t.chiplets * g->ms.t.cus, g->cup.max_wgs);
     g->lds = xcalloc(n, sizeof *g->lds);
     g->cu = xcalloc(n, sizeof *g->cu);
     struct cu_env env = {.s = g->s, .clk = &g->ms.gpu_clk, .chk = &g->chk, .home = home_of,
@@ -105,7 +106,6 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
         return -1;
     g->page_b = cfg_uint(cfg_sec(c, "place"), "page_b");
     chk_init(&g->chk, check, g->ms.line_b);
-    chk_sync_init(&g->chk, g->ms.ncu, g->ms.t.chiplets * g->ms.t.cus);
     g->chk.annotations = cfg_bool(cfg_sec(c, "check"), "annotations");
     energy_params_from_cfg(cfg_sec(c, "energy"), &g->energy);
     struct cp_params cpp;

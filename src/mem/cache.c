@@ -262,8 +262,15 @@ static void mshr_unhash(struct cache *c, uint32_t m)
     *p = c->mshr_key[m].hnext;
 }
 
-static void target_append(struct cache_mshr *m, struct req *r)
+/* r (needing bytes need) becomes the last target of MSHR m; a store or an
+ * atomic records the bytes it writes. */
+static void target_append(struct cache *c, struct cache_mshr *m, struct req *r,
+                          const uint64_t need[2])
 {
+    if (r->kind != REQ_READ) {
+        c->mshr_writing += !mask_any(m->wmask);
+        mask_or(m->wmask, need);
+    }
     r->next = NULL;
     if (m->tail)
         m->tail->next = r;
@@ -273,11 +280,11 @@ static void target_append(struct cache_mshr *m, struct req *r)
     m->ntargets++;
 }
 
-static bool mshr_join(struct cache *c, int64_t m, struct req *r)
+static bool mshr_join(struct cache *c, int64_t m, struct req *r, const uint64_t need[2])
 {
     if (c->mshr[m].ntargets >= c->p.mshr_targets)
         return false;
-    target_append(&c->mshr[m], r);
+    target_append(c, &c->mshr[m], r, need);
     c->st.mshr_merges++;
     return true;
 }
@@ -319,7 +326,7 @@ static bool mshr_alloc(struct sim *s, struct cache *c, uint64_t li, struct req *
     *x = (struct cache_mshr){.line = li << c->line_shift, .busy = true, .home = r->home,
                              .noalloc = r->kind == REQ_READ && (r->flags & REQ_F_NOALLOC)};
     *bucket = m + 1;
-    target_append(x, r);
+    target_append(c, x, r, need);
     struct req *ch = req_alloc(s);
     ch->addr = x->line;
     ch->size = c->p.line_b;
@@ -588,10 +595,13 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
         if (q->head && waiting_for_line(q, li))
             return false; /* never overtake an older request to the same line */
     }
-    if (a != A_HIT) {
+    /* A miss joins the line's MSHR; so does a hit on bytes that a store or
+     * an atomic waiting there writes, which must not be overtaken (an access
+     * after an atomic to the same word would see the word before it). */
+    if (a != A_HIT || c->mshr_writing) {
         int64_t m = mshr_find(c, li);
-        if (m >= 0)
-            return mshr_join(c, m, r);
+        if (m >= 0 && (a != A_HIT || mask_overlaps(c->mshr[m].wmask, need)))
+            return mshr_join(c, m, r, need);
     }
     ps_t done = s->now + clock_cycles(c->clk, mode == M_FILL ? c->p.resp_lat : c->p.hit_lat);
     return perform(s, c, r, a, l, need, done, mode == M_FILL);
@@ -770,6 +780,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     if (!bypass)
         install_fill(c, l, ch);
     bool stale = x->stale;
+    c->mshr_writing -= mask_any(x->wmask);
     mshr_unhash(c, m);
     *x = (struct cache_mshr){0};
     unsigned k = m >= c->p.mshrs;

@@ -126,6 +126,8 @@ struct cache_mshr {
     bool busy;
     bool noalloc;            /* allocated by a REQ_F_NOALLOC read: fill bypasses the array */
     bool stale;              /* invalidated while in flight: serve the targets, keep no copy */
+    uint64_t wmask[2];       /* bytes its store and atomic targets write: a later access to
+                                them waits behind them here, even one that would hit */
     uint32_t saved_words;    /* words of the line evicted dirty while its fill was in flight */
     uint32_t saved_ver[32];  /* their versions: newer than what the fill brings */
 };
@@ -202,6 +204,7 @@ struct cache {
     uint32_t nfree[2];
     uint32_t *mshr_bucket;     /* hash of busy MSHRs by line: first index + 1 (0 = empty) */
     uint32_t mshr_bucket_mask;
+    uint32_t mshr_writing;     /* busy MSHRs with store or atomic targets (wmask not empty) */
     /* Requests waiting for an MSHR, one FIFO per pool, so that requests from
      * other chiplets never wait behind local misses (which may themselves
      * wait for other chiplets). */

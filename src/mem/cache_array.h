@@ -28,6 +28,10 @@ void cache_array_restamp(struct cache *c);
 /* ---- byte masks ------------------------------------------------------------ */
 
 static inline bool mask_any(const uint64_t m[2]) { return (m[0] | m[1]) != 0; }
+static inline bool mask_overlaps(const uint64_t a[2], const uint64_t b[2])
+{
+    return ((a[0] & b[0]) | (a[1] & b[1])) != 0;
+}
 static inline bool mask_covers(const uint64_t have[2], const uint64_t need[2])
 {
     return !(need[0] & ~have[0]) && !(need[1] & ~have[1]);

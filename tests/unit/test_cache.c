@@ -765,6 +765,30 @@ Test(cache, targets_replay_in_order_across_a_write_through_atomic)
     tb_free(t);
 }
 
+Test(cache, a_hit_on_bytes_an_atomic_waits_to_write_waits_behind_it)
+{
+    struct cache_params p = base_params();
+    p.write_policy = CACHE_WRITE_THROUGH;
+    p.write_alloc = CACHE_WA_VALIDATE;
+    struct tb *t = tb_new(&p);
+    wr(t, 0, 0x1000, 4, 1);                     /* bytes 0..3 valid, written through */
+    rd(t, 1 * CY, 0x1010, 2);                   /* bytes 16..19 absent: a fetch */
+    issue(t, 2 * CY, REQ_ATOMIC, 0x1000, 4, 3); /* a hit, but it waits for the fill */
+    rd(t, 3 * CY, 0x1000, 4);                   /* would hit bytes 0..3: must not overtake */
+    run(t);
+    cr_expect_eq(t->c.st.mshr_merges, 2);
+    cr_assert_eq(t->low.n, 4);
+    expect_rec(t, 0, REQ_WRITE, 0x1000, 2 * CY);
+    expect_rec(t, 1, REQ_READ, 0x1000, 3 * CY);
+    /* the fill at 13 replays the read, then the atomic (the line dropped),
+     * then the read of its word, which fetches again */
+    expect_rec(t, 2, REQ_ATOMIC, 0x1000, 15 * CY);
+    expect_rec(t, 3, REQ_READ, 0x1000, 15 * CY);
+    cr_expect_eq(done_at(t, 2), 16 * CY);
+    cr_expect_gt(done_at(t, 4), done_at(t, 2));
+    tb_free(t);
+}
+
 /* ---- atomics and write-backs from above ------------------------------------ */
 
 Test(cache, write_back_atomic_is_performed_here)

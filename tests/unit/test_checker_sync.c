@@ -16,7 +16,7 @@ static uint32_t stored[32];
 static void setup(void)
 {
     chk_init(&c, true, 64);
-    chk_sync_init(&c, 4, 2);
+    chk_sync_init(&c, 4, 2, 1);
     chk_kernel_begin(&c, 0);
 }
 
@@ -100,5 +100,31 @@ Test(chk_sync, a_new_kernel_starts_afresh)
     /* the kernel-boundary rule applies now: the store was before this kernel */
     cr_expect(load(1, 0));
     cr_expect_eq(c.st.sync_stale_reads, 0, "the in-kernel rule no longer holds");
-    cr_expect_eq(c.sync.cu[1].acq[SCOPE_GPU], 0);
+    cr_expect_eq(c.sync.agent[1].acq[SCOPE_GPU], 0);
+}
+
+/* Agents are work-groups: on 2 GPUs of 2 CUs with 2 work-group slots each,
+ * a release by one work-group does not publish a store of another one that
+ * shares its CU (that store may still be on its way), and the agent of a
+ * slot is the CU's slot count times the CU plus the slot. */
+Test(chk_sync_wg, a_release_covers_its_own_work_group_only)
+{
+    struct chk k;
+    chk_init(&k, true, 64);
+    chk_sync_init(&k, 4, 2, 2);
+    chk_kernel_begin(&k, 0);
+    cr_assert_eq(chk_agent(&k, 1, 1), 3);
+    uint32_t v[32] = {0}, got[32] = {0};
+    chk_store_cu(&k, LINE, (uint64_t[2]){0xf, 0}, v, chk_agent(&k, 0, 0));
+    chk_release(&k, chk_agent(&k, 0, 1), SCOPE_GPU); /* the other slot of CU 0 */
+    chk_acquire(&k, chk_agent(&k, 1, 0), SCOPE_GPU);
+    cr_expect_not(chk_load(&k, LINE, (uint64_t[2]){0xf, 0}, got, chk_agent(&k, 1, 0)));
+    chk_release(&k, chk_agent(&k, 0, 0), SCOPE_GPU); /* the writer's own work-group */
+    chk_acquire(&k, chk_agent(&k, 1, 0), SCOPE_GPU);
+    cr_expect(chk_load(&k, LINE, (uint64_t[2]){0xf, 0}, got, chk_agent(&k, 1, 0)));
+    cr_expect_eq(k.rep[0].cu, 1, "reported by its CU");
+    /* work-group 1 of CU 2 is on GPU 1: a GPU-scope release does not reach it */
+    chk_acquire(&k, chk_agent(&k, 2, 1), SCOPE_GPU);
+    cr_expect_not(chk_load(&k, LINE, (uint64_t[2]){0xf, 0}, got, chk_agent(&k, 2, 1)));
+    chk_free(&k);
 }

@@ -10,7 +10,7 @@
 #include "coherence/hmg.h"
 #include "machine.h"
 
-enum role { NONE, READ, WRITE };
+enum role { NONE, READ, WRITE, ATOM_GPU, ATOM_SYS }; /* atomics: relaxed, at their scope */
 
 #define LINES 4 /* one directory entry */
 
@@ -23,8 +23,10 @@ static void roles_next(const struct kernel *k, struct kernel_warp *w, struct ker
         return;
     }
     unsigned i = w->pc++;
-    op->kind = r == READ ? KOP_LOAD : KOP_STORE;
-    op->dst = r == READ ? (uint8_t)(1 + i) : 0;
+    op->kind = r == READ ? KOP_LOAD : r == WRITE ? KOP_STORE : KOP_ATOMIC;
+    op->dst = r != WRITE ? (uint8_t)(1 + i) : 0;
+    if (r >= ATOM_GPU)
+        kernel_op_scoped(op, r == ATOM_GPU ? SCOPE_GPU : SCOPE_SYS, SEM_RELAXED);
     op->size = 4;
     op->stride = 4;
     op->base = k->p[0] + i * 64;
@@ -38,7 +40,7 @@ static void kern(struct machine *m, const struct kernel_buf *x, const enum role 
     k->p[0] = x->base;
     for (unsigned c = 0; c < 4; c++) {
         k->p[1 + c] = r[c];
-        write |= r[c] == WRITE;
+        write |= r[c] >= WRITE;
     }
     wl_kernel_arg(k, x, write ? KERNEL_RW : KERNEL_R);
 }
@@ -97,6 +99,51 @@ Test(hmg_hier, the_worked_example_of_section_5_1)
         dir_is(m, c, a->base, false, 0, "A");
     cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0);
     machine_free(m);
+}
+
+/* A strong atomic is a store for coherence and takes the stores' route
+ * (spec hmg.md 5.2): through the requester's L2 and its GPU home, each
+ * dropping its copy, to the home of its scope. X and Y are homed on chiplet
+ * 1 (GPU0:GPM1). GPU0:GPM0 caches X and then performs a .gpu atomic on it
+ * (at chiplet 1, its GPU home); GPU1:GPM0 caches Y (so does GPU1's home of
+ * Y, chiplet 3) and then performs a .sys atomic on it (at chiplet 1). No
+ * copy from before an atomic may stay where the directories, recording the
+ * atomic's requester as a sharer, would not invalidate it: the next
+ * kernel's reads must see the atomics. */
+Test(hmg_hier, a_strong_atomic_drops_the_copies_on_its_way)
+{
+    const char *modes[] = {"hier", "flat"};
+    for (unsigned f = 0; f < 2; f++) {
+        char ini[128];
+        snprintf(ini, sizeof ini, "[coherence]\nscheme = hmg\nmode = %s\n[gpu]\ngpus = 2\n"
+                                  "chiplets = 2\n", modes[f]);
+        struct machine *m = machine_new(ini);
+        const struct kernel_buf *x = wl_alloc(&m->env, "X", m->env.page_b);
+        const struct kernel_buf *y = wl_alloc(&m->env, "Y", m->env.page_b);
+        kern(m, x, (enum role[4]){NONE, WRITE, NONE, NONE});
+        kern(m, y, (enum role[4]){NONE, WRITE, NONE, NONE});
+        kern(m, x, (enum role[4]){READ, NONE, NONE, NONE});
+        kern(m, y, (enum role[4]){NONE, NONE, READ, NONE});
+        m->nk = 4;
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_assert(cached(m, 0, x->base) && cached(m, 2, y->base), "%s: the reads cached",
+                  modes[f]);
+        cr_assert_eq(cached(m, 3, y->base), f == 0, "%s: Y at GPU1's home", modes[f]);
+        kern(m, x, (enum role[4]){ATOM_GPU, NONE, NONE, NONE});
+        kern(m, y, (enum role[4]){NONE, NONE, ATOM_SYS, NONE});
+        m->nk = 6;
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_expect(!cached(m, 0, x->base), "%s: GPU0:GPM0 kept X past its atomic", modes[f]);
+        cr_expect(!cached(m, 2, y->base), "%s: GPU1:GPM0 kept Y past its atomic", modes[f]);
+        cr_expect(!cached(m, 3, y->base), "%s: GPU1's home kept Y", modes[f]);
+        kern(m, x, (enum role[4]){READ, NONE, NONE, NONE});
+        kern(m, y, (enum role[4]){NONE, NONE, READ, NONE});
+        m->nk = 8;
+        cr_assert_eq(machine_run(m), SIM_DONE);
+        cr_expect_eq(machine_stat(m, "checker.stale_reads"), 0, "%s: stale reads after the atomics",
+                     modes[f]);
+        machine_free(m);
+    }
 }
 
 /* A scoped release waits until the invalidations sent before it have
