@@ -246,6 +246,9 @@ static void summary_traffic(json_t *o, const struct gpu *g, const struct stats *
     set(o, "flits_l2_l3", json_integer(I(stats_sum(st, "flits_l2_l3"))));
     set(o, "flits_remote", count_if(remote, stats_sum(st, "flits_remote") +
                                                 stats_sum(st, "flits_gpu_gpu")));
+    /* spec hmg.md 10: the traffic between GPUs, and the coherence messages' share */
+    set(o, "flits_inter_gpu", count_if(gpus, stats_sum(st, "flits_gpu_gpu")));
+    set(o, "flits_coh", count_if(remote, stats_sum(st, "flits_coh")));
 }
 
 static void summary_coherence(json_t *o, const struct gpu *g, const struct stats *st)
@@ -262,6 +265,18 @@ static void summary_coherence(json_t *o, const struct gpu *g, const struct stats
     bool several = g->ms.nch > 1;
     set(o, "l2_flushes_elided", count_if(several, base > fl ? base - fl : 0));
     set(o, "l2_invalidates_elided", count_if(several, base > inv ? base - inv : 0));
+    /* spec hmg.md 10: invalidations per store and per directory eviction (schemes with a
+     * directory register these counters) */
+    set(o, "store_lines",
+        json_integer(I(stats_sum(st, "core.store_lines") + stats_sum(st, "core.atomic_lines"))));
+    static const char *const dir_keys[] = {"invals_store", "invals_evict", "invals_fwd",
+                                           "dir_evictions"};
+    for (unsigned k = 0; k < 4; k++) {
+        char name[48];
+        snprintf(name, sizeof name, "coherence.%s", dir_keys[k]);
+        const struct stat_ent *e = stats_find(st, name);
+        set(o, dir_keys[k], count_if(e != NULL, e ? stats_get(st, name) : 0));
+    }
     set(o, "coherence_us", json_real((double)(g->cp.st.acquire_ps + g->cp.st.release_ps) / 1e6));
     set(o, "energy_pj", energy_json(g, st));
     set(o, "stale_reads", count_if(g->chk.on, g->chk.st.stale_reads));
