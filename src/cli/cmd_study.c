@@ -39,6 +39,7 @@ struct study_def {
 static const struct study_def studies[] = {
     {"cpelide", "studies/cpelide.ini", "gpu.chiplets=4", NULL, "tools/study_report.py",
      "--chiplets", true},
+    {"hmg", "studies/hmg.ini", NULL, "main", "tools/hmg_report.py", NULL, false},
 };
 
 struct study_args {
@@ -118,7 +119,7 @@ static int parse(int argc, char **argv, struct study_args *x)
         if (p.npos > 1)
             id = cli_bad(c, "one study, not %d arguments", p.npos);
         else if (!x->def)
-            id = cli_bad(c, "%s%s%s (the studies: cpelide)",
+            id = cli_bad(c, "%s%s%s (the studies: cpelide, hmg)",
                          p.npos ? "unknown study '" : "which study?", p.npos ? p.pos[0] : "",
                          p.npos ? "'" : "");
         else if (x->artifact && !x->def->d4)

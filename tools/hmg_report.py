@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Summary table and plots of `chipsim study hmg` from its results.csv.
+
+usage: hmg_report.py --csv DIR/results.csv --out DIR
+
+Reads DIR/results.csv and DIR/matrices.csv (which matrices of the study file
+gave each run) and writes DIR/summary.txt and the plots DIR/perf-4x4.png and
+DIR/perf-1x4.png (each configuration's speedup over no remote caching, per
+benchmark, with the geometric mean; spec hmg.md 6 and 10), each with a PDF
+beside it. The main comparison is the runs of the matrices named main...;
+every other matrix is a sensitivity sweep (spec hmg.md 9), reported as the
+geometric-mean speedup over no caching at each of its points. A benchmark is
+a workload and the layer or pass it runs (dl-conv, dl-lstm, dl-rnn). Runs
+whose status is not ok are listed and left out.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+
+import plotstyle
+from plotstyle import plt
+
+# spec hmg.md 6, in the paper's order; (scheme, mode)
+CONFIGS = [("nocache", None, "No caching"), ("swcoh", "flat", "NH-SW"),
+           ("hmg", "flat", "NHCC"), ("swcoh", "hier", "H-SW"), ("hmg", "hier", "HMG"),
+           ("ideal", None, "Ideal")]
+MODES = {"swcoh": "hier", "hmg": "hier"}  # the schemes' default modes
+VARIANT_KEYS = ("workload.layer=", "workload.pass=")
+POINT_SKIP = ("coherence.",)  # a configuration's own keys (scheme, mode, directory)
+
+
+def overrides(row):
+    return json.loads(row.get("overrides") or "[]")
+
+
+def final(row):
+    """Each overridden key's value, the last one winning (as in the run)."""
+    return dict(o.split("=", 1) for o in overrides(row))
+
+
+def config_of(row):
+    scheme = row["scheme"]
+    mode = final(row).get("coherence.mode", MODES.get(scheme))
+    for s, m, label in CONFIGS:
+        if s == scheme and m == mode:
+            return label
+    return f"{scheme}/{mode}"
+
+
+def bench_of(row):
+    ov = overrides(row)
+    var = [o.split("=", 1)[1] for o in ov if o.startswith(VARIANT_KEYS)]
+    return row["workload"] + (f" {var[0]}" if var else "")
+
+
+def machine_of(row):
+    return "1x4" if final(row).get("gpu.gpus") == "1" else "4x4"
+
+
+def point_of(row):
+    """The run's overrides but its configuration's (the coherence section's),
+    as a key: a no-caching run at the same point is its baseline."""
+    return tuple(sorted((k, v) for k, v in final(row).items() if not k.startswith(POINT_SKIP)))
+
+
+def num(row, key):
+    v = row.get(key)
+    return float(v) if v not in (None, "") else 0.0
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def load(out):
+    mats = {}
+    path = os.path.join(out, "matrices.csv")
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            mats = {r["key"]: r["matrices"].split() for r in csv.DictReader(f)}
+    rows, failed = [], []
+    with open(os.path.join(out, "results.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            (rows if row["status"] == "ok" else failed).append(row)
+    return rows, failed, mats
+
+
+def speedups(rows):
+    """Speedup over no caching of every run whose no-caching run at the same
+    point (the same overrides but the configuration's) was stored."""
+    base = {(r["workload"], point_of(r)): num(r, "cycles") for r in rows
+            if config_of(r) == "No caching"}
+    out = {}
+    for r in rows:
+        b = base.get((r["workload"], point_of(r)))
+        if b and num(r, "cycles"):
+            out[r["key"]] = b / num(r, "cycles")
+    return out
+
+
+def main_table(lines, rows, sp, machine):
+    labels = [c[2] for c in CONFIGS]
+    table = {}
+    for r in rows:
+        if machine_of(r) == machine and r["key"] in sp:
+            table.setdefault(bench_of(r), {})[config_of(r)] = sp[r["key"]]
+    if not table:
+        return {}
+    present = [l for l in labels if any(l in v for v in table.values())]
+    lines.append(f"== {machine}: speedup over no remote caching "
+                 "(no-caching cycles / cycles; above 1 is faster) ==")
+    lines.append(f"{'benchmark':28s}" + "".join(f"{l:>12s}" for l in present))
+    for b in sorted(table):
+        lines.append(f"{b:28s}" + "".join(
+            f"{table[b][l]:12.3f}" if l in table[b] else f"{'-':>12s}" for l in present))
+    gm = {l: geomean([v.get(l) for v in table.values()]) for l in present}
+    lines.append(f"{'geometric mean':28s}" + "".join(f"{gm[l]:12.3f}" for l in present))
+    lines.append("")
+    return table
+
+
+def split_table(lines, rows, machine):
+    """L2 hits by where the data's home is, and inter-GPM/GPU traffic, summed
+    over the benchmarks (spec hmg.md 10)."""
+    acc = {}
+    for r in rows:
+        if machine_of(r) != machine:
+            continue
+        a = acc.setdefault(config_of(r), [0.0] * 7)
+        for i, k in enumerate(("l2_local_accesses", "l2_local_hits", "l2_remote_chiplet_accesses",
+                               "l2_remote_chiplet_hits", "l2_remote_gpu_accesses",
+                               "l2_remote_gpu_hits", "flits_remote")):
+            a[i] += num(r, k)
+    if not acc:
+        return
+    lines.append(f"== {machine}: L2 hit rate by the data's home, remote flits (all benchmarks) ==")
+    lines.append(f"{'configuration':14s}{'local':>10s}{'remote GPM':>12s}{'remote GPU':>12s}"
+                 f"{'remote flits':>16s}")
+    rate = lambda h, a: f"{100 * h / a:9.1f}%" if a else f"{'-':>10s}"
+    for label in [c[2] for c in CONFIGS]:
+        if label in acc:
+            a = acc[label]
+            lines.append(f"{label:14s}{rate(a[1], a[0])}{rate(a[3], a[2]):>12s}"
+                         f"{rate(a[5], a[4]):>12s}{a[6]:16.0f}")
+    lines.append("")
+
+
+def sensitivity(lines, rows, sp, mats):
+    """Each non-main matrix: the geometric-mean speedup at each of its points."""
+    groups = {}
+    for r in rows:
+        names = [m for m in mats.get(r["key"], []) if not m.startswith("main")]
+        for m in names:
+            groups.setdefault(m, []).append(r)
+    for m in sorted(groups):
+        varying = {}
+        for r in groups[m]:
+            for k, v in final(r).items():
+                if k not in ("coherence.scheme", "coherence.mode"):
+                    varying.setdefault(k, set()).add(v)
+        axes = [k for k, vs in varying.items() if len(vs) > 1 and not k.startswith("workload.")]
+        table = {}
+        for r in groups[m]:
+            pt = " ".join(f"{k}={v}" for k, v in sorted(final(r).items()) if k in axes)
+            if r["key"] in sp:
+                table.setdefault(pt, {}).setdefault(config_of(r), []).append(sp[r["key"]])
+        lines.append(f"== sensitivity: matrix {m} ({', '.join(axes) or 'one point'}): "
+                     "geometric-mean speedup over no caching ==")
+        for pt in sorted(table):
+            cells = "  ".join(f"{l} {geomean(v):.3f}" for l, v in table[pt].items())
+            lines.append(f"  {pt or '-':40s} {cells}")
+        lines.append("")
+
+
+def plot(path, table, machine):
+    labels = [c[2] for c in CONFIGS if c[2] != "No caching"]
+    present = [l for l in labels if any(l in v for v in table.values())]
+    benches = sorted(table) + ["geomean"]
+    gm = {l: geomean([v.get(l) for v in table.values()]) for l in present}
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(benches) + 1.5), 3.2))
+    width = 0.8 / max(1, len(present))
+    for i, l in enumerate(present):
+        ys = [table[b].get(l, 0.0) for b in benches[:-1]] + [gm[l]]
+        xs = [j + (i - (len(present) - 1) / 2) * width for j in range(len(benches))]
+        ax.bar(xs, ys, width, label=l, color=plotstyle.CYCLE[i % len(plotstyle.CYCLE)])
+    ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.set_xticks(range(len(benches)))
+    ax.set_xticklabels(benches, rotation=60, ha="right")
+    ax.set_ylabel("speedup over no caching")
+    ax.set_title(f"{machine}: speedup over no remote caching")
+    ax.legend(ncol=len(present), fontsize="small")
+    fig.tight_layout()
+    plotstyle.save(fig, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--csv", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    rows, failed, mats = load(os.path.dirname(os.path.abspath(a.csv)))
+    main_rows = [r for r in rows if not mats or any(m.startswith("main")
+                                                     for m in mats.get(r["key"], []))]
+    sp = speedups(rows)
+    lines = []
+    for machine in ("4x4", "1x4"):
+        table = main_table(lines, main_rows, sp, machine)
+        split_table(lines, main_rows, machine)
+        if table:
+            plot(os.path.join(a.out, f"perf-{machine}.png"), table, machine)
+    sensitivity(lines, rows, sp, mats)
+    stale = sum(num(r, "stale_reads") for r in rows)
+    lines.append(f"runs: {len(rows)} ok, {len(failed)} not ok; stale reads {stale:.0f}")
+    for r in failed:
+        lines.append(f"  not ok: {r['key']}: {r.get('error', '')}")
+    with open(os.path.join(a.out, "summary.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
