@@ -6,11 +6,15 @@ usage: hmg_report.py --csv DIR/results.csv --out DIR
 Reads DIR/results.csv and DIR/matrices.csv (which matrices of the study file
 gave each run) and writes DIR/summary.txt and the plots DIR/perf-4x4.png and
 DIR/perf-1x4.png (each configuration's speedup over no remote caching, per
-benchmark, with the geometric mean; spec hmg.md 6 and 10), each with a PDF
-beside it. The main comparison is the runs of the matrices named main...;
-every other matrix is a sensitivity sweep (spec hmg.md 9), reported as the
-geometric-mean speedup over no caching at each of its points. A benchmark is
-a workload and the layer or pass it runs (dl-conv, dl-lstm, dl-rnn). Runs
+benchmark, with the geometric mean; spec hmg.md 6 and 10) and one plot per
+sensitivity sweep, DIR/sens-NAME.png, each with a PDF beside it. The main
+comparison is the runs of the matrices named main...: speedups, the L2 hit
+rate by the data's home, and spec hmg.md 10's invalidation metrics. Every
+other matrix belongs to a sensitivity sweep (spec hmg.md 9; its variants'
+matrices together), reported as the geometric-mean speedup over no caching at
+each of its points, Table 5.2's being the main comparison. The ideal bound is
+the faster of its l2_write runs per benchmark and point. A benchmark is a
+workload and the layer or pass it runs (dl-conv, dl-lstm, dl-rnn). Runs
 whose status is not ok are listed and left out.
 """
 import argparse
@@ -29,6 +33,9 @@ CONFIGS = [("nocache", None, "No caching"), ("swcoh", "flat", "NH-SW"),
 MODES = {"swcoh": "hier", "hmg": "hier"}  # the schemes' default modes
 VARIANT_KEYS = ("workload.layer=", "workload.pass=")
 POINT_SKIP = ("coherence.",)  # a configuration's own keys (scheme, mode, directory)
+# the variants of one sensitivity sweep: its workload variants, NHCC's matrices, ideal's -wt
+CONFIG_KEYS = ("coherence.scheme", "coherence.mode", "coherence.l2_write")  # not sweep axes
+SWEEP_SUFFIXES = ("-rnn", "-alexnet", "-googlenet", "-overfeat", "-resnet", "-flat", "-wt")
 
 
 def overrides(row):
@@ -86,6 +93,32 @@ def load(out):
         for row in csv.DictReader(f):
             (rows if row["status"] == "ok" else failed).append(row)
     return rows, failed, mats
+
+
+def faster_ideal(rows):
+    """The oracle bound is the faster of its l2_write runs (back, through) at
+    each benchmark and point (docs/coherence.md): keep that one."""
+    best = {}
+    for r in rows:
+        if r["scheme"] != "ideal":
+            continue
+        k = (bench_of(r), point_of(r))
+        if k not in best or num(r, "cycles") < num(best[k], "cycles"):
+            best[k] = r
+    keep = {id(r) for r in best.values()}
+    return [r for r in rows if r["scheme"] != "ideal" or id(r) in keep]
+
+
+def sweep_of(matrix):
+    """The sensitivity sweep a matrix belongs to: its name without the suffixes
+    of its variants (sens-bw-flat-rnn-wt: sens-bw)."""
+    changed = True
+    while changed:
+        changed = False
+        for suf in SWEEP_SUFFIXES:
+            if matrix.endswith(suf):
+                matrix, changed = matrix[: -len(suf)], True
+    return matrix
 
 
 def speedups(rows):
@@ -148,31 +181,111 @@ def split_table(lines, rows, machine):
     lines.append("")
 
 
+def metrics_table(lines, rows, machine):
+    """Spec hmg.md 10, summed over the benchmarks per configuration: invalidation
+    messages per store (line requests of stores and atomics), per directory
+    eviction, invalidation bandwidth (flits of coherence messages, 16 B each,
+    over the run's time), inter-GPU flits and directory evictions."""
+    keys = ("store_lines", "invals_store", "invals_evict", "invals_fwd", "dir_evictions",
+            "flits_coh", "flits_inter_gpu", "time_us")
+    acc = {}
+    for r in rows:
+        if machine_of(r) != machine:
+            continue
+        a = acc.setdefault(config_of(r), dict.fromkeys(keys, 0.0))
+        for k in keys:
+            a[k] += num(r, k)
+    if not acc:
+        return
+    lines.append(f"== {machine}: invalidations and traffic (spec hmg.md 10; all benchmarks) ==")
+    lines.append(f"{'configuration':14s}{'inv/store':>11s}{'inv/evict':>11s}{'forwarded':>11s}"
+                 f"{'dir evicts':>12s}{'inv GB/s':>10s}{'inter-GPU flits':>17s}")
+    ratio = lambda n, d: f"{n / d:11.3f}" if d else f"{'-':>11s}"
+    for label in [c[2] for c in CONFIGS]:
+        if label not in acc:
+            continue
+        a = acc[label]
+        gbps = a["flits_coh"] * 16 / (a["time_us"] * 1e3) if a["time_us"] else 0.0
+        lines.append(f"{label:14s}{ratio(a['invals_store'], a['store_lines'])}"
+                     f"{ratio(a['invals_evict'], a['dir_evictions'])}"
+                     f"{a['invals_fwd']:11.0f}{a['dir_evictions']:12.0f}{gbps:10.3f}"
+                     f"{a['flits_inter_gpu']:17.0f}")
+    lines.append("")
+
+
 def sensitivity(lines, rows, sp, mats):
-    """Each non-main matrix: the geometric-mean speedup at each of its points."""
+    """Each sensitivity sweep (its matrices and their variants together): the
+    geometric-mean speedup over no caching of each configuration at each of
+    its points; returns {sweep: {point: {configuration: geomean}}}."""
     groups = {}
     for r in rows:
-        names = [m for m in mats.get(r["key"], []) if not m.startswith("main")]
-        for m in names:
+        for m in {sweep_of(m) for m in mats.get(r["key"], []) if not m.startswith("main")}:
             groups.setdefault(m, []).append(r)
+    # each sweep's Table 5.2 point is the main comparison on 4 x 4
+    main = [r for r in rows if machine_of(r) == "4x4" and
+            any(m.startswith("main") for m in mats.get(r["key"], []))]
+    out = {}
     for m in sorted(groups):
         varying = {}
         for r in groups[m]:
             for k, v in final(r).items():
-                if k not in ("coherence.scheme", "coherence.mode"):
+                if k not in CONFIG_KEYS and not k.startswith("workload."):
                     varying.setdefault(k, set()).add(v)
-        axes = [k for k, vs in varying.items() if len(vs) > 1 and not k.startswith("workload.")]
+        axes = sorted(varying)
+        configs = {config_of(r) for r in groups[m]}
         table = {}
-        for r in groups[m]:
+        for r in groups[m] + [r for r in main if config_of(r) in configs]:
             pt = " ".join(f"{k}={v}" for k, v in sorted(final(r).items()) if k in axes)
             if r["key"] in sp:
-                table.setdefault(pt, {}).setdefault(config_of(r), []).append(sp[r["key"]])
-        lines.append(f"== sensitivity: matrix {m} ({', '.join(axes) or 'one point'}): "
+                table.setdefault(pt or "Table 5.2", {}).setdefault(config_of(r), []).append(
+                    sp[r["key"]])
+        lines.append(f"== sensitivity: {m} ({', '.join(axes) or 'one point'}): "
                      "geometric-mean speedup over no caching ==")
-        for pt in sorted(table):
-            cells = "  ".join(f"{l} {geomean(v):.3f}" for l, v in table[pt].items())
-            lines.append(f"  {pt or '-':40s} {cells}")
+        present = [c[2] for c in CONFIGS if any(c[2] in v for v in table.values())]
+        lines.append(f"  {'point':40s}" + "".join(f"{l:>12s}" for l in present))
+        out[m] = {}
+        for pt in sorted(table, key=point_order):
+            gm = {l: geomean(v) for l, v in table[pt].items()}
+            out[m][pt] = gm
+            lines.append(f"  {pt:40s}" + "".join(
+                f"{gm[l]:12.3f}" if l in gm else f"{'-':>12s}" for l in present))
         lines.append("")
+    return out
+
+
+def point_order(pt):
+    """Points in the numeric order of their values, Table 5.2's first."""
+    if pt == "Table 5.2":
+        return [float("-inf")]
+    vals = []
+    for kv in pt.split():
+        v = kv.split("=", 1)[1]
+        try:
+            vals.append(float(v))
+        except ValueError:
+            vals.append(float("inf"))
+    return vals
+
+
+def plot_sensitivity(path, name, points):
+    """One sweep: each configuration's geometric-mean speedup at each point."""
+    labels = [c[2] for c in CONFIGS if c[2] != "No caching"]
+    present = [l for l in labels if any(l in v for v in points.values())]
+    pts = sorted(points, key=point_order)
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.2 * len(pts) + 2), 3.0))
+    width = 0.8 / max(1, len(present))
+    for i, l in enumerate(present):
+        xs = [j + (i - (len(present) - 1) / 2) * width for j in range(len(pts))]
+        ax.bar(xs, [points[p].get(l, 0.0) for p in pts], width, label=l,
+               color=plotstyle.CYCLE[(i + 1) % len(plotstyle.CYCLE)])
+    ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.set_xticks(range(len(pts)))
+    ax.set_xticklabels([p.replace(" ", "\n") for p in pts], fontsize="small")
+    ax.set_ylabel("speedup over no caching\n(geometric mean)")
+    ax.set_title(f"sensitivity: {name}")
+    ax.legend(ncol=len(present), fontsize="small")
+    fig.tight_layout()
+    plotstyle.save(fig, path)
 
 
 def plot(path, table, machine):
@@ -202,6 +315,7 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     rows, failed, mats = load(os.path.dirname(os.path.abspath(a.csv)))
+    rows = faster_ideal(rows)
     main_rows = [r for r in rows if not mats or any(m.startswith("main")
                                                      for m in mats.get(r["key"], []))]
     sp = speedups(rows)
@@ -209,9 +323,12 @@ def main():
     for machine in ("4x4", "1x4"):
         table = main_table(lines, main_rows, sp, machine)
         split_table(lines, main_rows, machine)
+        metrics_table(lines, main_rows, machine)
         if table:
             plot(os.path.join(a.out, f"perf-{machine}.png"), table, machine)
-    sensitivity(lines, rows, sp, mats)
+    for name, points in sensitivity(lines, rows, sp, mats).items():
+        if len(points) > 1:
+            plot_sensitivity(os.path.join(a.out, f"{name}.png"), name, points)
     stale = sum(num(r, "stale_reads") for r in rows)
     lines.append(f"runs: {len(rows)} ok, {len(failed)} not ok; stale reads {stale:.0f}")
     for r in failed:

@@ -62,7 +62,8 @@ enum { O_QUICK = 1, O_FULL, O_D4, O_OUT, O_FILE };
 
 static const struct cli_opt study_opts[] = {
     {O_QUICK, 0, "quick", NULL,
-     "the quick slice: cpelide's 4-chiplet runs (about 8 minutes\non 2 cores)"},
+     "the quick slice: cpelide's 4-chiplet runs (about 8 minutes\non 2 cores); hmg's main "
+     "comparison, without the\nsensitivity sweeps"},
     {O_FULL, 0, "full", NULL, "every workload at its paper size and machine (long)"},
     {O_D4, 0, "d4", "paper|artifact",
      "cpelide: which reading of the CPElide spec's decision D4\n(default paper; docs/study.md)"},
@@ -78,12 +79,14 @@ static const struct cli_optgroup study_groups[] = {
 
 const struct cli_cmd cli_cmd_study = {
     .name = "study",
-    .args = "cpelide [--quick] [--full] [--d4 paper|artifact] [--out DIR] [--jobs N]",
+    .args = "cpelide|hmg [--quick] [--full] [--d4 paper|artifact] [--out DIR] [--jobs N]",
     .summary = "a paper's whole evaluation: sweep, summary table and plots (resumable)",
     .about = "Runs a paper's evaluation (docs/study.md) into DIR/results.db, then writes\n"
              "DIR/results.csv, DIR/matrices.csv, DIR/summary.txt and the figures (PNG and\n"
              "PDF). cpelide: the 24 workloads under viper, cpelide, hmg and the ideal bound on\n"
-             "2, 4, 6 and 7 chiplets. Started again, it runs only what is missing.",
+             "2, 4, 6 and 7 chiplets. hmg: the 20 benchmarks of the HMG paper under its six\n"
+             "configurations on 4 GPUs x 4 GPMs and on one GPU, then its sensitivity sweeps.\n"
+             "Started again, it runs only what is missing.",
     .groups = study_groups,
     .fn = cli_study,
 };

@@ -100,4 +100,31 @@ static inline unsigned coh_hier_home_flags(const struct coh_hier *x, unsigned n,
     return set;
 }
 
+/* The request path of a protocol on HMG's routes without a directory
+ * (swcoh, ideal under mode = hier) at the requester's L2: a strong load to
+ * its scope's home, an atomic passed on where it is not this node's to
+ * perform, stores written through if write_through. */
+static inline struct coh_route coh_hier_l2_access(const struct coh_hier *x, unsigned ch,
+                                                  const struct req *r, bool write_through)
+{
+    struct coh_route rt;
+    if (coh_hier_strong(x, ch, r, &rt))
+        return rt;
+    if (r->kind == REQ_ATOMIC && coh_hier_atomic(x, ch, r) != ch)
+        return coh_route_to(COH_HOP_L2, REQ_F_NOALLOC | REQ_F_WT); /* performed at its home */
+    bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
+    return coh_route_to(COH_HOP_L2, store && write_through ? REQ_F_WT : 0);
+}
+
+/* The same protocols at a GPU home: write-backs go on to the system home,
+ * the rest is served (and kept, unless !alloc) here. */
+static inline struct coh_route coh_hier_gpu_home_route(const struct coh_hier *x, unsigned n,
+                                                       const struct req *r, bool alloc,
+                                                       bool write_back)
+{
+    if (r->kind == REQ_WRITEBACK)
+        return coh_route_to(COH_HOP_HOME, 0);
+    return coh_route_to(COH_HOP_L2, coh_hier_home_flags(x, n, r, alloc, write_back));
+}
+
 #endif

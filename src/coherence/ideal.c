@@ -27,12 +27,14 @@
 
 #include "checker.h"
 #include "coh.h"
+#include "coh_hier.h"
 
 struct ideal {
     const struct coh_machine *m;
     struct coh_d4 d4;
     bool home_alloc;          /* caching = most: the home allocates for remote readers */
     bool write_through;       /* l2_write = through: every store written through (as HMG) */
+    struct coh_hier x;        /* mode = hier: HMG's routes (spec hmg.md H12); flat: as before */
     enum { F_NONE, F_NO_MOVE, F_NO_DROP } fault;
     unsigned words;
     struct coh_seq l1q;
@@ -60,6 +62,11 @@ static const struct cfg_key ideal_keys[] = {
      "needs [l2] mshrs_remote > 0); false: it serves hits and relays misses without "
      "allocating",
      NULL},
+    {"mode", CFG_ENUM, "auto", 0, 0,
+     "with caching = most: flat, the request path above (the requester and the one home keep "
+     "copies); hier, HMG's routes (spec hmg.md H12): requests pass the GPU home, which keeps "
+     "copies too, strong loads and atomics go to the home of their scope; auto: hier on a "
+     "machine of several GPUs, flat on one", "auto|flat|hier"},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only, so the checker must fire: no_move leaves remote dirty data away from its "
      "home, no_drop keeps stale copies", "none|no_move|no_drop"},
@@ -172,11 +179,17 @@ static void ideal_acquire(void *self, unsigned cu, enum mem_scope scope, coh_don
         done(cm->s, arg);
         return;
     }
+    /* the acquirer's L2; under hier its GPU's, which its GPU homes are among */
     uint32_t cur[32];
-    struct cache *l2 = &cm->l2[cu / cm->cu_per_ch];
+    unsigned ch = cu / cm->cu_per_ch, lo = ch, n = 1;
+    if (o->x.on) {
+        lo = coh_hier_gpu(&o->x, ch) * o->x.cpg;
+        n = o->x.cpg;
+    }
     for (size_t i = 0; o->fault != F_NO_DROP && i < cm->chk->stored.n; i++) {
         chk_line_cur(cm->chk, cm->chk->stored.v[i], cur);
-        drop_if_stale(o, l2, cm->chk->stored.v[i], cur);
+        for (unsigned c = lo; c < lo + n; c++)
+            drop_if_stale(o, &cm->l2[c], cm->chk->stored.v[i], cur);
     }
     coh_walkq_add(&cm->l1q[cu], COH_INVALIDATE, done, arg);
 }
@@ -203,21 +216,43 @@ static void ideal_kernel_launch(void *self, const struct coh_kernel *k, coh_done
 static struct coh_route ideal_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct ideal *o = self;
+    if (o->x.on)
+        return coh_hier_l2_access(&o->x, ch, r, o->write_through);
     struct coh_route rt = coh_d4_l2_access(&o->d4, ch, r);
     if (o->write_through && r->kind == REQ_WRITE)
         rt.set |= REQ_F_WT;
     return rt;
 }
 
+static struct coh_route ideal_l2_miss(void *self, unsigned ch, struct req *r)
+{
+    struct ideal *o = self;
+    return o->x.on ? coh_hier_miss(&o->x, ch, r) : coh_default_l2_miss(ch, r);
+}
+
+static struct coh_route ideal_gpu_home_in(void *self, unsigned n, struct req *r)
+{
+    struct ideal *o = self;
+    return coh_hier_gpu_home_route(&o->x, n, r, o->home_alloc, !o->write_through);
+}
+
 static struct coh_route ideal_remote_in(void *self, unsigned home, struct req *r)
 {
-    (void)home;
     struct ideal *o = self;
+    if (o->x.on)
+        return coh_route_to(COH_HOP_L2, coh_hier_home_flags(&o->x, home, r, o->home_alloc,
+                                                            !o->write_through));
     bool keep = r->kind == REQ_READ ? o->home_alloc : r->kind == REQ_WRITE && o->write_through;
     if (!keep)
         return coh_default_remote_in(r);
     /* the home keeps a copy; a store goes on to the L3 */
     return coh_route_to(COH_HOP_L2, REQ_F_REMOTE | (r->kind == REQ_WRITE ? REQ_F_WT : 0));
+}
+
+/* mode: 0 auto, 1 flat, 2 hier. */
+static bool mode_hier(const struct coh_machine *m, int mode)
+{
+    return mode == 2 || (mode == 0 && m->t->gpus > 1);
 }
 
 static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec, struct err *e)
@@ -235,7 +270,9 @@ static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec
     *o = (struct ideal){.m = m, .d4 = {.read_alloc = true, .store_local = true},
                         .home_alloc = home_alloc, .words = m->l2[0].words,
                         .fault = cfg_enum(sec, "fault"),
-                        .write_through = most && cfg_enum(sec, "l2_write") == 1};
+                        .write_through = most && cfg_enum(sec, "l2_write") == 1,
+                        .x = {.cpg = m->t->chiplets, .cu_per_ch = m->cu_per_ch,
+                              .on = most && mode_hier(m, cfg_enum(sec, "mode"))}};
     if (!most)
         coh_d4_from_cfg(sec, &o->d4);
     chk_track_lines(m->chk);
@@ -270,6 +307,8 @@ const struct coh_ops coh_ideal = {
     .reg_stats = ideal_reg_stats,
     .kernel_launch = ideal_kernel_launch,
     .l2_access = ideal_l2_access,
+    .l2_miss = ideal_l2_miss,
+    .gpu_home_in = ideal_gpu_home_in,
     .remote_in = ideal_remote_in,
     .release = ideal_release,
     .acquire = ideal_acquire,

@@ -66,14 +66,7 @@ static const struct cfg_key swcoh_keys[] = {
 
 static struct coh_route swcoh_l2_access(void *self, unsigned ch, struct req *r)
 {
-    struct swcoh *w = self;
-    struct coh_route rt;
-    if (coh_hier_strong(&w->x, ch, r, &rt))
-        return rt;
-    if (r->kind == REQ_ATOMIC && coh_hier_atomic(&w->x, ch, r) != ch)
-        return coh_route_to(COH_HOP_L2, REQ_F_NOALLOC | REQ_F_WT); /* performed at its home */
-    bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
-    return coh_route_to(COH_HOP_L2, store ? REQ_F_WT : 0);
+    return coh_hier_l2_access(&((struct swcoh *)self)->x, ch, r, true);
 }
 
 static struct coh_route swcoh_l2_miss(void *self, unsigned ch, struct req *r)
@@ -84,9 +77,7 @@ static struct coh_route swcoh_l2_miss(void *self, unsigned ch, struct req *r)
 static struct coh_route swcoh_gpu_home_in(void *self, unsigned n, struct req *r)
 {
     struct swcoh *w = self;
-    if (r->kind == REQ_WRITEBACK)
-        return coh_route_to(COH_HOP_HOME, 0);
-    return coh_route_to(COH_HOP_L2, coh_hier_home_flags(&w->x, n, r, w->home_alloc, false));
+    return coh_hier_gpu_home_route(&w->x, n, r, w->home_alloc, false);
 }
 
 static struct coh_route swcoh_remote_in(void *self, unsigned home, struct req *r)

@@ -203,6 +203,7 @@ static void summary_time(json_t *o, const struct gpu *g)
     cp_kernel_times(&g->cp, &kmin, &kmed, &kmax);
     bool any = g->cp.st.kernels > 0;
     set(o, "cycles", json_integer(I(span / period)));
+    set(o, "time_us", json_real((double)span / 1e6));
     uint64_t kcyc = (span - g->cp.st.launch_ps) / period;
     set(o, "kernel_cycles", json_integer(I(kcyc)));
     set(o, "launch_cycles", json_integer(I(span / period - kcyc)));

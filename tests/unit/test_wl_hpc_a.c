@@ -73,13 +73,24 @@ Test(wl_hpc_a, cusolver_kernel_sequence)
 /* Panel 0, work-group 1 (rows 16 .. 31), column 0: its 16 elements of
  * column 0 (a row of 32 floats apart), the reduction (5, 69), lane 0's LDS
  * slot, the barrier, thread 0's maximum over the one slot, its partial
- * pivot released at gpu scope into part[0][1]; not work-group 0: the flag
- * of column 0 acquired at gpu scope, spinning. */
+ * pivot released at the sync scope into part[0][1]; not work-group 0: the flag
+ * of column 0 acquired at that scope, spinning. */
+static void cusolver_publish_case(unsigned gpus, const char *extra, unsigned scope);
+
 Test(wl_hpc_a, cusolver_panel_publishes_its_partial_pivot)
+{
+    /* sync_scope: auto is .gpu on one GPU, .sys on several; or as set */
+    cusolver_publish_case(1, NULL, SCOPE_GPU);
+    cusolver_publish_case(2, NULL, SCOPE_SYS);
+    cusolver_publish_case(2, "sync_scope = gpu\n", SCOPE_GPU);
+    cusolver_publish_case(1, "sync_scope = sys\n", SCOPE_SYS);
+}
+
+static void cusolver_publish_case(unsigned gpus, const char *extra, unsigned scope)
 {
     struct wlh h;
     struct kernel k;
-    wlh_open_small(&h, &wl_cusolver, NULL);
+    wlh_open_small_gpus(&h, &wl_cusolver, extra, gpus);
     wlh_next_kernel(&h, &k, "getrf_panel", 2, 1, 16, 1, "WWWWW");
     struct kernel_warp w;
     wlh_warp_at(&w, &k, 1, 0);
@@ -98,11 +109,11 @@ Test(wl_hpc_a, cusolver_panel_publishes_its_partial_pivot)
     wlh_expect_alu(&k, &w, 4);
     wlh_expect_alu(&k, &w, 3);
     struct kernel_op op = expect_mem(&k, &w, KOP_STORE, arg(&k, 2) + 8, 0, 1);
-    expect_scoped(&op, SCOPE_GPU, SEM_RELEASE, false);
+    expect_scoped(&op, scope, SEM_RELEASE, false);
     wlh_expect_alu(&k, &w, 3);
     wlh_expect_alu(&k, &w, 4);
     op = expect_mem(&k, &w, KOP_LOAD, arg(&k, 3), 0, 1);
-    expect_scoped(&op, SCOPE_GPU, SEM_ACQUIRE, true);
+    expect_scoped(&op, scope, SEM_ACQUIRE, true);
     wlh_close(&h);
 }
 

@@ -135,15 +135,16 @@ Test(wl_hpc_b, namd_pair_loads_its_patch_then_the_neighbours_tile)
     wlh_close(&h);
 }
 
-/* Warp 0 of each pair writes its slot (pair bx's 32 atoms), fences at .gpu
- * (release), and its thread 0 increments word bx % 2 of its patch's
- * counter line with a .gpu acq_rel atomic. Pair 1, the last of patch 0's
- * list, then waits with a .gpu acquire spin on words 0 and 1, sums slots 0
- * and 1 (pairs 0 and 1) into patch 0's forces; pair 0 sums nothing. */
-Test(wl_hpc_b, namd_counts_at_gpu_scope_and_the_last_pair_sums_the_slots)
+/* Warp 0 of each pair writes its slot (pair bx's 32 atoms), fences at the
+ * count's scope (release), and its thread 0 increments word bx % 2 of its
+ * patch's counter line with an acq_rel atomic of that scope. Pair 1, the
+ * last of patch 0's list, then waits with an acquire spin of that scope on
+ * words 0 and 1, sums slots 0 and 1 (pairs 0 and 1) into patch 0's forces;
+ * pair 0 sums nothing. */
+static void namd_count_case(unsigned gpus, const char *extra, unsigned scope)
 {
     struct wlh h;
-    wlh_open_small(&h, &wl_namd, NULL);
+    wlh_open_small_gpus(&h, &wl_namd, extra, gpus);
     struct kernel k;
     wlh_next_kernel(&h, &k, "dev_nonbonded", 4, 1, 128, 1, "RRRRWWWWWWRWWWW");
     /* pair 0 declares its own slot of force_buffers, pair 1 both slots of
@@ -163,10 +164,11 @@ Test(wl_hpc_b, namd_counts_at_gpu_scope_and_the_last_pair_sums_the_slots)
         cr_expect(op.kind == KOP_STORE && op.size == 16 && op.mask == 0xffffffff);
         cr_expect_eq(w.lane_addr[0], arg(&k, NB_FBUF) + wg * 32 * 16);
         op = next_of(&k, &w, KOP_FENCE);
-        cr_expect(op.kind == KOP_FENCE && op.scope == SCOPE_GPU && op.sem == SEM_RELEASE,
-                  "wg %u fence scope %u sem %u", wg, op.scope, op.sem);
+        cr_expect(op.kind == KOP_FENCE && op.scope == scope && op.sem == SEM_RELEASE,
+                  "%u GPUs, %s: wg %u fence scope %u sem %u", gpus, extra ? extra : "auto", wg,
+                  op.scope, op.sem);
         op = next_of(&k, &w, KOP_ATOMIC);
-        cr_expect(op.kind == KOP_ATOMIC && op.scope == SCOPE_GPU && op.sem == SEM_ACQ_REL &&
+        cr_expect(op.kind == KOP_ATOMIC && op.scope == scope && op.sem == SEM_ACQ_REL &&
                   op.mask == 1, "wg %u atomic", wg);
         cr_expect_eq(w.lane_addr[0], arg(&k, NB_COUNTERS) + (wg / 2 * 32 + wg % 2) * 4);
         op = next_of(&k, &w, KOP_LOAD);
@@ -174,7 +176,7 @@ Test(wl_hpc_b, namd_counts_at_gpu_scope_and_the_last_pair_sums_the_slots)
             cr_expect_eq(op.kind, KOP_EXIT, "wg %u sums", wg);
             continue;
         }
-        cr_expect(op.kind == KOP_LOAD && op.scope == SCOPE_GPU && op.sem == SEM_ACQUIRE &&
+        cr_expect(op.kind == KOP_LOAD && op.scope == scope && op.sem == SEM_ACQUIRE &&
                   op.flags & KOP_F_SPIN && op.mask == 3, "wg %u spin", wg);
         cr_expect_eq(w.lane_addr[1], arg(&k, NB_COUNTERS) + (wg / 2 * 32 + 1) * 4);
         op = next_of(&k, &w, KOP_LOAD); /* the force list */
@@ -188,6 +190,19 @@ Test(wl_hpc_b, namd_counts_at_gpu_scope_and_the_last_pair_sums_the_slots)
     }
     wlh_no_more(&h);
     wlh_close(&h);
+}
+
+Test(wl_hpc_b, namd_counts_at_gpu_scope_and_the_last_pair_sums_the_slots)
+{
+    /* sync_scope: auto is .gpu on one GPU, .sys on several; or as set */
+    const struct {
+        unsigned gpus;
+        const char *extra;
+        unsigned scope;
+    } v[] = {{1, NULL, SCOPE_GPU}, {4, NULL, SCOPE_SYS}, {4, "sync_scope = gpu\n", SCOPE_GPU},
+             {1, "sync_scope = sys\n", SCOPE_SYS}};
+    for (unsigned c = 0; c < 4; c++)
+        namd_count_case(v[c].gpus, v[c].extra, v[c].scope);
 }
 
 Test(wl_hpc_b, namd_refuses_what_cannot_form_the_lists)

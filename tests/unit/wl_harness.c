@@ -35,16 +35,23 @@ void *wlh_try(struct wlh *h, const struct wl_ops *w, const char *ini, unsigned n
     return wlh_try_ws(h, w, ini, nch, ncus, 64);
 }
 
-void *wlh_try_ws(struct wlh *h, const struct wl_ops *w, const char *ini, unsigned nch,
-                 unsigned ncus, unsigned warp_size)
+static void *try_gpus(struct wlh *h, const struct wl_ops *w, const char *ini, unsigned nch,
+                      unsigned ncus, unsigned warp_size, unsigned gpus)
 {
     memset(h, 0, sizeof *h);
     h->ops = w;
     wl_env_init(&h->env, 4096, warp_size, nch, ncus, 1);
+    h->env.ngpus = gpus;
     if (tcfg_load(&h->cfg, "workload", w->keys, NULL, ini, &h->e))
         return NULL;
     h->self = w->create(&h->env, cfg_sec(&h->cfg, "workload"), &h->e);
     return h->self;
+}
+
+void *wlh_try_ws(struct wlh *h, const struct wl_ops *w, const char *ini, unsigned nch,
+                 unsigned ncus, unsigned warp_size)
+{
+    return try_gpus(h, w, ini, nch, ncus, warp_size, 1);
 }
 
 void wlh_close(struct wlh *h)
@@ -57,12 +64,18 @@ void wlh_close(struct wlh *h)
 
 void wlh_open_small(struct wlh *h, const struct wl_ops *w, const char *extra)
 {
+    wlh_open_small_gpus(h, w, extra, 1);
+}
+
+void wlh_open_small_gpus(struct wlh *h, const struct wl_ops *w, const char *extra,
+                         unsigned gpus)
+{
     char ini[1024];
     size_t o = (size_t)snprintf(ini, sizeof ini, "[workload]\n");
     for (const char *const *s = w->small; *s; s++)
         o += (size_t)snprintf(ini + o, sizeof ini - o, "%s\n", *s);
     snprintf(ini + o, sizeof ini - o, "%s", extra ? extra : "");
-    cr_assert(wlh_try(h, w, ini, 4, 8), "%s: %s", w->name, h->e.msg);
+    cr_assert(try_gpus(h, w, ini, 4, 8, 64, gpus), "%s: %s", w->name, h->e.msg);
 }
 
 void wlh_expect_error(const struct wl_ops *w, const char *ini, const char *want)

@@ -36,6 +36,9 @@ void wlh_close(struct wlh *h);
 /* Open w at its small size plus the extra INI lines; asserts it opens (4
  * chiplets, 8 CUs). */
 void wlh_open_small(struct wlh *h, const struct wl_ops *w, const char *extra);
+/* The same on a machine whose 4 chiplets form `gpus` GPUs. */
+void wlh_open_small_gpus(struct wlh *h, const struct wl_ops *w, const char *extra,
+                         unsigned gpus);
 /* w refuses the INI text with exactly this message. */
 void wlh_expect_error(const struct wl_ops *w, const char *ini, const char *want);
 /* The next kernel: its name, grid and block (x, y), and its argument modes

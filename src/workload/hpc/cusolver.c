@@ -33,6 +33,10 @@ static const struct cfg_key cus_keys[] = {
     {"block", CFG_INT, "256", 32, 1024, "threads per work-group of getrf_trsm", NULL},
     {"spins", CFG_INT, "1000000", 0, 1000000000,
      "re-issues of a flag or partial-pivot load before the warp goes on without it", NULL},
+    {"sync_scope", CFG_ENUM, "auto", 0, 0,
+     "scope of the panel's releases, acquires and fences: gpu, sys, or auto (gpu on a machine "
+     "of one GPU, sys on several: the panel's work-groups may run on different GPUs, which a "
+     ".gpu release and acquire do not order)", "auto|gpu|sys"},
     CFG_END,
 };
 
@@ -49,7 +53,7 @@ static const struct cfg_key cus_keys[] = {
  * W, one row of n per column: K-major for the update) and update the rest of their panel row from the pivot row. */
 static const struct kd_desc cus_panel_kd = {
     .name = "getrf_panel",
-    .params = (const char *const[]){"n", "c", "nb", "r", "P", "nw", "spins", NULL},
+    .params = (const char *const[]){"n", "c", "nb", "r", "P", "nw", "spins", "sys", NULL},
     .bufs = (const char *const[]){"A", "W", "part", "flag", "ipiv", NULL},
     .arrays = (const char *const[]){"piv", NULL},
     .range_reads = true,
@@ -75,13 +79,23 @@ static const struct kd_desc cus_panel_kd = {
             "      alu 4 < r2\n"
             "    end\n"
             "    alu 3\n"
-            "    store part[m0*P + bx] 8 < r2 gpu release\n"
+            "    if sys < 1\n"
+            "      store part[m0*P + bx] 8 < r2 gpu release\n"
+            "    end\n"
+            "    if 0 < sys\n"
+            "      store part[m0*P + bx] 8 < r2 sys release\n"
+            "    end\n"
             "  end\n"
             "  alu 3\n"
             "  if bx < 1\n"
             "    alu 3 + 3 [tx < gdx]\n"
             "    if tx < gdx\n"
-            "      load part[m0*P + tx] 8 -> r3 gpu acquire spin spins\n"
+            "      if sys < 1\n"
+            "        load part[m0*P + tx] 8 -> r3 gpu acquire spin spins\n"
+            "      end\n"
+            "      if 0 < sys\n"
+            "        load part[m0*P + tx] 8 -> r3 sys acquire spin spins\n"
+            "      end\n"
             "    end\n"
             "    alu 68 < r3\n"
             "    if tx < 1\n"
@@ -96,17 +110,32 @@ static const struct kd_desc cus_panel_kd = {
             "      store A[(c + m0)*n + c + tx] 4 < r5\n"
             "      store A[@piv[m0]*n + c + tx] 4 < r4\n"
             "    end\n"
-            "    fence gpu acq_rel\n"
+            "    if sys < 1\n"
+            "      fence gpu acq_rel\n"
+            "    end\n"
+            "    if 0 < sys\n"
+            "      fence sys acq_rel\n"
+            "    end\n"
             "    alu 2\n"
             "    if tx < 1\n"
             "      alu 4\n"
-            "      store flag[m0*64] 4 < r3 gpu release\n"
+            "      if sys < 1\n"
+            "        store flag[m0*64] 4 < r3 gpu release\n"
+            "      end\n"
+            "      if 0 < sys\n"
+            "        store flag[m0*64] 4 < r3 sys release\n"
+            "      end\n"
             "      alu 1\n"
             "    end\n"
             "  end\n"
             "  alu 1 + 3 [tx < 1]\n"
             "  if tx < 1\n"
-            "    load flag[m0*64] 4 -> r6 gpu acquire spin spins\n"
+            "    if sys < 1\n"
+            "      load flag[m0*64] 4 -> r6 gpu acquire spin spins\n"
+            "    end\n"
+            "    if 0 < sys\n"
+            "      load flag[m0*64] 4 -> r6 sys acquire spin spins\n"
+            "    end\n"
             "    alu 3 < r6\n"
             "  end\n"
             "  barrier\n"
@@ -130,7 +159,12 @@ static const struct kd_desc cus_panel_kd = {
             "      alu 3\n"
             "    end\n"
             "  end\n"
-            "  fence gpu acq_rel\n"
+            "  if sys < 1\n"
+            "    fence gpu acq_rel\n"
+            "  end\n"
+            "  if 0 < sys\n"
+            "    fence sys acq_rel\n"
+            "  end\n"
             "  alu 3\n"
             "end\n",
 };
@@ -181,6 +215,7 @@ enum { K_PANEL = MLK_NLAYOUTS, K_TRSM };
 struct cus {
     struct kdw w;
     uint32_t n, nb, pb, block, spins, steps, pmax;
+    bool sys; /* the panel's synchronization at system scope */
     uint32_t *piv; /* [n]: the pivot row of each column */
     const struct kernel_buf *a, *wk, *u, *part, *flag, *ipiv;
 };
@@ -212,6 +247,8 @@ static int cus_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
     s->pb = (uint32_t)cfg_uint(sec, "panel_block");
     s->block = (uint32_t)cfg_uint(sec, "block");
     s->spins = (uint32_t)cfg_uint(sec, "spins");
+    unsigned sc = (unsigned)cfg_enum(sec, "sync_scope");
+    s->sys = sc == 2 || (sc == 0 && w->env->ngpus > 1);
     if (s->nb % 8)
         return cfg_err(e, sec, "nb", "not a multiple of 8");
     if (s->n % s->nb)
@@ -244,7 +281,7 @@ static void cus_panel(const struct cus *s, uint32_t c, struct kdw_launch *l)
                              .block = {s->pb, 1, 1}, .lds_b = 32 * 8,
                              .bufs = {s->a, s->wk, s->part, s->flag, s->ipiv},
                              .arrays = {{s->piv + c, s->nb}}};
-    int64_t p[] = {s->n, c, s->nb, r, s->pmax, (s->pb + 31) / 32, s->spins};
+    int64_t p[] = {s->n, c, s->nb, r, s->pmax, (s->pb + 31) / 32, s->spins, s->sys};
     memcpy(l->params, p, sizeof p);
 }
 

@@ -43,6 +43,10 @@ static const struct cfg_key namd_keys[] = {
      "pairs in each patch's force list: the patch itself, then its neighbours nearest first "
      "(faces, edges, corners; 27: all, NAMD's with patches as large as the cutoff)", NULL},
     {"steps", CFG_INT, "1", 1, 10000, "time steps (one launch each)", NULL},
+    {"sync_scope", CFG_ENUM, "auto", 0, 0,
+     "scope of the completion count's fences, atomic and acquire: gpu, sys, or auto (gpu on a "
+     "machine of one GPU, sys on several: a patch's pairs may run on different GPUs, which a "
+     ".gpu release and acquire do not order)", "auto|gpu|sys"},
     CFG_END,
 };
 
@@ -173,7 +177,8 @@ static const struct cfg_key namd_keys[] = {
     "    store " V "[(bx / nl)*16 + tx] 4 < r34\n" \
     "  end\n"
 
-static const char *const nb_params[] = {"n", "nl", "nbi", "nbj", "ft", "q4", "spins", NULL};
+static const char *const nb_params[] = {"n", "nl", "nbi", "nbj", "ft", "q4", "spins", "sys",
+                                        NULL};
 static const char *const nb_bufs[] = {"pairs", "atoms", "params", "ftab", "fbuf", "sfbuf",
                                       "bflags", "vbuf", "svbuf", "counters", "flists", "forces",
                                       "sforces", "virials", "svirials", NULL};
@@ -270,12 +275,22 @@ static const struct kd_desc namd_kd = {
         "if tx < 24                         # the virials\n"
         VIRIAL_OUT("144", "vbuf") VIRIAL_OUT("240", "svbuf")
         "end\n"
-        "fence gpu release                  # __threadfence, every warp\n"
+        "if sys < 1                         # __threadfence, every warp\n"
+        "  fence gpu release\n"
+        "end\n"
+        "if 0 < sys\n"
+        "  fence sys release\n"
+        "end\n"
         "barrier\n"
         "alu 2\n"
         "if tx < 1                          # atomicInc of the patch's counter\n"
         "  alu 1\n  lds_load lds[5] 4 -> r15\n  alu 2 < r15\n"
-        "  atomic counters[(bx / nl)*32 + bx % nl] 4 -> r16 gpu acq_rel\n"
+        "  if sys < 1\n"
+        "    atomic counters[(bx / nl)*32 + bx % nl] 4 -> r16 gpu acq_rel\n"
+        "  end\n"
+        "  if 0 < sys\n"
+        "    atomic counters[(bx / nl)*32 + bx % nl] 4 -> r16 sys acq_rel\n"
+        "  end\n"
         "  alu 2 < r16\n"
         "  lds_store lds[888] 4 < r16\n"
         "end\n"
@@ -283,8 +298,11 @@ static const struct kd_desc namd_kd = {
         "lds_load lds[888] 4 -> r17\n"
         "alu 1 < r17\n"
         "if nl - 2 < bx % nl                # the block that completes the count\n"
-        "  if tx < nl\n"
+        "  if tx < nl and sys < 1\n"
         "    load counters[(bx / nl)*32 + tx] 4 -> r18 gpu acquire spin spins\n"
+        "  end\n"
+        "  if tx < nl and 0 < sys\n"
+        "    load counters[(bx / nl)*32 + tx] 4 -> r18 sys acquire spin spins\n"
         "  end\n"
         "  barrier\n"
         SUM_FORCES("fbuf", "vbuf", "forces", "virials")
@@ -298,6 +316,7 @@ enum { B_PAIRS, B_ATOMS, B_PARAMS, B_FTAB, B_FBUF, B_SFBUF, B_BFLAGS, B_VBUF, B_
 struct namd {
     struct kdw w;
     uint32_t p[3], n, nl, steps, npatch, npair;
+    bool sys; /* the completion count at system scope */
     uint32_t *a2; /* [npair]: the first atom of each pair's second patch */
     const struct kernel_buf *bufs[B_N];
 };
@@ -344,6 +363,8 @@ static int namd_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
     d->n = (uint32_t)cfg_uint(sec, "atoms");
     d->nl = (uint32_t)cfg_uint(sec, "list");
     d->steps = (uint32_t)cfg_uint(sec, "steps");
+    unsigned sc = (unsigned)cfg_enum(sec, "sync_scope");
+    d->sys = sc == 2 || (sc == 0 && w->env->ngpus > 1);
     if (d->n % 32)
         return cfg_err(e, sec, "atoms", "must be a multiple of 32 (the j tile)");
     d->npatch = d->p[0] * d->p[1] * d->p[2];
@@ -375,7 +396,7 @@ static bool namd_plan(struct kdw *w, uint64_t i, struct kdw_launch *l)
     l->grid = (struct kernel_dim){d->npair, 1, 1};
     l->block = (struct kernel_dim){128, 1, 1};
     int64_t pv[] = {d->n, d->nl, div_ceil(d->n, 128), d->n / 32, NAMD_FT, d->nl / 4,
-                    NAMD_SPINS};
+                    NAMD_SPINS, d->sys};
     memcpy(l->params, pv, sizeof pv);
     memcpy(l->bufs, d->bufs, sizeof d->bufs);
     l->arrays[0] = (struct kd_array){d->a2, d->npair};
