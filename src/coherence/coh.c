@@ -323,3 +323,33 @@ void coh_d4_acquire(const struct coh_machine *m, const struct coh_d4 *d, struct 
         coh_walkq_add(&m->l2q[cu / m->cu_per_ch], COH_INVALIDATE_CLEAN, d4_l2_invalidated, st);
     }
 }
+
+/* ---- the L1s' launch round ------------------------------------------------ */
+
+void coh_l1_launch_init(struct coh_l1_launch *l, const struct coh_machine *m, uint64_t *count,
+                        bool skip)
+{
+    coh_seq_init(&l->q, m);
+    l->count = count;
+    l->skip = skip;
+}
+
+static void l1_launch_ops(void *obj)
+{
+    struct coh_l1_launch *l = obj;
+    if (l->skip) {
+        coh_round_ops_done(l->q.m->s, &l->round);
+        return;
+    }
+    if (l->count)
+        (*l->count)++;
+    coh_all_l1(&l->q, COH_INVALIDATE, coh_round_ops_done, &l->round);
+}
+
+void coh_l1_launch(struct coh_l1_launch *l, const struct coh_kernel *k, coh_done_fn done,
+                   void *arg)
+{
+    const struct coh_machine *m = l->q.m;
+    l->q.kernel = k->id;
+    coh_round(&l->round, m, m->s->now, m->nch, true, l1_launch_ops, l, done, arg);
+}

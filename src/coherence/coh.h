@@ -301,6 +301,21 @@ struct coh_round {
 void coh_round(struct coh_round *r, const struct coh_machine *m, ps_t at, unsigned targets,
                bool enable, void (*ops)(void *obj), void *obj, coh_done_fn done, void *arg);
 void coh_round_ops_done(struct sim *s, void *round);
+
+/* A launch in the schemes whose only launch operation is the L1s': one
+ * command-processor round that invalidates every L1. count (if not NULL)
+ * counts the launches that did; skip is a testing fault that leaves the
+ * L1s valid. */
+struct coh_l1_launch {
+    struct coh_seq q;
+    struct coh_round round;
+    uint64_t *count;
+    bool skip;
+};
+void coh_l1_launch_init(struct coh_l1_launch *l, const struct coh_machine *m, uint64_t *count,
+                        bool skip);
+void coh_l1_launch(struct coh_l1_launch *l, const struct coh_kernel *k, coh_done_fn done,
+                   void *arg);
 void coh_all_l1(struct coh_seq *q, enum coh_cache_op op, coh_done_fn done, void *arg);
 /* chiplets: bitmask of chiplets whose L2 takes the operation. */
 void coh_l2s(struct coh_seq *q, uint64_t chiplets, enum coh_cache_op op, coh_done_fn done,

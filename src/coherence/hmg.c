@@ -83,8 +83,9 @@ struct hmg {
     enum hmg_fault fault;
     ps_t dir_ps;              /* directory lookup before invalidations leave */
     struct hmg_dir *dir;      /* [nch] */
-    struct coh_seq l1q, l2q;
-    struct coh_round round;
+    struct coh_l1_launch launch;
+    struct coh_seq l2q;
+    struct coh_round round; /* HMG-WB's flush at kernel ends */
     uint64_t all;
     uint64_t inv_in_flight;
     coh_done_fn rel_done;     /* a kernel's end waiting for invalidations */
@@ -390,17 +391,9 @@ static struct coh_route hmg_remote_in(void *self, unsigned home, struct req *r)
 /* ---- kernel boundaries -------------------------------------------------------------- */
 
 /* At the local CPs, a launch: every L1 invalidated. */
-static void l1_ops(void *obj)
-{
-    struct hmg *h = obj;
-    coh_all_l1(&h->l1q, COH_INVALIDATE, coh_round_ops_done, &h->round);
-}
-
 static void hmg_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done, void *arg)
 {
-    struct hmg *h = self;
-    h->l1q.kernel = k->id;
-    coh_round(&h->round, h->m, h->m->s->now, h->nch, true, l1_ops, h, done, arg);
+    coh_l1_launch(&((struct hmg *)self)->launch, k, done, arg);
 }
 
 static void released(struct sim *s, void *obj)
@@ -548,7 +541,7 @@ static void *hmg_create(const struct coh_machine *m, const struct cfg_sec *sec, 
     h->dir = xcalloc(m->nch, sizeof *h->dir);
     for (unsigned c = 0; c < m->nch; c++)
         h->dir[c].e = xcalloc(entries, sizeof *h->dir[c].e);
-    coh_seq_init(&h->l1q, m);
+    coh_l1_launch_init(&h->launch, m, NULL, false);
     coh_seq_init(&h->l2q, m);
     return h;
 }

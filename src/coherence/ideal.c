@@ -37,8 +37,7 @@ struct ideal {
     struct coh_hier x;        /* mode = hier: HMG's routes (spec hmg.md H12); flat: as before */
     enum { F_NONE, F_NO_MOVE, F_NO_DROP } fault;
     unsigned words;
-    struct coh_seq l1q;
-    struct coh_round round;
+    struct coh_l1_launch launch;
     struct {
         uint64_t l1_invalidates, lines_moved, lines_invalidated;
     } st;
@@ -194,14 +193,6 @@ static void ideal_acquire(void *self, unsigned cu, enum mem_scope scope, coh_don
     coh_walkq_add(&cm->l1q[cu], COH_INVALIDATE, done, arg);
 }
 
-/* At the local CPs: the L1 invalidation that every scheme makes. */
-static void l1_ops(void *obj)
-{
-    struct ideal *o = obj;
-    o->st.l1_invalidates++;
-    coh_all_l1(&o->l1q, COH_INVALIDATE, coh_round_ops_done, &o->round);
-}
-
 /* The oracle's work is immediate and free; the L1 invalidation takes a CP
  * round as under every scheme. */
 static void ideal_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done,
@@ -209,8 +200,7 @@ static void ideal_kernel_launch(void *self, const struct coh_kernel *k, coh_done
 {
     struct ideal *o = self;
     sync_stored_lines(o);
-    o->l1q.kernel = k->id;
-    coh_round(&o->round, o->m, o->m->s->now, o->m->nch, true, l1_ops, o, done, arg);
+    coh_l1_launch(&o->launch, k, done, arg); /* the L1 invalidation every scheme makes */
 }
 
 static struct coh_route ideal_l2_access(void *self, unsigned ch, struct req *r)
@@ -276,7 +266,7 @@ static void *ideal_create(const struct coh_machine *m, const struct cfg_sec *sec
     if (!most)
         coh_d4_from_cfg(sec, &o->d4);
     chk_track_lines(m->chk);
-    coh_seq_init(&o->l1q, m);
+    coh_l1_launch_init(&o->launch, m, &o->st.l1_invalidates, false);
     return o;
 }
 

@@ -18,9 +18,8 @@
 
 struct nocache {
     const struct coh_machine *m;
-    bool home_alloc, write_through, skip_l1_inv;
-    struct coh_seq l1q;
-    struct coh_round round;
+    bool home_alloc, write_through;
+    struct coh_l1_launch launch;
     struct {
         uint64_t l1_invalidates;
     } st;
@@ -69,23 +68,10 @@ static struct coh_route nocache_remote_in(void *self, unsigned home, struct req 
 }
 
 /* At the local CPs, a launch: every L1 invalidated. */
-static void l1_ops(void *obj)
-{
-    struct nocache *n = obj;
-    if (n->skip_l1_inv) {
-        coh_round_ops_done(n->m->s, &n->round);
-        return;
-    }
-    n->st.l1_invalidates++;
-    coh_all_l1(&n->l1q, COH_INVALIDATE, coh_round_ops_done, &n->round);
-}
-
 static void nocache_kernel_launch(void *self, const struct coh_kernel *k, coh_done_fn done,
                                   void *arg)
 {
-    struct nocache *n = self;
-    n->l1q.kernel = k->id;
-    coh_round(&n->round, n->m, n->m->s->now, n->m->nch, true, l1_ops, n, done, arg);
+    coh_l1_launch(&((struct nocache *)self)->launch, k, done, arg);
 }
 
 static void nocache_kernel_end(void *self, const struct coh_kernel *k, coh_done_fn done,
@@ -104,9 +90,8 @@ static void *nocache_create(const struct coh_machine *m, const struct cfg_sec *s
         return NULL;
     struct nocache *n = xcalloc(1, sizeof *n);
     *n = (struct nocache){.m = m, .home_alloc = home_alloc,
-                          .write_through = cfg_enum(sec, "l2_write") == 0,
-                          .skip_l1_inv = cfg_enum(sec, "fault") == 1};
-    coh_seq_init(&n->l1q, m);
+                          .write_through = cfg_enum(sec, "l2_write") == 0};
+    coh_l1_launch_init(&n->launch, m, &n->st.l1_invalidates, cfg_enum(sec, "fault") == 1);
     return n;
 }
 

@@ -30,6 +30,14 @@
 
 #define KDW_MAX_PROGS 32
 
+/* A line of description text whose scope the launch chooses: `PRE gpu POST`
+ * where the parameter sys is 0, `PRE sys POST` where it is 1 (a workload
+ * synchronizing at .gpu scope on one GPU and at .sys scope on several), IND
+ * its indentation. */
+#define KDW_SCOPED(IND, PRE, POST)                                                              \
+    IND "if sys < 1\n" IND "  " PRE " gpu " POST "\n" IND "end\n" IND "if 0 < sys\n" IND "  " PRE   \
+        " sys " POST "\n" IND "end\n"
+
 /* One launch: which description, its geometry and what it is bound to. */
 struct kdw_launch {
     unsigned prog; /* index into the model's descs */

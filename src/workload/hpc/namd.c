@@ -275,22 +275,12 @@ static const struct kd_desc namd_kd = {
         "if tx < 24                         # the virials\n"
         VIRIAL_OUT("144", "vbuf") VIRIAL_OUT("240", "svbuf")
         "end\n"
-        "if sys < 1                         # __threadfence, every warp\n"
-        "  fence gpu release\n"
-        "end\n"
-        "if 0 < sys\n"
-        "  fence sys release\n"
-        "end\n"
+        KDW_SCOPED("", "fence", "release")  /* __threadfence, every warp */
         "barrier\n"
         "alu 2\n"
         "if tx < 1                          # atomicInc of the patch's counter\n"
         "  alu 1\n  lds_load lds[5] 4 -> r15\n  alu 2 < r15\n"
-        "  if sys < 1\n"
-        "    atomic counters[(bx / nl)*32 + bx % nl] 4 -> r16 gpu acq_rel\n"
-        "  end\n"
-        "  if 0 < sys\n"
-        "    atomic counters[(bx / nl)*32 + bx % nl] 4 -> r16 sys acq_rel\n"
-        "  end\n"
+        KDW_SCOPED("  ", "atomic counters[(bx / nl)*32 + bx % nl] 4 -> r16", "acq_rel")
         "  alu 2 < r16\n"
         "  lds_store lds[888] 4 < r16\n"
         "end\n"
@@ -298,11 +288,8 @@ static const struct kd_desc namd_kd = {
         "lds_load lds[888] 4 -> r17\n"
         "alu 1 < r17\n"
         "if nl - 2 < bx % nl                # the block that completes the count\n"
-        "  if tx < nl and sys < 1\n"
-        "    load counters[(bx / nl)*32 + tx] 4 -> r18 gpu acquire spin spins\n"
-        "  end\n"
-        "  if tx < nl and 0 < sys\n"
-        "    load counters[(bx / nl)*32 + tx] 4 -> r18 sys acquire spin spins\n"
+        "  if tx < nl\n"
+        KDW_SCOPED("    ", "load counters[(bx / nl)*32 + tx] 4 -> r18", "acquire spin spins")
         "  end\n"
         "  barrier\n"
         SUM_FORCES("fbuf", "vbuf", "forces", "virials")
