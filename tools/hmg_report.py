@@ -116,14 +116,16 @@ def faster_ideal(rows):
 
 def sweep_of(matrix):
     """The sensitivity sweep a matrix belongs to: its name without the suffixes
-    of its variants (sens-bw-flat-rnn-wt: sens-bw)."""
+    of its variants and a last -N (sens-bw-flat-rnn-wt: sens-bw; sens-lines-1:
+    sens-lines)."""
     changed = True
     while changed:
         changed = False
         for suf in SWEEP_SUFFIXES:
             if matrix.endswith(suf):
                 matrix, changed = matrix[: -len(suf)], True
-    return matrix
+    head, _, tail = matrix.rpartition("-")
+    return head if head and tail.isdigit() else matrix
 
 
 def speedups(rows):
@@ -218,32 +220,38 @@ def metrics_table(lines, rows, machine):
     lines.append("")
 
 
+# The Table 5.2 values of the swept keys (configs/hmg-4x4.ini): the main
+# comparison is each sweep's point there.
+TABLE_5_2 = {"gpu_link.port_gbps": "100", "l2.size_kib": "3072",
+             "coherence.dir_entries": "12288", "coherence.dir_lines": "4"}
+# How the paper states each swept key (spec hmg.md 9): per link both ways, per GPU
+LABELS = {"gpu_link.port_gbps": lambda v: f"{2 * float(v):g} GB/s per link",
+          "l2.size_kib": lambda v: f"{4 * float(v) / 1024:g} MB L2 per GPU",
+          "coherence.dir_entries": lambda v: f"{float(v) / 1024:g}K entries",
+          "coherence.dir_lines": lambda v: f"{v} lines per entry"}
+
+
 def sensitivity(lines, rows, sp, mats):
     """Each sensitivity sweep (its matrices and their variants together): the
     geometric-mean speedup over no caching of each configuration at each of
-    its points; returns {sweep: {point: {configuration: geomean}}}."""
+    its points, Table 5.2's being the main comparison on 4 x 4; returns
+    {sweep: {point: {configuration: geomean}}}, a point a tuple of (key, value)."""
     groups = {}
     for r in rows:
         for m in {sweep_of(m) for m in mats.get(r["key"], []) if not m.startswith("main")}:
             groups.setdefault(m, []).append(r)
-    # each sweep's Table 5.2 point is the main comparison on 4 x 4
     main = [r for r in rows if machine_of(r) == "4x4" and
             any(m.startswith("main") for m in mats.get(r["key"], []))]
     out = {}
     for m in sorted(groups):
-        varying = {}
-        for r in groups[m]:
-            for k, v in final(r).items():
-                if k not in CONFIG_KEYS and not k.startswith("workload."):
-                    varying.setdefault(k, set()).add(v)
-        axes = sorted(varying)
+        axes = sorted({k for r in groups[m] for k in final(r)
+                       if k not in CONFIG_KEYS and not k.startswith("workload.")})
         configs = {config_of(r) for r in groups[m]}
         table = {}
         for r in groups[m] + [r for r in main if config_of(r) in configs]:
-            pt = " ".join(f"{k}={v}" for k, v in sorted(final(r).items()) if k in axes)
+            pt = tuple((k, final(r).get(k, TABLE_5_2.get(k, "?"))) for k in axes)
             if r["key"] in sp:
-                table.setdefault(pt or "Table 5.2", {}).setdefault(config_of(r), []).append(
-                    sp[r["key"]])
+                table.setdefault(pt, {}).setdefault(config_of(r), []).append(sp[r["key"]])
         lines.append(f"== sensitivity: {m} ({', '.join(axes) or 'one point'}): "
                      "geometric-mean speedup over no caching ==")
         present = [c[2] for c in CONFIGS if any(c[2] in v for v in table.values())]
@@ -252,24 +260,29 @@ def sensitivity(lines, rows, sp, mats):
         for pt in sorted(table, key=point_order):
             gm = {l: geomean(v) for l, v in table[pt].items()}
             out[m][pt] = gm
-            lines.append(f"  {pt:40s}" + "".join(
+            lines.append(f"  {point_label(pt):40s}" + "".join(
                 f"{gm[l]:12.3f}" if l in gm else f"{'-':>12s}" for l in present))
         lines.append("")
     return out
 
 
 def point_order(pt):
-    """Points in the numeric order of their values, Table 5.2's first."""
-    if pt == "Table 5.2":
-        return [float("-inf")]
-    vals = []
-    for kv in pt.split():
-        v = kv.split("=", 1)[1]
+    """Points in the numeric order of their values."""
+    out = []
+    for _, v in pt:
         try:
-            vals.append(float(v))
+            out.append(float(v))
         except ValueError:
-            vals.append(float("inf"))
-    return vals
+            out.append(float("inf"))
+    return out
+
+
+def point_label(pt, sep=", "):
+    """A point as the paper states it, Table 5.2's marked."""
+    text = sep.join(LABELS[k](v) if k in LABELS else f"{k}={v}" for k, v in pt)
+    if all(TABLE_5_2.get(k) == v for k, v in pt):
+        text += " (Table 5.2)"
+    return text
 
 
 def plot_sensitivity(path, name, points):
@@ -285,9 +298,9 @@ def plot_sensitivity(path, name, points):
                color=plotstyle.CYCLE[(i + 1) % len(plotstyle.CYCLE)])
     ax.axhline(1.0, color="black", linewidth=0.6)
     ax.set_xticks(range(len(pts)))
-    ax.set_xticklabels([p.replace(" ", "\n") for p in pts], fontsize="small")
+    ax.set_xticklabels([point_label(p, "\n") for p in pts], fontsize="small")
     ax.set_ylabel("speedup over no caching\n(geometric mean)")
-    ax.set_title(f"sensitivity: {name}")
+    ax.set_title(f"sensitivity: {name} (spec hmg.md 9)")
     ax.legend(ncol=len(present), fontsize="small")
     fig.tight_layout()
     plotstyle.save(fig, path)
