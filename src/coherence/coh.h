@@ -112,6 +112,14 @@ static inline struct coh_route coh_route_to(enum coh_hop hop, unsigned set)
     return (struct coh_route){(uint8_t)hop, (uint8_t)set, 0};
 }
 
+/* A store of GPU or system scope that is not weak: written through to its
+ * scope's home whatever the L2s' write policy (spec hmg.md 4.3: every store
+ * of scope wider than .cta). */
+static inline bool coh_strong_store(const struct req *r)
+{
+    return r->kind == REQ_WRITE && r->sem != SEM_WEAK && r->scope >= SCOPE_GPU;
+}
+
 /* A strong access at GPU scope or wider to a line homed on another chiplet:
  * it may not be served by a copy here (the home is where it synchronizes). */
 static inline bool coh_strong_remote(unsigned ch, const struct req *r)

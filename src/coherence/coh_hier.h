@@ -85,8 +85,8 @@ static inline struct coh_route coh_hier_miss(const struct coh_hier *x, unsigned 
 
 /* The flags of a request arriving at home n (a GPU or the system home) from
  * another chiplet: remote, allocating for readers unless !alloc, stores
- * written through onward unless write_back, an atomic performed here only
- * if it is this node's to perform (else passed on). */
+ * written through onward unless write_back (strong ones always), an atomic
+ * performed here only if it is this node's to perform (else passed on). */
 static inline unsigned coh_hier_home_flags(const struct coh_hier *x, unsigned n,
                                            const struct req *r, bool alloc, bool write_back)
 {
@@ -95,7 +95,8 @@ static inline unsigned coh_hier_home_flags(const struct coh_hier *x, unsigned n,
         set |= REQ_F_NOALLOC; /* the home serves or relays */
     if (r->kind == REQ_ATOMIC && coh_hier_atomic(x, coh_hier_src(x, r), r) != n)
         set |= REQ_F_NOALLOC | REQ_F_WT; /* on to the system home */
-    else if ((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !write_back)
+    else if (((r->kind == REQ_WRITE || r->kind == REQ_ATOMIC) && !write_back) ||
+             coh_strong_store(r))
         set |= REQ_F_WT; /* written through onward */
     return set;
 }
@@ -103,7 +104,7 @@ static inline unsigned coh_hier_home_flags(const struct coh_hier *x, unsigned n,
 /* The request path of a protocol on HMG's routes without a directory
  * (swcoh, ideal under mode = hier) at the requester's L2: a strong load to
  * its scope's home, an atomic passed on where it is not this node's to
- * perform, stores written through if write_through. */
+ * perform, stores written through if write_through, strong ones always. */
 static inline struct coh_route coh_hier_l2_access(const struct coh_hier *x, unsigned ch,
                                                   const struct req *r, bool write_through)
 {
@@ -113,7 +114,8 @@ static inline struct coh_route coh_hier_l2_access(const struct coh_hier *x, unsi
     if (r->kind == REQ_ATOMIC && coh_hier_atomic(x, ch, r) != ch)
         return coh_route_to(COH_HOP_L2, REQ_F_NOALLOC | REQ_F_WT); /* performed at its home */
     bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
-    return coh_route_to(COH_HOP_L2, store && write_through ? REQ_F_WT : 0);
+    bool wt = (store && write_through) || coh_strong_store(r);
+    return coh_route_to(COH_HOP_L2, wt ? REQ_F_WT : 0);
 }
 
 /* The same protocols at a GPU home: write-backs go on to the system home,

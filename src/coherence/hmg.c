@@ -345,7 +345,7 @@ static struct coh_route hmg_l2_access(void *self, unsigned ch, struct req *r)
     unsigned set = 0;
     if (r->kind == REQ_ATOMIC && coh_hier_atomic(&h->x, ch, r) != ch)
         set = REQ_F_NOALLOC | REQ_F_WT; /* performed at its home */
-    else if (store && !h->write_back)
+    else if ((store && !h->write_back) || coh_strong_store(r))
         set = REQ_F_WT;
     return coh_route_to(COH_HOP_L2, set);
 }

@@ -62,10 +62,10 @@ static const struct cfg_key ideal_keys[] = {
      "allocating",
      NULL},
     {"mode", CFG_ENUM, "auto", 0, 0,
-     "with caching = most: flat, the request path above (the requester and the one home keep "
-     "copies); hier, HMG's routes (spec hmg.md H12): requests pass the GPU home, which keeps "
-     "copies too, strong loads and atomics go to the home of their scope; auto: hier on a "
-     "machine of several GPUs, flat on one", "auto|flat|hier"},
+     "with caching = most: flat, the requester and the one home keep copies; hier, HMG's "
+     "routes (the HMG paper's ideal caching): requests pass the GPU home, which keeps copies "
+     "too, strong loads and atomics go to the home of their scope; auto: hier on a machine of "
+     "several GPUs, flat on one", "auto|flat|hier"},
     {"fault", CFG_ENUM, "none", 0, 0,
      "testing only, so the checker must fire: no_move leaves remote dirty data away from its "
      "home, no_drop keeps stale copies", "none|no_move|no_drop"},
