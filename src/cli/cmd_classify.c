@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "cli/cls_ladm.h"
 #include "cli/opts.h"
 #include "sweep.h"
 #include "sweep_db.h"
@@ -38,6 +39,7 @@ struct cls_opts {
     unsigned jobs;
     double threshold;        /* percent */
     const char *study;       /* --study: the study file, or NULL */
+    bool ladm;               /* --ladm: the locality of each kernel argument instead */
     struct sweep sw;         /* its runs, when loaded */
 };
 
@@ -49,7 +51,7 @@ struct cls_run {
     double miss;             /* L2 miss rate, when status is 0 */
 };
 
-enum { O_CONFIG = 1, O_PARAM, O_WORKLOADS, O_SMALL, O_STUDY, O_JOBS, O_THRESHOLD };
+enum { O_CONFIG = 1, O_PARAM, O_WORKLOADS, O_SMALL, O_STUDY, O_JOBS, O_THRESHOLD, O_LADM };
 
 static const struct cli_opt cls_opts_tab[] = {
     {O_CONFIG, 'c', "config", "FILE", "the machine (default configs/mcm-4chiplet.ini)"},
@@ -62,6 +64,9 @@ static const struct cli_opt cls_opts_tab[] = {
     {O_JOBS, 0, "jobs", "N", "parallel runs (default: the number of CPUs)"},
     {O_THRESHOLD, 0, "threshold", "PCT",
      "L2 miss-rate reduction that makes moderate-to-high reuse\n(default 15, spec D16)"},
+    {O_LADM, 0, "ladm", NULL,
+     "instead: the LADM locality class of every argument of every\nkernel, from its "
+     "description's index expressions (no\nsimulation; docs/ladm.md)"},
     {0},
 };
 
@@ -69,7 +74,7 @@ static const struct cli_optgroup cls_groups[] = {{NULL, cls_opts_tab}, {NULL, NU
 
 const struct cli_cmd cli_cmd_classify = {
     .name = "classify",
-    .args = "[-c FILE] [-w a,b] [--small] [--study[=FILE]] [--jobs N]",
+    .args = "[-c FILE] [-w a,b] [--small] [--study[=FILE]] [--jobs N] [--ladm]",
     .summary = "inter-kernel reuse class of each workload (viper vs no-sync)",
     .about = "Runs every workload under viper (every L2 emptied at every kernel boundary) and\n"
              "under the no-sync reference (L2 contents kept), and classifies it by the relative\n"
@@ -96,6 +101,7 @@ static int parse(int argc, char **argv, struct cls_opts *o)
         case O_PARAM: o->extra[o->nextra++] = v; break;
         case O_WORKLOADS: o->only = v; break;
         case O_SMALL: o->small = true; break;
+        case O_LADM: o->ladm = true; break;
         case O_STUDY: o->study = v ? v : ""; break;
         case O_JOBS:
             if (cli_uint_arg(c, "--jobs", v, 1, 1024, &o->jobs))
@@ -119,8 +125,9 @@ static int parse(int argc, char **argv, struct cls_opts *o)
     return id;
 }
 
-static bool selected(const struct cls_opts *o, const struct wl_ops *w)
+static bool selected(const void *sel, const struct wl_ops *w)
 {
+    const struct cls_opts *o = sel;
     if (!o->only)
         return !w->needs_input; /* a trace runs only when named */
     const char *name = w->name;
@@ -304,6 +311,15 @@ int cli_classify(int argc, char **argv)
     if (prc) {
         free(o.extra);
         return prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
+    }
+    if (o.ladm) {
+        struct cls_ladm_args a = {.config = o.config, .extra = o.extra, .nextra = o.nextra,
+                                  .small = o.small, .selected = selected, .sel = &o};
+        if (!plan(&o, NULL)) {
+            fprintf(stderr, "chipsim classify: no workload matches '%s'\n", o.only);
+            return finish(&o, NULL, EXIT_USAGE);
+        }
+        return finish(&o, NULL, cls_ladm(&a));
     }
     if (o.study && load_study(&o)) {
         o.study = NULL;

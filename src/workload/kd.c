@@ -2826,6 +2826,21 @@ static void bind_hot(const struct kd_bound *b, unsigned i, struct kd_hot *h)
 }
 
 /* A loop's step at this launch: fixed for the launch, 1 or more. */
+/* The values a binding fixes for its launch: grid and block dimensions,
+ * parameters. */
+static void launch_values(const struct kd_bound *b, struct kd_launch *l)
+{
+    *l = (struct kd_launch){0};
+    l->v[KD_GDX] = b->grid.x;
+    l->v[KD_GDY] = b->grid.y;
+    l->v[KD_GDZ] = b->grid.z;
+    l->v[KD_BDX] = b->block.x;
+    l->v[KD_BDY] = b->block.y;
+    l->v[KD_BDZ] = b->block.z;
+    for (unsigned i = 0; i < b->p->nparams; i++)
+        l->v[KD_P0 + i] = b->params[i];
+}
+
 static int bind_step(const struct kd_prog *p, unsigned i, const struct kd_launch *l,
                      struct kd_bstmt *bs, struct err *e)
 {
@@ -2861,15 +2876,8 @@ static int bind_counts(struct kd_bound *b, unsigned i, struct err *e)
 static int bind(struct kd_bound *b, struct err *e)
 {
     const struct kd_prog *p = b->p;
-    struct kd_launch l = {0};
-    l.v[KD_GDX] = b->grid.x;
-    l.v[KD_GDY] = b->grid.y;
-    l.v[KD_GDZ] = b->grid.z;
-    l.v[KD_BDX] = b->block.x;
-    l.v[KD_BDY] = b->block.y;
-    l.v[KD_BDZ] = b->block.z;
-    for (unsigned i = 0; i < p->nparams; i++)
-        l.v[KD_P0 + i] = b->params[i];
+    struct kd_launch l;
+    launch_values(b, &l);
     b->wgi = p->wg_arr >= 0 ? &b->arrays[p->wg_arr] : NULL;
     b->b = xcalloc(p->nstmt, sizeof *b->b);
     b->ox = xcalloc(p->nox ? p->nox : 1, sizeof *b->ox);
@@ -2983,4 +2991,61 @@ int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struc
         k->args[k->nargs++] =
             (struct kernel_arg){.buf = bufs[i], .mode = p->writes[i] ? KERNEL_RW : KERNEL_R};
     return 0;
+}
+
+/* ---- locality (spec ladm.md 5) ---------------------------------------------------------- */
+
+const struct kd_prog *kd_kernel_prog(const struct kernel *k)
+{
+    return k->next == kd_next ? ((const struct kd_bound *)k->ctx)->p : NULL;
+}
+
+/* The class of one access's index ix, m its outermost loop's variable. */
+static void ix_class(const struct kd_ix *ix, enum kd_var m, bool grid_2d, struct kd_class *out)
+{
+    struct kd_poly e = ix->e;
+    struct err er;
+    bool clamp = ix->arr == KD_IX_MIN || ix->arr == KD_IX_MAX;
+    if (clamp && kd_subst_ind(&ix->e, &ix->inner, &e, &er))
+        e = ix->e; /* too large to expand: left data-dependent */
+    kd_classify(&e, m, grid_2d, out);
+}
+
+unsigned kd_buf_class(const struct kd_prog *p, unsigned buf, bool grid_2d, struct kd_class *out)
+{
+    *out = (struct kd_class){.loc = KD_LOC_UNCL};
+    unsigned n = 0, depth = 0;
+    bool agree = true;
+    for (unsigned i = 0; i < p->nstmt; i++) {
+        const struct kd_stmt *s = &p->s[i];
+        if (s->kind != KD_S_OP || !s->mem || s->buf != (int)buf)
+            continue;
+        enum kd_var m = s->nloops ? (enum kd_var)p->s[s->loops[0]].var : KD_M0;
+        struct kd_class c;
+        ix_class(&s->a, m, grid_2d, &c);
+        if (!n++ || s->nloops > depth) {
+            *out = c;
+            depth = s->nloops;
+            agree = true;
+        } else if (s->nloops == depth) {
+            agree = agree && c.loc == out->loc;
+        }
+    }
+    if (!agree)
+        *out = (struct kd_class){.loc = KD_LOC_UNCL};
+    return n;
+}
+
+bool kd_kernel_value(const struct kernel *k, const struct kd_poly *p, int64_t *v)
+{
+    if (!kd_kernel_prog(k))
+        return false;
+    struct kd_launch l;
+    launch_values(k->ctx, &l);
+    struct kd_affine a;
+    struct err e;
+    if (kd_bind(p, &l, &a, &e) || a.nnz)
+        return false;
+    *v = a.c;
+    return true;
 }

@@ -292,6 +292,27 @@ int kd_bind(const struct kd_poly *p, const struct kd_launch *l, struct kd_affine
     return 0;
 }
 
+int kd_subst_ind(const struct kd_poly *p, const struct kd_poly *v, struct kd_poly *out,
+                 struct err *e)
+{
+    *out = (struct kd_poly){.n = 0};
+    for (unsigned i = 0; i < p->n; i++) {
+        struct kd_poly t = {.n = 0}, r;
+        unsigned k = p->m[i].pow[KD_IND];
+        struct kd_mono mono = p->m[i];
+        mono.pow[KD_IND] = 0;
+        t.m[t.n++] = mono;
+        for (unsigned j = 0; j < k; j++) {
+            if (poly_mul(&t, v, &r, e))
+                return -1;
+            t = r;
+        }
+        if (poly_add(out, &t, 1, e))
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- Algorithm 1 ------------------------------------------------------------------------ */
 
 void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd_class *out)

@@ -65,6 +65,12 @@ struct kd_quot {
 int kd_parse_quot(const char *text, const char *const *params, unsigned nparams,
                   struct kd_poly *out, struct kd_quot *q, struct err *e);
 
+/* p with `ind` replaced by v (an index clamped by min or max taken as its
+ * unclamped argument). Returns 0, or -1 with the reason in e (too many
+ * monomials, overflow). */
+int kd_subst_ind(const struct kd_poly *p, const struct kd_poly *v, struct kd_poly *out,
+                 struct err *e);
+
 /* Whether variable v appears in the polynomial. */
 bool kd_has(const struct kd_poly *p, enum kd_var v);
 

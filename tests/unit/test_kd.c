@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "workload/kd.h"
 
 static const char *const params[] = {"n", "w", NULL};
@@ -24,13 +25,7 @@ static const struct kernel_buf *const both[] = {&buf_a, &buf_b};
 
 static struct kd_prog *compile(const char *body)
 {
-    static struct kd_desc d; /* the program keeps a pointer to its description */
-    d = (struct kd_desc){.name = "t", .params = params, .bufs = bufs, .arrays = arrays,
-                         .body = body};
-    struct err e = {0};
-    struct kd_prog *p = kd_compile(&d, &e);
-    cr_assert(p, "%s", e.msg);
-    return p;
+    return tkd_compile(params, bufs, arrays, body);
 }
 
 static void launch(struct kd_prog *p, struct kernel *k, uint32_t gx, uint32_t bx, uint32_t by,

@@ -1,0 +1,136 @@
+/*
+ * cls_ladm.c -- `chipsim classify --ladm`: the locality class of every
+ * argument of every kernel (spec ladm.md 4 and 5: Algorithm 1, Table 3.2),
+ * computed from the kernel descriptions' index expressions (kd_buf_class)
+ * at each kernel's first launch. Nothing is simulated: each workload is
+ * created on the machine's geometry and asked for its kernels in order, at
+ * most LADM_MAX_KERNELS of them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cls_ladm.h"
+#include "cli/setup.h"
+#include "workload/kd.h"
+#include "workload/wl.h"
+
+#define LADM_MAX_KERNELS 100000
+#define LADM_MAX_NAMES 64
+
+/* w's configuration on the machine config, at its small size if asked,
+ * with the -p overrides last. */
+static int ladm_config(const struct cls_ladm_args *a, const struct wl_ops *w, struct cfg *c,
+                       struct err *e)
+{
+    size_t n = a->nextra;
+    for (const char *const *s = w->small; a->small && s && *s; s++)
+        n++;
+    char **own = xcalloc(n + 1, sizeof *own);
+    size_t k = 0;
+    for (const char *const *s = w->small; a->small && s && *s; s++)
+        own[k++] = xasprintf("workload.%s", *s);
+    for (size_t i = 0; i < a->nextra; i++)
+        own[k++] = xstrdup(a->extra[i]);
+    const char *cfgs[] = {a->config};
+    struct run_opts ro = {.configs = cfgs, .nconfigs = 1, .overrides = (const char **)own,
+                          .noverrides = k, .workload = w->name};
+    int rc = setup_config(c, &ro, e);
+    for (size_t i = 0; i < k; i++)
+        free(own[i]);
+    free(own);
+    return rc;
+}
+
+/* One kernel's arguments. */
+static void ladm_kernel(const char *wl, const struct kernel *k)
+{
+    const struct kd_prog *p = kd_kernel_prog(k);
+    char grid[32];
+    snprintf(grid, sizeof grid, "%ux%u", k->grid.x, k->grid.y);
+    if (!p) {
+        printf("%-16s %-24s %-10s %-20s (not a kernel description: no index expressions)\n", wl,
+               k->name, grid, "-");
+        return;
+    }
+    bool grid_2d = k->grid.y > 1;
+    for (unsigned b = 0; b < p->nbufs; b++) {
+        struct kd_class c;
+        unsigned n = kd_buf_class(p, b, grid_2d, &c);
+        char stride[48] = "-";
+        int64_t v;
+        if (n && c.stride.n && kd_kernel_value(k, &c.stride, &v))
+            snprintf(stride, sizeof stride, "%lld elements", (long long)v);
+        printf("%-16s %-24s %-10s %-20s %d %-18s %s\n", wl, k->name, grid, p->d->bufs[b],
+               (int)c.loc, n ? kd_locality_name(c.loc) : "(not accessed)", stride);
+    }
+}
+
+/* Every distinct kernel of w (by name), at its first launch. 0, or 2 when
+ * the workload cannot be made (the reason printed). */
+static int ladm_workload(const struct cls_ladm_args *a, const struct wl_ops *w)
+{
+    struct cfg c;
+    struct err e = {0};
+    if (ladm_config(a, w, &c, &e)) {
+        fprintf(stderr, "chipsim classify: %s: %s\n", w->name, e.msg);
+        return EXIT_USAGE;
+    }
+    const struct cfg_sec *g = cfg_sec(&c, "gpu");
+    unsigned gpus = (unsigned)cfg_uint(g, "gpus"), nch = gpus * (unsigned)cfg_uint(g, "chiplets");
+    struct wl_env env;
+    wl_env_init(&env, cfg_uint(cfg_sec(&c, "place"), "page_b"),
+                (unsigned)cfg_uint(cfg_sec(&c, "cu"), "warp_size"), nch,
+                nch * (unsigned)cfg_uint(g, "cus_per_chiplet"), cfg_uint(cfg_sec(&c, "sim"), "seed"));
+    env.ngpus = gpus;
+    env.versions = cfg_bool(cfg_sec(&c, "check"), "enable");
+    int status = EXIT_OK;
+    void *self = w->create(&env, cfg_sec(&c, "workload"), &e);
+    if (!self) {
+        fprintf(stderr, "chipsim classify: %s: %s\n", w->name, e.msg);
+        status = EXIT_USAGE;
+    }
+    char seen[LADM_MAX_NAMES][sizeof ((struct kernel *)0)->name];
+    unsigned nseen = 0;
+    struct kernel k;
+    for (unsigned i = 0; self && i < LADM_MAX_KERNELS && w->next_kernel(self, &k); i++) {
+        unsigned j = 0;
+        while (j < nseen && strcmp(seen[j], k.name))
+            j++;
+        if (j < nseen)
+            continue;
+        if (nseen < LADM_MAX_NAMES)
+            memcpy(seen[nseen++], k.name, sizeof k.name);
+        ladm_kernel(w->name, &k);
+    }
+    if (env.failed) {
+        fprintf(stderr, "chipsim classify: %s: %s\n", w->name, env.err.msg);
+        status = EXIT_USAGE;
+    }
+    if (self)
+        w->destroy(self);
+    wl_env_free(&env);
+    cfg_free(&c);
+    return status;
+}
+
+int cls_ladm(const struct cls_ladm_args *a)
+{
+    unsigned n = 0;
+    for (const struct wl_ops *const *w = wl_registry; *w; w++)
+        n += a->selected(a->sel, *w);
+    if (!n)
+        return EXIT_USAGE;
+    printf("LADM locality of each kernel's arguments (spec ladm.md 5, Table 3.2), "
+           "at each kernel's first launch:\n\n");
+    printf("%-16s %-24s %-10s %-20s %-20s %s\n", "workload", "kernel", "grid", "argument",
+           "row and class", "stride (loop)");
+    int status = EXIT_OK;
+    for (const struct wl_ops *const *w = wl_registry; *w; w++) {
+        int rc = a->selected(a->sel, *w) ? ladm_workload(a, *w) : EXIT_OK;
+        if (rc)
+            status = rc;
+    }
+    return status;
+}
