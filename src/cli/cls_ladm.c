@@ -43,8 +43,39 @@ static int ladm_config(const struct cls_ladm_args *a, const struct wl_ops *w, st
     return rc;
 }
 
+/* Spec ladm.md 7, L6, L11: the kernel follows its largest argument (in
+ * pages; ties to a row class), and falls back to kernel-wide scheduling
+ * when a row (column) binding has fewer rows (columns) of work-groups than
+ * nodes. */
+static void ladm_decision(const struct kernel *k, const struct kd_prog *p,
+                          const struct kd_class *cls, const unsigned *acc, uint64_t page_b,
+                          unsigned nodes)
+{
+    unsigned nbufs = p->nbufs;
+    int best = -1;
+    uint64_t pages = 0;
+    for (unsigned b = 0; b < nbufs; b++) {
+        uint64_t pg = acc[b] ? div_ceil(k->args[b].buf->size, page_b) : 0;
+        bool row = cls[b].loc == KD_LOC_ROW_H || cls[b].loc == KD_LOC_ROW_V;
+        if (acc[b] && (best < 0 || pg > pages || (pg == pages && row)))
+            best = (int)b, pages = pg;
+    }
+    if (best < 0)
+        return;
+    enum kd_locality l = cls[best].loc;
+    struct kd_actions a = kd_locality_actions(l);
+    const char *sched = a.sched;
+    bool rows = l == KD_LOC_ROW_H || l == KD_LOC_ROW_V;
+    bool cols = l == KD_LOC_COL_H || l == KD_LOC_COL_V;
+    if ((rows && k->grid.y < nodes) || (cols && k->grid.x < nodes))
+        sched = "kernel-wide (too few rows or columns of work-groups)";
+    printf("%-16s %-24s %-10s => scheduling %s, placement %s, L2 insertion %s "
+           "(largest argument %s, %llu pages)\n",
+           "", "", "", sched, a.place, a.cache, p->d->bufs[best], (unsigned long long)pages);
+}
+
 /* One kernel's arguments. */
-static void ladm_kernel(const char *wl, const struct kernel *k)
+static void ladm_kernel(const char *wl, const struct kernel *k, uint64_t page_b, unsigned nodes)
 {
     const struct kd_prog *p = kd_kernel_prog(k);
     char grid[32];
@@ -55,16 +86,19 @@ static void ladm_kernel(const char *wl, const struct kernel *k)
         return;
     }
     bool grid_2d = k->grid.y > 1;
+    struct kd_class cls[KD_MAX_BUFS];
+    unsigned acc[KD_MAX_BUFS];
     for (unsigned b = 0; b < p->nbufs; b++) {
-        struct kd_class c;
-        unsigned n = kd_buf_class(p, b, grid_2d, &c);
+        struct kd_class *c = &cls[b];
+        acc[b] = kd_buf_class(p, b, grid_2d, c);
         char stride[48] = "-";
         int64_t v;
-        if (n && c.stride.n && kd_kernel_value(k, &c.stride, &v))
+        if (acc[b] && c->stride.n && kd_kernel_value(k, &c->stride, &v))
             snprintf(stride, sizeof stride, "%lld elements", (long long)v);
         printf("%-16s %-24s %-10s %-20s %d %-18s %s\n", wl, k->name, grid, p->d->bufs[b],
-               (int)c.loc, n ? kd_locality_name(c.loc) : "(not accessed)", stride);
+               (int)c->loc, acc[b] ? kd_locality_name(c->loc) : "(not accessed)", stride);
     }
+    ladm_decision(k, p, cls, acc, page_b, nodes);
 }
 
 /* Every distinct kernel of w (by name), at its first launch. 0, or 2 when
@@ -82,7 +116,8 @@ static int ladm_workload(const struct cls_ladm_args *a, const struct wl_ops *w)
     struct wl_env env;
     wl_env_init(&env, cfg_uint(cfg_sec(&c, "place"), "page_b"),
                 (unsigned)cfg_uint(cfg_sec(&c, "cu"), "warp_size"), nch,
-                nch * (unsigned)cfg_uint(g, "cus_per_chiplet"), cfg_uint(cfg_sec(&c, "sim"), "seed"));
+                nch * (unsigned)cfg_uint(g, "cus_per_chiplet"),
+                cfg_uint(cfg_sec(&c, "sim"), "seed"));
     env.ngpus = gpus;
     env.versions = cfg_bool(cfg_sec(&c, "check"), "enable");
     int status = EXIT_OK;
@@ -102,7 +137,7 @@ static int ladm_workload(const struct cls_ladm_args *a, const struct wl_ops *w)
             continue;
         if (nseen < LADM_MAX_NAMES)
             memcpy(seen[nseen++], k.name, sizeof k.name);
-        ladm_kernel(w->name, &k);
+        ladm_kernel(w->name, &k, env.page_b, gpus > 1 ? gpus : nch);
     }
     if (env.failed) {
         fprintf(stderr, "chipsim classify: %s: %s\n", w->name, env.err.msg);

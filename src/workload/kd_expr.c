@@ -366,3 +366,17 @@ const char *kd_locality_name(enum kd_locality l)
     };
     return l >= KD_LOC_NL && l <= KD_LOC_UNCL ? names[l] : "?";
 }
+
+struct kd_actions kd_locality_actions(enum kd_locality l)
+{
+    static const struct kd_actions t[] = {
+        [KD_LOC_NL] = {"align-aware", "stride-aware", "RTWICE"},
+        [KD_LOC_ROW_H] = {"row-binding", "row-based", "RTWICE"},
+        [KD_LOC_COL_H] = {"column-binding", "row-based", "RTWICE"},
+        [KD_LOC_ROW_V] = {"row-binding", "column-based", "RTWICE"},
+        [KD_LOC_COL_V] = {"column-binding", "column-based", "RTWICE"},
+        [KD_LOC_ITL] = {"kernel-wide", "kernel-wide", "RONCE"},
+        [KD_LOC_UNCL] = {"kernel-wide", "kernel-wide", "RTWICE"},
+    };
+    return l >= KD_LOC_NL && l <= KD_LOC_UNCL ? t[l] : t[KD_LOC_UNCL];
+}

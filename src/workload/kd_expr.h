@@ -133,4 +133,11 @@ void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd
 
 const char *kd_locality_name(enum kd_locality l);
 
+/* Table 3.2's actions for class l: the work-group scheduling, the data
+ * placement and the L2 insertion policy, by name. */
+struct kd_actions {
+    const char *sched, *place, *cache;
+};
+struct kd_actions kd_locality_actions(enum kd_locality l);
+
 #endif

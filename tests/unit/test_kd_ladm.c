@@ -125,7 +125,8 @@ Test(kd_ladm, the_deepest_accesses_decide)
 
 /* `chipsim classify --ladm`: a row per kernel argument with its Table 3.2
  * row and class (sssp's CSR kernel: the walked columns and values
- * intra-thread, the gathered vector unclassified); no workload selected is
+ * intra-thread, the gathered vector unclassified), and per kernel the
+ * actions its largest argument's class calls for; no workload selected is
  * bad input, with nothing printed. */
 Test(kd_ladm, classify_ladm_prints_every_argument)
 {
@@ -151,6 +152,17 @@ Test(kd_ladm, classify_ladm_prints_every_argument)
         }
         cr_expect(found, "no line with %s%s%s:\n%s", rows[i][0], rows[i][1], rows[i][2], r.out);
     }
+    cli_result_free(&r);
+    /* dl-fc's GEMM at its default size: A shared by rows of work-groups, B
+     * (the weights, the largest) by columns: column binding (Table 3.4's
+     * FC layers), row-based placement (horizontal motion) */
+    const char *fc[] = {"classify", "--ladm", "-w", "dl-fc", NULL};
+    r = cli_exec(fc);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, " A                    2 row-horizontal") &&
+              strstr(r.out, " B                    3 column-horizontal"), "%s", r.out);
+    cr_expect(strstr(r.out, "=> scheduling column-binding, placement row-based, L2 insertion "
+                            "RTWICE (largest argument B, "), "%s", r.out);
     cli_result_free(&r);
     const char *none[] = {"classify", "--ladm", "-w", "nosuch", NULL};
     r = cli_exec(none);
