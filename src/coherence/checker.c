@@ -183,8 +183,10 @@ void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver
     c->st.stores++;
 }
 
-static void report(struct chk *c, addr_t addr, uint32_t got, uint32_t want, unsigned cu)
+/* A stale read by agent a (chk_agent), reported with a's CU. */
+static void report(struct chk *c, addr_t addr, uint32_t got, uint32_t want, unsigned a)
 {
+    unsigned cu = a / (c->sync.wgs ? c->sync.wgs : 1);
     if (c->st.stale_reads < CHK_REPORTS)
         c->rep[c->st.stale_reads] = (struct chk_report){addr, c->kernel - 1, got, want,
                                                         (uint16_t)cu};
@@ -193,7 +195,6 @@ static void report(struct chk *c, addr_t addr, uint32_t got, uint32_t want, unsi
 bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t *ver,
               unsigned agent)
 {
-    unsigned cu = agent / (c->sync.wgs ? c->sync.wgs : 1);
     if (!c->on)
         return false;
     c->st.checked_loads++;
@@ -209,13 +210,13 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
         if (ver[i] >= want)
             continue;
         if (!bad)
-            report(c, line + 4 * i, ver[i], want, cu);
+            report(c, line + 4 * i, ver[i], want, agent);
         bad++;
     }
     uint32_t want = 0, sync = c->sync.ncu ? chk_sync_stale(c, w, wm, ver, agent, &want) : 0;
     if (!bad && sync) {
         unsigned i = (unsigned)__builtin_ctz(sync);
-        report(c, line + 4 * i, ver[i], want, cu);
+        report(c, line + 4 * i, ver[i], want, agent);
         bad = popcount64(sync);
     }
     c->st.sync_stale_reads += sync != 0;

@@ -101,8 +101,8 @@ static inline unsigned coh_hier_home_flags(const struct coh_hier *x, unsigned n,
     return set;
 }
 
-/* The request path of a protocol on HMG's routes without a directory
- * (swcoh, ideal under mode = hier) at the requester's L2: a strong load to
+/* The request path on HMG's routes at the requester's L2 (hmg after its
+ * directory's event, swcoh, ideal under mode = hier): a strong load to
  * its scope's home, an atomic passed on where it is not this node's to
  * perform, stores written through if write_through, strong ones always. */
 static inline struct coh_route coh_hier_l2_access(const struct coh_hier *x, unsigned ch,
@@ -118,8 +118,9 @@ static inline struct coh_route coh_hier_l2_access(const struct coh_hier *x, unsi
     return coh_route_to(COH_HOP_L2, wt ? REQ_F_WT : 0);
 }
 
-/* The same protocols at a GPU home: write-backs go on to the system home,
- * the rest is served (and kept, unless !alloc) here. */
+/* The same protocols at a GPU home (hmg after its directory's event):
+ * write-backs go on to the system home, the rest is served (and kept,
+ * unless !alloc) here. */
 static inline struct coh_route coh_hier_gpu_home_route(const struct coh_hier *x, unsigned n,
                                                        const struct req *r, bool alloc,
                                                        bool write_back)

@@ -335,19 +335,11 @@ bool hmg_dir_lookup(const void *self, unsigned node, addr_t a, uint64_t *sharers
 static struct coh_route hmg_l2_access(void *self, unsigned ch, struct req *r)
 {
     struct hmg *h = self;
-    struct coh_route rt;
-    if (coh_hier_strong(&h->x, ch, r, &rt)) /* synchronizes at its home, not on a copy here */
-        return rt;
     bool store = r->kind == REQ_WRITE || r->kind == REQ_ATOMIC;
     unsigned gh = coh_hier_gpu_home(&h->x, r->home, coh_hier_gpu(&h->x, ch));
     if (store && (r->home == ch || gh == ch))
         dir_event(h, ch, region_of(h, r->addr), HMG_LOCAL_ST, 0, INV_STORE);
-    unsigned set = 0;
-    if (r->kind == REQ_ATOMIC && coh_hier_atomic(&h->x, ch, r) != ch)
-        set = REQ_F_NOALLOC | REQ_F_WT; /* performed at its home */
-    else if ((store && !h->write_back) || coh_strong_store(r))
-        set = REQ_F_WT;
-    return coh_route_to(COH_HOP_L2, set);
+    return coh_hier_l2_access(&h->x, ch, r, !h->write_back);
 }
 
 static struct coh_route hmg_l2_miss(void *self, unsigned ch, struct req *r)
@@ -372,10 +364,7 @@ static struct coh_route hmg_gpu_home_in(void *self, unsigned n, struct req *r)
 {
     struct hmg *h = self;
     home_event(h, n, r);
-    if (r->kind == REQ_WRITEBACK)
-        return coh_route_to(COH_HOP_HOME, 0);
-    return coh_route_to(COH_HOP_L2,
-                        coh_hier_home_flags(&h->x, n, r, h->home_alloc, h->write_back));
+    return coh_hier_gpu_home_route(&h->x, n, r, h->home_alloc, h->write_back);
 }
 
 /* At the system home: its directory records the GPM of its GPU, or the

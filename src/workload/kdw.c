@@ -121,3 +121,9 @@ size_t kdw_kernels(void *self)
     const struct kdw *w = self;
     return w->m->count ? (size_t)w->m->count(w) : 0;
 }
+
+bool kdw_sync_sys(const struct kdw *w, const struct cfg_sec *sec)
+{
+    int sc = cfg_enum(sec, "sync_scope"); /* auto, gpu, sys */
+    return sc == 2 || (sc == 0 && w->env->ngpus > 1);
+}

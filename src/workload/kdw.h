@@ -34,9 +34,18 @@
  * where the parameter sys is 0, `PRE sys POST` where it is 1 (a workload
  * synchronizing at .gpu scope on one GPU and at .sys scope on several), IND
  * its indentation. */
-#define KDW_SCOPED(IND, PRE, POST)                                                              \
-    IND "if sys < 1\n" IND "  " PRE " gpu " POST "\n" IND "end\n" IND "if 0 < sys\n" IND "  " PRE   \
-        " sys " POST "\n" IND "end\n"
+#define KDW_SCOPED(IND, PRE, POST)                                                             \
+    IND "if sys < 1\n" IND "  " PRE " gpu " POST "\n" IND "end\n"                                  \
+    IND "if 0 < sys\n" IND "  " PRE " sys " POST "\n" IND "end\n"
+
+/* The key that chooses that scope, `sync_scope` (auto, gpu, sys), for a
+ * workload whose WHAT synchronizes WHO across work-groups: on several GPUs
+ * they may sit on different GPUs, which .gpu operations do not order. */
+#define KDW_SYNC_SCOPE_KEY(WHAT, WHO)                                                            \
+    {"sync_scope", CFG_ENUM, "auto", 0, 0,                                                       \
+     "scope of " WHAT ": gpu, sys, or auto (gpu on a machine of one GPU, sys on several: " WHO \
+     " may run on different GPUs, which a .gpu release and acquire do not order)",              \
+     "auto|gpu|sys"}
 
 /* One launch: which description, its geometry and what it is bound to. */
 struct kdw_launch {
@@ -90,5 +99,8 @@ void *kdw_create(const struct kdw_model *m, struct wl_env *env, const struct cfg
 bool kdw_next_kernel(void *self, struct kernel *k);
 void kdw_destroy(void *self);
 size_t kdw_kernels(void *self);
+/* KDW_SYNC_SCOPE_KEY's choice in sec: true for system scope (sys, or auto
+ * on a machine of several GPUs), the value of the parameter `sys`. */
+bool kdw_sync_sys(const struct kdw *w, const struct cfg_sec *sec);
 
 #endif

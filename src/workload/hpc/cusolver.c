@@ -33,10 +33,7 @@ static const struct cfg_key cus_keys[] = {
     {"block", CFG_INT, "256", 32, 1024, "threads per work-group of getrf_trsm", NULL},
     {"spins", CFG_INT, "1000000", 0, 1000000000,
      "re-issues of a flag or partial-pivot load before the warp goes on without it", NULL},
-    {"sync_scope", CFG_ENUM, "auto", 0, 0,
-     "scope of the panel's releases, acquires and fences: gpu, sys, or auto (gpu on a machine "
-     "of one GPU, sys on several: the panel's work-groups may run on different GPUs, which a "
-     ".gpu release and acquire do not order)", "auto|gpu|sys"},
+    KDW_SYNC_SCOPE_KEY("the panel's releases, acquires and fences", "the panel's work-groups"),
     CFG_END,
 };
 
@@ -50,7 +47,8 @@ static const struct cfg_key cus_keys[] = {
  * written), reduces, records ipiv, swaps rows c + m0 and piv (nb lanes),
  * fences and releases flag m0; thread 0 of every work-group acquires the
  * flag; rows below the diagonal divide by the pivot, store L (also into
- * W, one row of n per column: K-major for the update) and update the rest of their panel row from the pivot row. */
+ * W, one row of n per column: K-major for the update) and update the rest
+ * of their panel row from the pivot row. */
 static const struct kd_desc cus_panel_kd = {
     .name = "getrf_panel",
     .params = (const char *const[]){"n", "c", "nb", "r", "P", "nw", "spins", "sys", NULL},
@@ -217,8 +215,7 @@ static int cus_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
     s->pb = (uint32_t)cfg_uint(sec, "panel_block");
     s->block = (uint32_t)cfg_uint(sec, "block");
     s->spins = (uint32_t)cfg_uint(sec, "spins");
-    unsigned sc = (unsigned)cfg_enum(sec, "sync_scope");
-    s->sys = sc == 2 || (sc == 0 && w->env->ngpus > 1);
+    s->sys = kdw_sync_sys(w, sec);
     if (s->nb % 8)
         return cfg_err(e, sec, "nb", "not a multiple of 8");
     if (s->n % s->nb)

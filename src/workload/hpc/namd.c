@@ -43,10 +43,7 @@ static const struct cfg_key namd_keys[] = {
      "pairs in each patch's force list: the patch itself, then its neighbours nearest first "
      "(faces, edges, corners; 27: all, NAMD's with patches as large as the cutoff)", NULL},
     {"steps", CFG_INT, "1", 1, 10000, "time steps (one launch each)", NULL},
-    {"sync_scope", CFG_ENUM, "auto", 0, 0,
-     "scope of the completion count's fences, atomic and acquire: gpu, sys, or auto (gpu on a "
-     "machine of one GPU, sys on several: a patch's pairs may run on different GPUs, which a "
-     ".gpu release and acquire do not order)", "auto|gpu|sys"},
+    KDW_SYNC_SCOPE_KEY("the completion count's fences, atomic and acquire", "a patch's pairs"),
     CFG_END,
 };
 
@@ -350,8 +347,7 @@ static int namd_setup(struct kdw *w, const struct cfg_sec *sec, struct err *e)
     d->n = (uint32_t)cfg_uint(sec, "atoms");
     d->nl = (uint32_t)cfg_uint(sec, "list");
     d->steps = (uint32_t)cfg_uint(sec, "steps");
-    unsigned sc = (unsigned)cfg_enum(sec, "sync_scope");
-    d->sys = sc == 2 || (sc == 0 && w->env->ngpus > 1);
+    d->sys = kdw_sync_sys(w, sec);
     if (d->n % 32)
         return cfg_err(e, sec, "atoms", "must be a multiple of 32 (the j tile)");
     d->npatch = d->p[0] * d->p[1] * d->p[2];
