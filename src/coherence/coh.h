@@ -84,6 +84,8 @@ struct coh_kernel {
     ps_t ready_ps;              /* when its packet reached the command processor */
     const char *name;
     uint64_t chiplets;          /* bit c set: the kernel runs on chiplet c */
+    bool itl;                   /* the buffer the kernel follows has intra-thread locality
+                                   (spec ladm.md 8: CRB's RONCE) */
     unsigned nargs;             /* 0: unannotated */
     const struct coh_arg *args;
 };

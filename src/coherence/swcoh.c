@@ -16,6 +16,11 @@
  * L2's foreign lines, in a command-processor round (coh_round); its end a
  * .sys release, nothing to do once the stores are acknowledged. Atomics are
  * performed where HMG performs them (a .gpu one at the GPU home).
+ * On flat routes this is the dynamically shared L2 of spec ladm.md 8 and
+ * L9; `crb` adds its compiler-assisted remote-request bypassing: a kernel
+ * whose followed buffer is intra-thread local (coh_kernel.itl) runs with
+ * RONCE, the home not allocating for remote readers (L10: they still look
+ * it up and hit; writes are not bypassed).
  */
 #include <stdlib.h>
 
@@ -26,6 +31,8 @@ struct swcoh {
     const struct coh_machine *m;
     struct coh_hier x;
     bool home_alloc, skip_bulk_inv;
+    bool crb;         /* RONCE for the kernels that follow an intra-thread buffer */
+    bool alloc;       /* the current kernel's homes allocate for remote readers */
     bool flash;       /* bulk_inv = flash: a bulk invalidation takes one L2 access time */
     uint64_t all;
     unsigned parts;
@@ -33,7 +40,7 @@ struct swcoh {
     struct coh_round round;
     struct pool acqs; /* struct sw_acq */
     struct {
-        uint64_t l1_invalidates, l2_bulk_invalidates;
+        uint64_t l1_invalidates, l2_bulk_invalidates, ronce_kernels;
     } st;
 };
 
@@ -53,6 +60,10 @@ static const struct cfg_key swcoh_keys[] = {
     {"home_alloc", CFG_BOOL, "true", 0, 0,
      "the homes allocate lines in their L2 for remote readers, as HMG's do (needs [l2] "
      "mshrs_remote > 0)", NULL},
+    {"crb", CFG_BOOL, "false", 0, 0,
+     "with home_alloc: a kernel whose largest buffer LADM's analysis finds intra-thread local "
+     "does not allocate for remote readers at the homes (LADM's CRB: RONCE for those kernels, "
+     "RTWICE for the others)", NULL},
     {"bulk_inv", CFG_ENUM, "flash", 0, 0,
      "what a bulk invalidation of an L2 costs: flash, a flash clear of its remote lines taking "
      "one L2 access time; walk, a walk of its tags at [l2] walk_sets_per_cycle", "flash|walk"},
@@ -77,13 +88,13 @@ static struct coh_route swcoh_l2_miss(void *self, unsigned ch, struct req *r)
 static struct coh_route swcoh_gpu_home_in(void *self, unsigned n, struct req *r)
 {
     struct swcoh *w = self;
-    return coh_hier_gpu_home_route(&w->x, n, r, w->home_alloc, false);
+    return coh_hier_gpu_home_route(&w->x, n, r, w->alloc, false);
 }
 
 static struct coh_route swcoh_remote_in(void *self, unsigned home, struct req *r)
 {
     struct swcoh *w = self;
-    return coh_route_to(COH_HOP_L2, coh_hier_home_flags(&w->x, home, r, w->home_alloc, false));
+    return coh_route_to(COH_HOP_L2, coh_hier_home_flags(&w->x, home, r, w->alloc, false));
 }
 
 /* ---- acquires ---------------------------------------------------------------------- */
@@ -192,6 +203,8 @@ static void swcoh_kernel_launch(void *self, const struct coh_kernel *k, coh_done
 {
     struct swcoh *w = self;
     w->l1q.kernel = w->l2q.kernel = k->id;
+    w->alloc = w->home_alloc && !(w->crb && k->itl);
+    w->st.ronce_kernels += w->home_alloc && !w->alloc;
     coh_round(&w->round, w->m, w->m->s->now, w->m->nch, true, launch_ops, w, done, arg);
 }
 
@@ -210,7 +223,8 @@ static void *swcoh_create(const struct coh_machine *m, const struct cfg_sec *sec
     if (coh_home_alloc_check(m, sec, "home_alloc", home_alloc, e))
         return NULL;
     struct swcoh *w = xcalloc(1, sizeof *w);
-    *w = (struct swcoh){.m = m, .home_alloc = home_alloc, .all = low_bits(m->nch),
+    *w = (struct swcoh){.m = m, .home_alloc = home_alloc, .alloc = home_alloc,
+                        .crb = cfg_bool(sec, "crb"), .all = low_bits(m->nch),
                         .skip_bulk_inv = cfg_enum(sec, "fault") == 1,
                         .flash = cfg_enum(sec, "bulk_inv") == 0,
                         .x = {.cpg = m->t->chiplets, .cu_per_ch = m->cu_per_ch,
@@ -233,6 +247,8 @@ static const struct stat_desc swcoh_desc[] = {
     SW_ST(l1_invalidates, "kernel launches at which every L1 was invalidated"),
     SW_ST(l2_bulk_invalidates, "L2 walks dropping the lines homed elsewhere (launches and "
                                "acquires)"),
+    SW_ST(ronce_kernels, "kernels run with RONCE under crb: no allocation at the homes for "
+                         "remote readers"),
     {0},
 };
 

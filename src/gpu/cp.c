@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/ladm.h"
+
 const struct cfg_key cp_keys[] = {
     {"launch_us", CFG_FLOAT, "2", 0, 1e6,
      "command-processor scheduling latency per kernel, us (the gem5 artifact's GSDelay: 2)", NULL},
@@ -87,6 +89,7 @@ static void describe_kernel(struct cp *cp)
     cp->ck = (struct coh_kernel){.id = cp->kid, .ready_ps = cp->ready_ps, .name = cp->k.name,
                                  .nargs = cp->k.nargs, .args = cp->args};
     cp->ck.chiplets = low_bits(k);
+    cp->ck.itl = ladm_kernel_loc(&cp->launch) == SCHED_LOC_ITL;
     for (unsigned a = 0; a < cp->k.nargs; a++) {
         const struct kernel_arg *ka = &cp->k.args[a];
         struct coh_arg *ca = &cp->args[a];
@@ -202,12 +205,14 @@ static void describe_launch(struct cp *cp)
 {
     const struct kernel *k = &cp->k;
     struct sched_launch *l = &cp->launch;
-    *l = (struct sched_launch){.id = cp->kid, .name = k->name, .nbufs = k->nargs, .ctx = k->ctx,
+    *l = (struct sched_launch){.id = cp->kid, .name = k->name, .page_b = cp->page_b,
+                               .nbufs = k->nargs, .ctx = k->ctx,
                                .grid = {k->grid.x, k->grid.y, k->grid.z},
                                .block = {k->block.x, k->block.y, k->block.z}};
     for (unsigned a = 0; a < k->nargs; a++)
         l->bufs[a] = (struct sched_buf){k->args[a].buf->name, k->args[a].buf->base,
-                                        k->args[a].buf->size, k->args[a].mode == KERNEL_RW};
+                                        k->args[a].buf->size, k->args[a].mode == KERNEL_RW,
+                                        k->args[a].loc};
 }
 
 static void launch_next(struct cp *cp)
@@ -332,8 +337,9 @@ void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj)
     cp->copy_obj = obj;
 }
 
-void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj)
+void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj, uint64_t page_b)
 {
+    cp->page_b = page_b;
     cp->place = fn;
     cp->place_obj = obj;
 }

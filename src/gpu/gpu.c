@@ -114,7 +114,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
         goto fail;
     g->cp.chk = &g->chk;
     cp_set_copy(&g->cp, host_copy, g);
-    cp_set_place(&g->cp, launch_place, g);
+    cp_set_place(&g->cp, launch_place, g, g->page_b);
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
     g->ms.cm.chk = &g->chk;
     coh_cp_timing(&g->ms.cm, cpp.cp_mhz, cpp.unicast_cycles, cpp.broadcast_cycles);
@@ -234,6 +234,19 @@ static void summary_traffic(json_t *o, const struct gpu *g, const struct stats *
             snprintf(name, sizeof name, "l2.%s_%s", cls[k], what);
             set(o, key, count_if(has[k], stats_sum(st, name)));
         }
+    /* spec ladm.md 8: the same by who asks as well (LOCAL-LOCAL ... REMOTE-REMOTE), and the
+     * requests the L2s send toward their data's home */
+    static const char *const tcls[] = {"local_local", "local_remote", "remote_local",
+                                       "remote_remote"};
+    for (unsigned k = 0; k < 4; k++)
+        for (unsigned hit = 0; hit < 2; hit++) {
+            const char *what = hit ? "hits" : "accesses";
+            char key[48], name[48];
+            snprintf(key, sizeof key, "l2_%s_%s", tcls[k], what);
+            snprintf(name, sizeof name, "l2.%s_%s", tcls[k], what);
+            set(o, key, count_if(remote, stats_sum(st, name)));
+        }
+    set(o, "l2_sent_remote", count_if(remote, stats_sum(st, "l2.sent_remote")));
     set(o, "l3_accesses", count_if(l3, stats_sum(st, "l3.accesses")));
     set(o, "l3_hits", count_if(l3, memsys_hits(st, "l3")));
     set(o, "dram_reads", json_integer(I(stats_sum(st, "dram.reads"))));

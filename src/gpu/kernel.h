@@ -21,6 +21,7 @@
 #include "base/base.h"
 #include "base/range.h"
 #include "mem/scope.h"
+#include "sched/launch.h"
 
 #define KERNEL_MAX_ARGS 16
 #define KERNEL_MAX_LANES 64
@@ -45,6 +46,7 @@ struct kernel_arg {
     const struct kernel_buf *buf;
     enum kernel_mode mode;
     bool same_pattern; /* same chiplets and ranges as the previous kernel (artifact flag) */
+    struct sched_locality loc; /* LADM's row for it (spec ladm.md 3); zero: unknown */
 };
 
 enum kernel_op_kind {

@@ -75,6 +75,9 @@ static void send_ev(struct sim *s, void *obj, uint64_t arg)
     struct cache *c = obj;
     struct req *ch = (struct req *)(uintptr_t)arg;
     ch->issued = s->now;
+    if (c->data_class && ch->kind != REQ_WRITEBACK && ch->home < c->data_class_n &&
+        c->data_class[ch->home] != CACHE_DATA_LOCAL)
+        c->sent_remote++;
     mem_send(s, &c->lower, ch);
 }
 
@@ -450,10 +453,16 @@ static const bool needs_data[REQ_KIND_N] = {[REQ_READ] = true, [REQ_ATOMIC] = tr
 static void count(struct cache *c, const struct req *r, bool hit)
 {
     struct cache_stats *st = &c->st;
-    if (c->data_class && r->kind <= REQ_WRITE && r->home < c->data_class_n) {
-        uint64_t *k = c->by_class[c->data_class[r->home]];
-        k[0]++;
-        k[1] += hit;
+    if (c->data_class && r->kind != REQ_WRITEBACK && r->home < c->data_class_n) {
+        bool here = c->data_class[r->home] == CACHE_DATA_LOCAL;
+        uint64_t *t = c->by_traffic[(r->flags & REQ_F_REMOTE ? 2 : 0) + !here];
+        t[0]++;
+        t[1] += hit;
+        if (r->kind <= REQ_WRITE) {
+            uint64_t *k = c->by_class[c->data_class[r->home]];
+            k[0]++;
+            k[1] += hit;
+        }
     }
     switch (r->kind) {
     case REQ_READ:

@@ -91,6 +91,17 @@ enum cache_data_class {
     CACHE_DATA_N
 };
 
+/* Spec ladm.md 8: an L2's requests by who asks and where the data's home
+ * is (with cache_split_by_home). A GPU home relaying another chiplet's
+ * request for data homed elsewhere (HMG's routes) is REMOTE_REMOTE. */
+enum cache_traffic {
+    CACHE_LOCAL_LOCAL,   /* from this chiplet's CUs, homed here */
+    CACHE_LOCAL_REMOTE,  /* from this chiplet's CUs, homed elsewhere */
+    CACHE_REMOTE_LOCAL,  /* from another chiplet (REQ_F_REMOTE), homed here */
+    CACHE_REMOTE_REMOTE, /* from another chiplet, homed elsewhere */
+    CACHE_TRAFFIC_N
+};
+
 #define CACHE_NO_TAG UINT64_MAX
 
 /* What the cache keeps of one line, in one host cache line. Byte masks:
@@ -224,6 +235,11 @@ struct cache {
     const uint8_t *data_class;
     uint16_t data_class_n;
     uint64_t by_class[CACHE_DATA_N][2]; /* [class][0: accesses, 1: hits] */
+    /* With the split: reads, writes and atomics by enum cache_traffic
+     * [0: accesses, 1: hits], and the requests sent below for data homed
+     * elsewhere (the misses and write-throughs that leave for its home). */
+    uint64_t by_traffic[CACHE_TRAFFIC_N][2];
+    uint64_t sent_remote;
 };
 
 /* Invalid params are a programming error here (BUG); user input is checked by
@@ -237,8 +253,9 @@ void cache_free(struct cache *c);
 void cache_reg_stats(struct cache *c, struct stats *st, const char *prefix);
 /* Count accesses and hits by the class of their home: cls[h] for home h < n
  * (the table must outlive the cache). Registers the counters
- * <prefix>.{local,remote_chiplet,remote_gpu}_{accesses,hits} at
- * cache_reg_stats(). */
+ * <prefix>.{local,remote_chiplet,remote_gpu}_{accesses,hits}, the traffic
+ * classes <prefix>.{local_local,local_remote,remote_local,remote_remote}_
+ * {accesses,hits} and <prefix>.sent_remote at cache_reg_stats(). */
 void cache_split_by_home(struct cache *c, const uint8_t *cls, unsigned n);
 
 /* The request side. A request must lie within one line. */

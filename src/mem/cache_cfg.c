@@ -184,6 +184,28 @@ void cache_reg_stats(struct cache *c, struct stats *st, const char *prefix)
     for (unsigned k = 0; k < CACHE_DATA_N; k++)
         for (unsigned h = 0; h < 2; h++)
             stats_reg(st, prefix, name[k][h], &c->by_class[k][h], help[k][h]);
+    static const char *const tname[CACHE_TRAFFIC_N][2] = {
+        {"local_local_accesses", "local_local_hits"},
+        {"local_remote_accesses", "local_remote_hits"},
+        {"remote_local_accesses", "remote_local_hits"},
+        {"remote_remote_accesses", "remote_remote_hits"},
+    };
+    static const char *const thelp[CACHE_TRAFFIC_N][2] = {
+        {"reads, writes and atomics of this chiplet's CUs to data homed here (spec ladm 8, "
+         "LOCAL-LOCAL)", "hits among them"},
+        {"reads, writes and atomics of this chiplet's CUs to data homed elsewhere "
+         "(LOCAL-REMOTE)", "hits among them"},
+        {"reads, writes and atomics from other chiplets to data homed here (REMOTE-LOCAL)",
+         "hits among them"},
+        {"reads, writes and atomics from other chiplets to data homed elsewhere (a GPU home "
+         "relaying)", "hits among them"},
+    };
+    for (unsigned k = 0; k < CACHE_TRAFFIC_N; k++)
+        for (unsigned h = 0; h < 2; h++)
+            stats_reg(st, prefix, tname[k][h], &c->by_traffic[k][h], thelp[k][h]);
+    stats_reg(st, prefix, "sent_remote", &c->sent_remote,
+              "reads, writes and atomics sent below for data homed elsewhere (misses and "
+              "write-throughs leaving for the home)");
 }
 
 void cache_split_by_home(struct cache *c, const uint8_t *cls, unsigned n)

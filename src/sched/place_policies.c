@@ -9,7 +9,13 @@
  * left over to the last GPU (all P to GPU 0 when P < G). A GPU's run is
  * split over its chiplets the same way (`chunk_chiplets = contiguous`), or
  * page i of the run goes to its chiplet i mod C (`interleave`, spec ladm L4).
+ *
+ * ladm (spec ladm 6, LASP): each buffer in granules of Eq. 3.1 for its
+ * locality class at its first launch (ladm.h), granule q on top-level node
+ * q mod N; on several GPUs the pages of a GPU's share go to its chiplets in
+ * turn (L4).
  */
+#include "ladm.h"
 #include "place.h"
 
 /* Part of item j of n split into `parts` runs of floor(n / parts), the rest
@@ -29,6 +35,13 @@ static unsigned split_part(uint64_t n, unsigned parts, uint64_t j, uint64_t *rel
     return (unsigned)k;
 }
 
+/* Pages of buffer b and its first page number. */
+static uint64_t buf_pages(const struct place *p, const struct sched_buf *b, uint64_t *first)
+{
+    *first = b->base >> p->page_shift;
+    return ((b->base + b->size - 1) >> p->page_shift) - *first + 1;
+}
+
 /* Home of page j of a buffer of n pages. */
 static unsigned chunk_home(const struct place *p, uint64_t n, uint64_t j)
 {
@@ -45,10 +58,25 @@ static void chunk_first_launch(struct place *p, const struct sched_launch *l, un
     const struct sched_buf *buf = &l->bufs[b];
     if (!buf->size)
         return;
-    uint64_t first = buf->base >> p->page_shift;
-    uint64_t n = ((buf->base + buf->size - 1) >> p->page_shift) - first + 1;
+    uint64_t first, n = buf_pages(p, buf, &first);
     for (uint64_t j = 0; j < n; j++)
         place_set(p, (first + j) << p->page_shift, chunk_home(p, n, j));
+}
+
+static void ladm_first_launch(struct place *p, const struct sched_launch *l, unsigned b)
+{
+    const struct sched_buf *buf = &l->bufs[b];
+    if (!buf->size)
+        return;
+    unsigned G = p->t.gpus, C = p->t.chiplets, N = G > 1 ? G : C;
+    uint64_t first, n = buf_pages(p, buf, &first);
+    uint64_t g = ladm_granule_b(l, buf, N) >> p->page_shift;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t q = j / g;
+        unsigned top = (unsigned)(q % N);
+        unsigned home = G > 1 ? top * C + (unsigned)(((q / N) * g + j % g) % C) : top;
+        place_set(p, (first + j) << p->page_shift, home);
+    }
 }
 
 const struct place_ops place_first_touch = {
@@ -69,4 +97,13 @@ const struct place_ops place_chunk = {
             "(spec dualopt 2.2)",
     .rule = PLACE_FIRST_TOUCH,
     .first_launch = chunk_first_launch,
+};
+
+const struct place_ops place_ladm = {
+    .name = "ladm",
+    .desc = "LASP: each declared buffer at its first launch by its locality class, in granules "
+            "of Eq. 3.1 round-robin over the GPUs (one GPU: its chiplets), a GPU's pages over "
+            "its chiplets in turn (spec ladm 6, L4)",
+    .rule = PLACE_FIRST_TOUCH,
+    .first_launch = ladm_first_launch,
 };

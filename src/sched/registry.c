@@ -8,7 +8,7 @@
 #include "wgsched.h"
 
 extern const struct wgs_ops wgs_static, wgs_round_robin, wgs_batched, wgs_hierarchical,
-    wgs_partition;
+    wgs_partition, wgs_ladm;
 
 const struct wgs_ops *const wgs_registry[] = {
     &wgs_static,
@@ -16,16 +16,18 @@ const struct wgs_ops *const wgs_registry[] = {
     &wgs_batched,
     &wgs_hierarchical,
     &wgs_partition,
+    &wgs_ladm,
     NULL,
 };
-const char wgs_choices[] = "static|round_robin|batched|hierarchical|partition";
+const char wgs_choices[] = "static|round_robin|batched|hierarchical|partition|ladm";
 
-extern const struct place_ops place_first_touch, place_interleave, place_chunk;
+extern const struct place_ops place_first_touch, place_interleave, place_chunk, place_ladm;
 
 const struct place_ops *const place_registry[] = {
     &place_first_touch,
     &place_interleave,
     &place_chunk,
+    &place_ladm,
     NULL,
 };
-const char place_choices[] = "first_touch|interleave|chunk";
+const char place_choices[] = "first_touch|interleave|chunk|ladm";

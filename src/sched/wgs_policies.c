@@ -14,8 +14,22 @@
  *                 of the GPU (chiplet-major) runs the u-th chunk of
  *                 ceil(n_g / (C_g K)) ids (dualopt 2.2, MGPUSim)
  *
+ *   ladm          LASP (ladm 7, ladm.h): the top-level node (a GPU, or on one
+ *                 GPU a chiplet) by the class of the buffer the kernel
+ *                 follows (L11): row classes, a contiguous chunk of work-group
+ *                 rows per node (rows: y and z linearised, L6); column
+ *                 classes, of columns; no locality, batches of g / datablock
+ *                 work-groups round-robin (g the buffer's granule of Eq. 3.1,
+ *                 so a batch covers a granule: MinTBBatch for a page); else,
+ *                 and a row (column) binding with fewer rows (columns) than
+ *                 nodes, one contiguous chunk per node (kernel-wide). Inside
+ *                 GPU g, its j-th work-group on chiplet (j / MinTBBatch) mod C_g
+ *
  * C_g is the number of GPU g's chiplets among those used.
  */
+#include <stdlib.h>
+
+#include "ladm.h"
 #include "wgsched.h"
 
 static uint32_t block_start(uint32_t n, unsigned k, unsigned c)
@@ -121,4 +135,81 @@ const struct wgs_ops wgs_partition = {
     .name = "partition",
     .desc = "a contiguous block per GPU, then one contiguous chunk per CU (spec dualopt 2.2)",
     .map = map_partition,
+};
+
+/* LASP's split at the top level: work-group i's node. */
+struct ladm_split {
+    enum { LS_ROWS, LS_COLS, LS_BATCH, LS_CHUNK } by;
+    uint64_t per; /* rows, columns or work-groups per node; work-groups per batch */
+};
+
+static struct ladm_split ladm_split(const struct wgs_ctx *x, const struct sched_buf *b,
+                                    unsigned N)
+{
+    const struct sched_launch *l = x->l;
+    uint64_t rows = (uint64_t)l->grid.y * l->grid.z, cols = l->grid.x;
+    enum sched_loc loc = b ? (enum sched_loc)b->loc.loc : SCHED_LOC_UNKNOWN;
+    if ((loc == SCHED_LOC_ROW_H || loc == SCHED_LOC_ROW_V) && rows >= N)
+        return (struct ladm_split){LS_ROWS, div_ceil(rows, N)};
+    if ((loc == SCHED_LOC_COL_H || loc == SCHED_LOC_COL_V) && cols >= N)
+        return (struct ladm_split){LS_COLS, div_ceil(cols, N)};
+    if (loc == SCHED_LOC_NL) {
+        uint64_t per = ladm_granule_b(l, b, N) / ladm_datablock_b(l, b);
+        return (struct ladm_split){LS_BATCH, per ? per : 1};
+    }
+    return (struct ladm_split){LS_CHUNK, div_ceil(x->n, N)};
+}
+
+static unsigned ladm_node(const struct ladm_split *sp, const struct sched_launch *l, uint32_t i,
+                          unsigned N)
+{
+    switch (sp->by) {
+    case LS_ROWS:
+        return (unsigned)((i / l->grid.x) / sp->per);
+    case LS_COLS:
+        return (unsigned)((i % l->grid.x) / sp->per);
+    case LS_BATCH:
+        return (unsigned)((i / sp->per) % N);
+    default:
+        return (unsigned)(i / sp->per);
+    }
+}
+
+static void map_ladm(void *self, const struct wgs_ctx *x, struct wgs_target *out)
+{
+    uint32_t *seen = self; /* [GPUs]: work-groups given to each so far */
+    const struct sched_launch *l = x->l;
+    unsigned ng = gpus_used(x), N = ng > 1 ? ng : x->used;
+    int d = ladm_decider(l);
+    const struct sched_buf *b = d < 0 ? NULL : &l->bufs[d];
+    struct ladm_split sp = ladm_split(x, b, N);
+    uint64_t batch = b ? ladm_min_batch(l, b) : 1;
+    for (unsigned g = 0; g < ng; g++)
+        seen[g] = 0;
+    for (uint32_t i = 0; i < x->n; i++) {
+        unsigned top = ladm_node(&sp, l, i, N);
+        if (ng > 1)
+            out[i] = any_cu(top * x->t->chiplets +
+                            (unsigned)((seen[top]++ / batch) % gpu_chiplets(x, top)));
+        else
+            out[i] = any_cu(top);
+    }
+}
+
+static void *ladm_create(const struct cfg_sec *sec, const struct topo *t, struct err *e)
+{
+    (void)sec;
+    (void)e;
+    return xcalloc(t->gpus, sizeof(uint32_t));
+}
+
+const struct wgs_ops wgs_ladm = {
+    .name = "ladm",
+    .desc = "LASP: by the locality of the kernel's largest buffer, row or column binding, "
+            "alignment-aware batches or kernel-wide chunks over the GPUs (one GPU: its "
+            "chiplets), then batches of MinTBBatch round-robin over a GPU's chiplets (spec "
+            "ladm 7)",
+    .create = ladm_create,
+    .destroy = free,
+    .map = map_ladm,
 };

@@ -159,6 +159,7 @@ struct kd_bound {
     const struct kd_array *wgi; /* wg_items' array, or NULL */
     struct kd_bstmt *b; /* [nstmt] */
     struct kd_memo *memo; /* [nbufs]: ranges already derived */
+    struct sched_locality loc[KD_MAX_BUFS]; /* LADM's table at this launch (buf_locality) */
 };
 
 /* The ranges of one argument that the work-groups of a binding have been
@@ -2954,6 +2955,8 @@ static void keep_launch(struct kd_prog *p, struct kd_bound *b)
     p->oldest = (p->oldest + 1) % KD_MAX_LAUNCHES;
 }
 
+static void buf_locality(const struct kd_bound *b, unsigned buf, struct sched_locality *out);
+
 int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struct kernel_dim block,
               const int64_t *params, const struct kernel_buf *const *bufs,
               const struct kd_array *arrays, struct err *e)
@@ -2980,6 +2983,8 @@ int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struc
             bound_free(b);
             return -1;
         }
+        for (unsigned i = 0; i < p->nbufs; i++)
+            buf_locality(b, i, &b->loc[i]);
         keep_launch(p, b);
     } else if (p->narrays && !p->d->arrays_fixed) {
         memo_clear(b);
@@ -2988,8 +2993,8 @@ int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struc
                          .ctx = b};
     snprintf(k->name, sizeof k->name, "%s", p->d->name);
     for (unsigned i = 0; i < p->nbufs; i++)
-        k->args[k->nargs++] =
-            (struct kernel_arg){.buf = bufs[i], .mode = p->writes[i] ? KERNEL_RW : KERNEL_R};
+        k->args[k->nargs++] = (struct kernel_arg){
+            .buf = bufs[i], .mode = p->writes[i] ? KERNEL_RW : KERNEL_R, .loc = b->loc[i]};
     return 0;
 }
 
@@ -3025,6 +3030,7 @@ unsigned kd_buf_class(const struct kd_prog *p, unsigned buf, bool grid_2d, struc
         ix_class(&s->a, m, grid_2d, &c);
         if (!n++ || s->nloops > depth) {
             *out = c;
+            out->stmt = i;
             depth = s->nloops;
             agree = true;
         } else if (s->nloops == depth) {
@@ -3036,16 +3042,61 @@ unsigned kd_buf_class(const struct kd_prog *p, unsigned buf, bool grid_2d, struc
     return n;
 }
 
-bool kd_kernel_value(const struct kernel *k, const struct kd_poly *p, int64_t *v)
+/* p's value at launch b, if fixed there. */
+static bool bound_value(const struct kd_bound *b, const struct kd_poly *p, int64_t *v)
 {
-    if (!kd_kernel_prog(k))
-        return false;
     struct kd_launch l;
-    launch_values(k->ctx, &l);
+    launch_values(b, &l);
     struct kd_affine a;
     struct err e;
     if (kd_bind(p, &l, &a, &e) || a.nnz)
         return false;
     *v = a.c;
     return true;
+}
+
+/* The width of a row of the structure the index of statement i walks, in
+ * elements: the coefficient of ty (one row per thread row), else that of
+ * by over the block's rows; 0 when the index is not affine at the launch
+ * or has neither (an index clamped by min or max as its argument). */
+static int64_t row_elems(const struct kd_bound *b, unsigned i)
+{
+    const struct kd_ix *ix = &b->p->s[i].a;
+    struct kd_poly e = ix->e;
+    struct err er;
+    bool clamp = ix->arr == KD_IX_MIN || ix->arr == KD_IX_MAX;
+    if (clamp && kd_subst_ind(&ix->e, &ix->inner, &e, &er))
+        return 0;
+    struct kd_launch l;
+    launch_values(b, &l);
+    struct kd_affine a;
+    if (kd_bind(&e, &l, &a, &er))
+        return 0;
+    if (a.k[KD_TY])
+        return a.k[KD_TY];
+    return a.k[KD_BY] % (int64_t)b->block.y ? 0 : a.k[KD_BY] / (int64_t)b->block.y;
+}
+
+/* Spec ladm.md 3: buffer buf's row of the locality table at launch b (its
+ * class on this grid, its element size, stride and row width in bytes);
+ * all zero when the description never names it. */
+static void buf_locality(const struct kd_bound *b, unsigned buf, struct sched_locality *out)
+{
+    _Static_assert((int)KD_LOC_NL == (int)SCHED_LOC_NL && (int)KD_LOC_UNCL == (int)SCHED_LOC_UNCL,
+                   "Table 3.2's rows number both enums");
+    *out = (struct sched_locality){0};
+    struct kd_class c;
+    if (!kd_buf_class(b->p, buf, b->grid.y > 1, &c))
+        return;
+    int64_t unit = b->b[c.stmt].unit, v;
+    out->loc = (uint8_t)c.loc;
+    out->elem_b = (uint8_t)unit;
+    if (c.stride.n && bound_value(b, &c.stride, &v))
+        out->stride_b = v * unit;
+    out->row_b = row_elems(b, c.stmt) * unit;
+}
+
+bool kd_kernel_value(const struct kernel *k, const struct kd_poly *p, int64_t *v)
+{
+    return kd_kernel_prog(k) && bound_value(k->ctx, p, v);
 }

@@ -125,6 +125,7 @@ struct kd_class {
     enum kd_locality loc;
     struct kd_poly stride; /* NL and the row/column classes: the loop-variant group / m (in
                               elements); empty without a loop term */
+    unsigned stmt;         /* kd_buf_class: the statement of the first access that decides */
 };
 
 /* Algorithm 1 of spec ladm.md 5 for index p, with m = loop variable `m`

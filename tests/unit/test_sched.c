@@ -303,7 +303,7 @@ static struct sched_launch with_buf(addr_t base, uint64_t size)
 {
     struct sched_launch l = grid(1);
     l.nbufs = 1;
-    l.bufs[0] = (struct sched_buf){"X", base, size, true};
+    l.bufs[0] = (struct sched_buf){"X", base, size, true, {0}};
     return l;
 }
 

@@ -1,0 +1,93 @@
+/*
+ * ladm.c -- LASP's decisions from a launch's locality table (ladm.h).
+ */
+#include "ladm.h"
+
+static bool row_class(enum sched_loc loc)
+{
+    return loc == SCHED_LOC_ROW_H || loc == SCHED_LOC_ROW_V;
+}
+
+static uint64_t buf_pages(const struct sched_launch *l, const struct sched_buf *b)
+{
+    return div_ceil(b->size, l->page_b);
+}
+
+int ladm_decider(const struct sched_launch *l)
+{
+    int best = -1;
+    uint64_t pages = 0;
+    for (unsigned i = 0; i < l->nbufs; i++) {
+        const struct sched_buf *b = &l->bufs[i];
+        if (b->loc.loc == SCHED_LOC_UNKNOWN)
+            continue;
+        uint64_t pg = buf_pages(l, b);
+        if (best < 0 || pg > pages || (pg == pages && row_class(b->loc.loc) &&
+                                       !row_class(l->bufs[best].loc.loc)))
+            best = (int)i, pages = pg;
+    }
+    return best;
+}
+
+enum sched_loc ladm_kernel_loc(const struct sched_launch *l)
+{
+    int d = ladm_decider(l);
+    return d < 0 ? SCHED_LOC_UNKNOWN : (enum sched_loc)l->bufs[d].loc.loc;
+}
+
+uint64_t ladm_datablock_b(const struct sched_launch *l, const struct sched_buf *b)
+{
+    uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
+    return threads * (b->loc.elem_b ? b->loc.elem_b : 1);
+}
+
+uint64_t ladm_min_batch(const struct sched_launch *l, const struct sched_buf *b)
+{
+    uint64_t db = ladm_datablock_b(l, b);
+    return db < l->page_b ? l->page_b / db : 1;
+}
+
+/* ceil(bytes / nodes) rounded up to a whole number of pages, at least one. */
+static uint64_t pages_share(const struct sched_launch *l, uint64_t bytes, unsigned nodes)
+{
+    uint64_t g = div_ceil(div_ceil(bytes, nodes), l->page_b) * l->page_b;
+    return g ? g : l->page_b;
+}
+
+static uint64_t abs64(int64_t v)
+{
+    return v < 0 ? (uint64_t)-v : (uint64_t)v;
+}
+
+uint64_t ladm_granule_b(const struct sched_launch *l, const struct sched_buf *b, unsigned nodes)
+{
+    switch (b->loc.loc) {
+    case SCHED_LOC_NL:
+        if (b->loc.stride_b)
+            return pages_share(l, abs64(b->loc.stride_b), nodes);
+        return pages_share(l, ladm_min_batch(l, b) * ladm_datablock_b(l, b), 1);
+    case SCHED_LOC_ROW_V:
+    case SCHED_LOC_COL_V:
+        if (b->loc.row_b)
+            return pages_share(l, abs64(b->loc.row_b), nodes);
+        break;
+    default:
+        break;
+    }
+    return pages_share(l, b->size, nodes);
+}
+
+const char *ladm_loc_name(enum sched_loc loc)
+{
+    static const char *const name[] = {
+        [SCHED_LOC_UNKNOWN] = "unknown",
+        [SCHED_LOC_NL] = "no-locality",
+        [SCHED_LOC_ROW_H] = "row-horizontal",
+        [SCHED_LOC_COL_H] = "column-horizontal",
+        [SCHED_LOC_ROW_V] = "row-vertical",
+        [SCHED_LOC_COL_V] = "column-vertical",
+        [SCHED_LOC_ITL] = "intra-thread",
+        [SCHED_LOC_UNCL] = "unclassified",
+    };
+    return loc <= SCHED_LOC_UNCL ? name[loc] : "?";
+}

@@ -1,0 +1,55 @@
+/*
+ * ladm.h -- LADM's LASP (spec ladm.md 6, 7): from the locality table a
+ * launch carries (struct sched_locality per buffer, spec 3), the page
+ * placement of each buffer at its first launch and the work-group
+ * scheduling of each kernel. The place policy `ladm` and the scheduling
+ * policy `ladm` (place_policies.c, wgs_policies.c) are built on these; the
+ * command processor asks ladm_kernel_loc() for CRB's insertion rule (8).
+ *
+ * Nodes (L4). The equations split over the top-level nodes: the GPUs, or on
+ * one GPU its chiplets. Inside a GPU, the pages of the GPU's share go to its
+ * chiplets round-robin a page at a time, and its work-groups in batches of
+ * MinTBBatch (Eq. 3.2), so that the chiplet of a page and of the
+ * work-groups whose datablocks fill it agree.
+ *
+ * Granule (Eq. 3.1). Each buffer is cut into granules of g bytes, a whole
+ * number of pages, granule q on top-level node q mod N:
+ *   no locality (1), with a stride s   g = ceil(s / N) rounded up to pages
+ *   no locality, no loop               g = MinTBBatch x datablock rounded up
+ *                                      to pages (L5: one page when a
+ *                                      datablock is at most a page)
+ *   column classes (4, 5)              g = ceil(row width / N) rounded up
+ *                                      (no row width known: kernel-wide)
+ *   row classes (2, 3), intra-thread,  g = ceil(size / N) rounded up: one
+ *   unclassified, unknown (6, 7)       contiguous chunk per node
+ *                                      (kernel-wide partitioning)
+ * datablock = work-group threads x element size (L8); MinTBBatch =
+ * max(1, page / datablock) (Eq. 3.2).
+ */
+#ifndef CHIPSIM_SCHED_LADM_H
+#define CHIPSIM_SCHED_LADM_H
+
+#include "sched/launch.h"
+
+/* The buffer a kernel's scheduling follows (spec ladm 7, L11): of those with
+ * a known class, the largest in pages, ties to a row class, then to the
+ * first; -1 when none has a known class. */
+int ladm_decider(const struct sched_launch *l);
+
+/* The class of the buffer the kernel follows; SCHED_LOC_UNKNOWN: none. */
+enum sched_loc ladm_kernel_loc(const struct sched_launch *l);
+
+/* Bytes of buffer b that one work-group touches per iteration (L8). */
+uint64_t ladm_datablock_b(const struct sched_launch *l, const struct sched_buf *b);
+
+/* Eq. 3.2: consecutive work-groups that fill one page of b, at least 1. */
+uint64_t ladm_min_batch(const struct sched_launch *l, const struct sched_buf *b);
+
+/* Eq. 3.1: the granule of b over `nodes` top-level nodes, in bytes (a
+ * positive multiple of the page size). */
+uint64_t ladm_granule_b(const struct sched_launch *l, const struct sched_buf *b, unsigned nodes);
+
+/* The name of a class, as Table 3.2 calls it. */
+const char *ladm_loc_name(enum sched_loc loc);
+
+#endif
