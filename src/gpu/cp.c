@@ -206,6 +206,7 @@ static void describe_launch(struct cp *cp)
     const struct kernel *k = &cp->k;
     struct sched_launch *l = &cp->launch;
     *l = (struct sched_launch){.id = cp->kid, .name = k->name, .page_b = cp->page_b,
+                               .unit_b = cp->unit_b,
                                .nbufs = k->nargs, .ctx = k->ctx,
                                .grid = {k->grid.x, k->grid.y, k->grid.z},
                                .block = {k->block.x, k->block.y, k->block.z}};
@@ -337,9 +338,10 @@ void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj)
     cp->copy_obj = obj;
 }
 
-void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj, uint64_t page_b)
+void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj, uint64_t page_b, uint64_t unit_b)
 {
     cp->page_b = page_b;
+    cp->unit_b = unit_b;
     cp->place = fn;
     cp->place_obj = obj;
 }

@@ -71,7 +71,7 @@ struct cp {
     void *copy_obj;
     cp_place_fn place;
     void *place_obj;
-    uint64_t page_b;              /* the page size the launches report (sched_launch.page_b) */
+    uint64_t page_b, unit_b;      /* the page size and interleave unit the launches report */
     struct wgs ws;           /* work-group scheduling ([sched]) */
 
     struct kernel k;         /* the kernel in flight */
@@ -101,7 +101,7 @@ int cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct 
 void cp_free(struct cp *cp);
 void cp_set_coherence(struct cp *cp, const struct coh_ops *ops, void *self);
 void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj);
-void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj, uint64_t page_b);
+void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj, uint64_t page_b, uint64_t unit_b);
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix);
 /* Begin running kernels from next() at the current time. */
 void cp_start(struct cp *cp, cp_next_fn next, void *obj, cp_kernel_fn on_kernel, void *kobj);

@@ -114,7 +114,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
         goto fail;
     g->cp.chk = &g->chk;
     cp_set_copy(&g->cp, host_copy, g);
-    cp_set_place(&g->cp, launch_place, g, g->page_b);
+    cp_set_place(&g->cp, launch_place, g, g->page_b, g->ms.place.p.interleave_b);
     const struct cfg_sec *cs = cfg_sec(c, "coherence");
     g->ms.cm.chk = &g->chk;
     coh_cp_timing(&g->ms.cm, cpp.cp_mhz, cpp.unicast_cycles, cpp.broadcast_cycles);

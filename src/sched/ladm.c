@@ -29,6 +29,15 @@ int ladm_decider(const struct sched_launch *l)
     return best;
 }
 
+int ladm_largest(const struct sched_launch *l)
+{
+    int best = -1;
+    for (unsigned i = 0; i < l->nbufs; i++)
+        if (best < 0 || buf_pages(l, &l->bufs[i]) > buf_pages(l, &l->bufs[best]))
+            best = (int)i;
+    return best;
+}
+
 enum sched_loc ladm_kernel_loc(const struct sched_launch *l)
 {
     int d = ladm_decider(l);
@@ -38,7 +47,7 @@ enum sched_loc ladm_kernel_loc(const struct sched_launch *l)
 uint64_t ladm_datablock_b(const struct sched_launch *l, const struct sched_buf *b)
 {
     uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
-    return threads * (b->loc.elem_b ? b->loc.elem_b : 1);
+    return threads * (b->loc.elem_b ? b->loc.elem_b : 4);
 }
 
 uint64_t ladm_min_batch(const struct sched_launch *l, const struct sched_buf *b)

@@ -39,7 +39,8 @@ int ladm_decider(const struct sched_launch *l);
 /* The class of the buffer the kernel follows; SCHED_LOC_UNKNOWN: none. */
 enum sched_loc ladm_kernel_loc(const struct sched_launch *l);
 
-/* Bytes of buffer b that one work-group touches per iteration (L8). */
+/* Bytes of buffer b that one work-group touches per iteration (L8): its
+ * threads times the element size (4 B where the table has none). */
 uint64_t ladm_datablock_b(const struct sched_launch *l, const struct sched_buf *b);
 
 /* Eq. 3.2: consecutive work-groups that fill one page of b, at least 1. */
@@ -48,6 +49,10 @@ uint64_t ladm_min_batch(const struct sched_launch *l, const struct sched_buf *b)
 /* Eq. 3.1: the granule of b over `nodes` top-level nodes, in bytes (a
  * positive multiple of the page size). */
 uint64_t ladm_granule_b(const struct sched_launch *l, const struct sched_buf *b, unsigned nodes);
+
+/* The largest buffer of the launch in pages (the first of equals), any
+ * class; -1 without buffers. CODA's batches follow it (spec ladm 2). */
+int ladm_largest(const struct sched_launch *l);
 
 /* The name of a class, as Table 3.2 calls it. */
 const char *ladm_loc_name(enum sched_loc loc);

@@ -57,6 +57,8 @@ struct sched_launch {
     struct sched_dim grid;    /* work-groups; linear id = x + y*gx + z*gx*gy */
     struct sched_dim block;   /* work-items per work-group */
     uint64_t page_b;          /* the machine's page size ([place] page_b) */
+    uint64_t unit_b;          /* the placement's interleave unit ([place] interleave_b, else
+                                 the page) */
     unsigned nbufs;
     struct sched_buf bufs[SCHED_MAX_BUFS];
     const void *ctx;          /* the workload's data for this kernel (kernel.ctx) */

@@ -16,8 +16,10 @@
 const struct cfg_key place_keys[] = {
     {"policy", CFG_ENUM, "first_touch", 0, 0,
      "page placement: first_touch (home = chiplet of the first toucher), interleave (unit i on "
-     "chiplet i mod N) or chunk (each buffer a kernel declares: a contiguous run of pages per "
-     "GPU, then per chiplet; other pages by first touch)", place_choices},
+     "chiplet i mod N), chunk (each buffer a kernel declares: a contiguous run of pages per "
+     "GPU, then per chiplet; other pages by first touch) or ladm (LASP: each buffer a kernel "
+     "declares by its locality class at its first launch; other pages by first touch)",
+     place_choices},
     /* spec cpelide 2.3 and ladm L1: 4 KB; ladm L1 and hmg H1: 64 KB, 2 MB as options */
     {"page_b", CFG_INT, "4096", 4096, 2 << 20,
      "placement page size in bytes (a power of two; also the alignment of buffers)", NULL},
@@ -25,6 +27,10 @@ const struct cfg_key place_keys[] = {
     {"interleave_b", CFG_INT, "0", 0, 1 << 30,
      "unit of `interleave` in bytes: a power of two below page_b (sub-page) or a multiple of "
      "page_b (0 = page_b)", NULL},
+    /* spec ladm L12: H-CODA interleaves over the GPUs, then over each GPU's chiplets */
+    {"interleave_order", CFG_ENUM, "flat", 0, 0,
+     "`interleave`: unit i on chiplet i mod N (flat), or on GPU i mod G and there on its "
+     "chiplet (i / G) mod C (hier, H-CODA's)", "flat|hier"},
     /* spec dualopt 2.2 (contiguous), ladm L4 (page round-robin inside a GPU) */
     {"chunk_chiplets", CFG_ENUM, "contiguous", 0, 0,
      "`chunk`: a GPU's run of a buffer's pages over its chiplets, split the same way "
@@ -79,6 +85,7 @@ int place_init_cfg(struct place *p, const struct cfg_sec *sec, const struct topo
         .page_b = cfg_uint(sec, "page_b"),
         .interleave_b = cfg_uint(sec, "interleave_b"),
         .chunk_chiplets = (enum place_chunk_chiplets)cfg_enum(sec, "chunk_chiplets"),
+        .interleave_hier = cfg_enum(sec, "interleave_order") == 1,
         .fault_ps = (ps_t)(cfg_float(sec, "fault_us") * 1e6 + 0.5),
         .migrate_ps = (ps_t)(cfg_float(sec, "migrate_us") * 1e6 + 0.5),
     };
@@ -118,7 +125,11 @@ void place_reg_stats(struct place *p, struct stats *st, const char *prefix)
 
 static unsigned interleave_home(const struct place *p, addr_t addr)
 {
-    return (unsigned)((addr / p->p.interleave_b) % p->nhomes);
+    uint64_t u = addr / p->p.interleave_b;
+    if (!p->p.interleave_hier)
+        return (unsigned)(u % p->nhomes);
+    unsigned g = (unsigned)(u % p->t.gpus);
+    return g * p->t.chiplets + (unsigned)((u / p->t.gpus) % p->t.chiplets);
 }
 
 unsigned place_home(struct place *p, addr_t addr, unsigned toucher)

@@ -57,6 +57,7 @@ struct place_params {
     uint64_t page_b;              /* a power of two, 4 KiB .. 2 MiB */
     uint64_t interleave_b;        /* the interleave unit; 0: page_b */
     enum place_chunk_chiplets chunk_chiplets;
+    bool interleave_hier;         /* interleave over the GPUs first (interleave_order = hier) */
     ps_t fault_ps, migrate_ps;
 };
 

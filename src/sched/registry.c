@@ -8,7 +8,7 @@
 #include "wgsched.h"
 
 extern const struct wgs_ops wgs_static, wgs_round_robin, wgs_batched, wgs_hierarchical,
-    wgs_partition, wgs_ladm;
+    wgs_partition, wgs_ladm, wgs_coda, wgs_hcoda;
 
 const struct wgs_ops *const wgs_registry[] = {
     &wgs_static,
@@ -17,9 +17,11 @@ const struct wgs_ops *const wgs_registry[] = {
     &wgs_hierarchical,
     &wgs_partition,
     &wgs_ladm,
+    &wgs_coda,
+    &wgs_hcoda,
     NULL,
 };
-const char wgs_choices[] = "static|round_robin|batched|hierarchical|partition|ladm";
+const char wgs_choices[] = "static|round_robin|batched|hierarchical|partition|ladm|coda|hcoda";
 
 extern const struct place_ops place_first_touch, place_interleave, place_chunk, place_ladm;
 

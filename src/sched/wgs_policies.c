@@ -25,6 +25,14 @@
  *                 nodes, one contiguous chunk per node (kernel-wide). Inside
  *                 GPU g, its j-th work-group on chiplet (j / MinTBBatch) mod C_g
  *
+ *   coda          batches of max(1, u / datablock) work-groups round-robin over
+ *                 the chiplets used, u the placement's interleave unit (ladm 2:
+ *                 CODA's alignment-aware batching; datablock of the largest
+ *                 buffer, ladm.h), so batch b's data is in unit b
+ *   hcoda         the same batches round-robin over the GPUs used, GPU g's k-th
+ *                 batch on its chiplet k mod C_g (ladm L12: H-CODA; with
+ *                 [place] interleave_order = hier, batch and unit agree)
+ *
  * C_g is the number of GPU g's chiplets among those used.
  */
 #include <stdlib.h>
@@ -212,4 +220,46 @@ const struct wgs_ops wgs_ladm = {
     .create = ladm_create,
     .destroy = free,
     .map = map_ladm,
+};
+
+/* CODA's batch: the work-groups whose datablocks fill one interleave unit. */
+static uint64_t coda_batch(const struct sched_launch *l)
+{
+    int d = ladm_largest(l);
+    uint64_t db = d < 0 ? 4ull * l->block.x * l->block.y * l->block.z
+                        : ladm_datablock_b(l, &l->bufs[d]);
+    return l->unit_b > db ? l->unit_b / db : 1;
+}
+
+static void map_coda(void *self, const struct wgs_ctx *x, struct wgs_target *out)
+{
+    (void)self;
+    uint64_t batch = coda_batch(x->l);
+    for (uint32_t i = 0; i < x->n; i++)
+        out[i] = any_cu((unsigned)((i / batch) % x->used));
+}
+
+static void map_hcoda(void *self, const struct wgs_ctx *x, struct wgs_target *out)
+{
+    (void)self;
+    uint64_t batch = coda_batch(x->l), ng = gpus_used(x);
+    for (uint32_t i = 0; i < x->n; i++) {
+        uint64_t b = i / batch;
+        unsigned g = (unsigned)(b % ng);
+        out[i] = any_cu(g * x->t->chiplets + (unsigned)((b / ng) % gpu_chiplets(x, g)));
+    }
+}
+
+const struct wgs_ops wgs_coda = {
+    .name = "coda",
+    .desc = "CODA: batches of work-groups whose datablocks fill one interleave unit, "
+            "round-robin over the chiplets (spec ladm 2)",
+    .map = map_coda,
+};
+
+const struct wgs_ops wgs_hcoda = {
+    .name = "hcoda",
+    .desc = "H-CODA: CODA's batches round-robin over the GPUs, then over each GPU's chiplets "
+            "(spec ladm L12)",
+    .map = map_hcoda,
 };

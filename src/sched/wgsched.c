@@ -13,7 +13,10 @@ const struct cfg_key wgs_keys[] = {
      "work-group to chiplet/CU mapping: static (a contiguous block per chiplet), round_robin "
      "(work-group i on chiplet i mod k), batched (batches of `batch` round-robin), hierarchical "
      "(a block per GPU, then batches of `hier_batch` round-robin over its chiplets), partition "
-     "(a block per GPU, then one contiguous chunk per CU)", wgs_choices},
+     "(a block per GPU, then one contiguous chunk per CU), ladm (LASP: by the locality of the "
+     "kernel's largest buffer), coda (batches filling one [place] interleave unit, "
+     "round-robin) or hcoda (coda's batches over the GPUs, then over each GPU's chiplets)",
+     wgs_choices},
     /* spec ladm 2: Batch+FT hands out batches of 4-8 consecutive threadblocks */
     {"batch", CFG_INT, "4", 1, 1 << 24, "consecutive work-groups per batch under `batched`",
      NULL},

@@ -273,3 +273,41 @@ Test(ladm, every_work_group_runs_where_its_first_datablock_is)
                 place_free(&p);
             }
 }
+
+/* ---- CODA and H-CODA (spec ladm 2, L12) ------------------------------------------------ */
+
+/* Under coda (flat interleave) and hcoda (interleave_order = hier), at 1 KiB
+ * units: batches of 1024 / 512 = 2 work-groups of (128,1) floats, and each
+ * work-group's datablock is homed where it runs. */
+Test(ladm, coda_batches_fill_an_interleave_unit_where_they_run)
+{
+    static const char *const pol[] = {"coda", "hcoda"};
+    for (unsigned h = 0; h < 2; h++)
+        for (unsigned g = 1; g <= 2; g++) {
+            struct topo t = shape(g, g == 1 ? 4 : 2);
+            struct sched_launch l = one_buf((struct sched_dim){40, 1, 1},
+                                            (struct sched_dim){128, 1, 1}, 1 << 20, nl(0));
+            l.unit_b = 1024;
+            l.bufs[0].loc.loc = SCHED_LOC_UNKNOWN; /* CODA needs no class */
+            struct place p;
+            struct place_params pp = {.ops = place_find("interleave"), .page_b = 4 * KIB,
+                                      .interleave_b = 1024, .interleave_hier = h};
+            place_init(&p, &pp, &t);
+            struct wgs w;
+            struct wgs_params wp = {.ops = wgs_find(pol[h]), .batch = 1, .hier_batch = 1};
+            struct err e;
+            cr_assert_eq(wgs_init(&w, &t, &wp, NULL, &e), 0);
+            wgs_plan(&w, &l);
+            for (uint32_t i = 0; i < 40; i++) {
+                unsigned c = wgs_target_of(&w, i).chiplet;
+                cr_expect_eq(place_lookup(&p, l.bufs[0].base + i * 512ull), (int)c,
+                             "%s on %u GPUs: work-group %u", pol[h], g, i);
+                /* by hand: batch b = i / 2; coda: chiplet b mod 4; hcoda on 2 x 2:
+                 * GPU b mod 2, its chiplet (b / 2) mod 2 */
+                unsigned b = i / 2, want = g == 1 ? b % 4 : h ? b % 2 * 2 + b / 2 % 2 : b % 4;
+                cr_expect_eq(c, want, "%s on %u GPUs: work-group %u on %u", pol[h], g, i, c);
+            }
+            wgs_free(&w);
+            place_free(&p);
+        }
+}
