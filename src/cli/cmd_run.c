@@ -169,7 +169,8 @@ enum { O_CONFIG = 1, O_PARAM, O_WORKLOAD, O_TRACE, O_JSON, O_STATS, O_QUIET };
 
 static const struct cli_opt run_opts[] = {
     {O_CONFIG, 'c', "config", "FILE",
-     "load an INI configuration (repeatable; a later file overrides an earlier one)"},
+     "load an INI configuration (repeatable; a later file overrides an earlier one;\n"
+     "A.ini+B.ini loads A, then B)"},
     {O_PARAM, 'p', "param", "SECTION.KEY=VALUE",
      "set one key after the files (repeatable; `chipsim list params`)"},
     {O_WORKLOAD, 'w', "workload", "NAME",

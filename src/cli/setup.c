@@ -77,11 +77,23 @@ static int define_workload(struct cfg *c, struct err *e)
     return 0;
 }
 
+/* Config `name`: a file, or files joined by '+' loaded in order (a sweep
+ * stacks a preset's overrides on another so: A.ini+B.ini). */
+static int load_configs(struct cfg *c, const char *name, struct err *e)
+{
+    char *all = xstrdup(name), *save = NULL;
+    int rc = 0;
+    for (char *f = strtok_r(all, "+", &save); f && !rc; f = strtok_r(NULL, "+", &save))
+        rc = cfg_load_file(c, f, e);
+    free(all);
+    return rc;
+}
+
 int setup_config(struct cfg *c, const struct run_opts *o, struct err *e)
 {
     setup_define_sections(c);
     for (size_t i = 0; i < o->nconfigs; i++)
-        if (cfg_load_file(c, o->configs[i], e))
+        if (load_configs(c, o->configs[i], e))
             return -1;
     int pos = 0;
     if (o->workload)

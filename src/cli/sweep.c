@@ -155,6 +155,31 @@ static int check_overrides(struct parse *x, const struct strv *v, int line, cons
     return 0;
 }
 
+/* A `configs` entry: a file, or files joined by '+' (loaded in order, as
+ * `chipsim run -c A+B`), each relative to the sweep file and readable. */
+static int rebase_configs(struct parse *x, char **entry, int line, const char *section,
+                          const char *key)
+{
+    char *all = xstrdup(*entry), *save = NULL, *out = NULL;
+    int bad = 0;
+    for (char *f = strtok_r(all, "+", &save); f && !bad; f = strtok_r(NULL, "+", &save)) {
+        char *one = xstrdup(f);
+        rebase(x->sw->path, &one);
+        bad = access(one, R_OK) ? perr(x, line, section, key, "cannot read config file '%s'", f)
+                                : 0;
+        char *joined = out ? xasprintf("%s+%s", out, one) : xstrdup(one);
+        free(out);
+        free(one);
+        out = joined;
+    }
+    free(all);
+    if (!out && !bad)
+        bad = perr(x, line, section, key, "'%s': no config file", *entry);
+    free(*entry);
+    *entry = out ? out : xstrdup("");
+    return bad;
+}
+
 static int matrix_key(struct parse *x, struct matrix *m, const char *section, const char *key,
                       const char *value, int line)
 {
@@ -172,16 +197,9 @@ static int matrix_key(struct parse *x, struct matrix *m, const char *section, co
         lists[i] = &added;
         if (i == 1 || i == 2)
             return check_names(x, lists[i], line, section, key, i == 1);
-        for (size_t j = 0; i == 0 && j < lists[i]->n; j++) {
-            char *as_written = xstrdup(lists[i]->v[j]);
-            rebase(x->sw->path, &lists[i]->v[j]);
-            int bad = access(lists[i]->v[j], R_OK)
-                          ? perr(x, line, section, key, "cannot read config file '%s'", as_written)
-                          : 0;
-            free(as_written);
-            if (bad)
-                return bad;
-        }
+        for (size_t j = 0; i == 0 && j < lists[i]->n; j++)
+            if (rebase_configs(x, &lists[i]->v[j], line, section, key))
+                return -1;
         for (size_t j = 0; i == 3 && j < lists[i]->n; j++)
             if (strspn(lists[i]->v[j], "0123456789") != strlen(lists[i]->v[j]))
                 return perr(x, line, section, key, "'%s' is not a chiplet count", lists[i]->v[j]);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/setup.h"
 #include "cli/sweep.h"
 #include "cli_util.h"
 
@@ -92,6 +93,36 @@ Test(sweep, matrices_axes_and_workload_sections_expand_in_order)
     free(dir);
 }
 
+/* A configs entry A+B stacks B's keys on A's, each path relative to the
+ * sweep file: the run resolves with both. */
+Test(sweep, stacked_configs_load_in_order)
+{
+    char *dir = cli_tmpdir();
+    char *over = cli_write_file(dir, "over.ini", "[l2]\nsize_kib = 48\n");
+    char text[PATH_MAX + 256];
+    snprintf(text, sizeof text, "[sweep]\nconfigs = %s+over.ini\nworkloads = vecadd\n", tiny());
+    char *path = cli_write_file(dir, "s.ini", text);
+    struct sweep sw;
+    struct err e;
+    cr_assert_eq(sweep_load(&sw, path, &e), 0, "%s", e.msg);
+    cr_assert_eq(sw.nruns, 1);
+    char want[2 * PATH_MAX + 8], real[PATH_MAX];
+    cr_assert(realpath(over, real));
+    snprintf(want, sizeof want, "%s+%s", tiny(), real);
+    cr_expect_str_eq(sw.runs[0].config, want);
+    const char *cfgs[] = {sw.runs[0].config};
+    struct run_opts o = {.configs = cfgs, .nconfigs = 1, .workload = "vecadd"};
+    struct cfg c;
+    cfg_init(&c);
+    cr_assert_eq(setup_config(&c, &o, &e), 0, "%s", e.msg);
+    cr_expect_eq(cfg_uint(cfg_sec(&c, "l2"), "size_kib"), 48, "over.ini's value, after tiny's");
+    cfg_free(&c);
+    sweep_free(&sw);
+    free(path);
+    free(over);
+    free(dir);
+}
+
 /* What `study --quick` keeps of a study with main and sensitivity matrices:
  * the runs a matrix named main... gives, one given by both kinds included. */
 Test(sweep, runs_keep_the_matrices_that_give_them)
@@ -153,6 +184,9 @@ Test(sweep, bad_files_name_file_line_and_key)
                  ":2: [sweep] workloads: unknown workload 'squar' (see chipsim list workloads)");
     expect_error("[sweep]\nconfigs = no/such.ini\n",
                  ":2: [sweep] configs: cannot read config file 'no/such.ini'");
+    expect_error("[sweep]\nconfigs = /dev/null+no/such.ini\n",
+                 ":2: [sweep] configs: cannot read config file 'no/such.ini'");
+    expect_error("[sweep]\nconfigs = +\n", ":2: [sweep] configs: '+': no config file");
     expect_error("[sweep]\nworkloads = square\nfrobs = 3\n",
                  ":3: [sweep] frobs: unknown key (configs, workloads, schemes, chiplets, small, "
                  "set, db, or section.key = values for an axis)");
