@@ -40,6 +40,7 @@ static const struct study_def studies[] = {
     {"cpelide", "studies/cpelide.ini", "gpu.chiplets=4", NULL, "tools/study_report.py",
      "--chiplets", true},
     {"hmg", "studies/hmg.ini", NULL, "main", "tools/hmg_report.py", NULL, false},
+    {"ladm", "studies/ladm.ini", NULL, "main", "tools/ladm_report.py", NULL, false},
 };
 
 struct study_args {
@@ -63,7 +64,7 @@ enum { O_QUICK = 1, O_FULL, O_D4, O_OUT, O_FILE };
 static const struct cli_opt study_opts[] = {
     {O_QUICK, 0, "quick", NULL,
      "the quick slice: cpelide's 4-chiplet runs (about 8 minutes\non 2 cores); hmg's main "
-     "comparison, without the\nsensitivity sweeps"},
+     "comparison, without the\nsensitivity sweeps; ladm's eight main configurations"},
     {O_FULL, 0, "full", NULL, "every workload at its paper size and machine (long)"},
     {O_D4, 0, "d4", "paper|artifact",
      "cpelide: which reading of the CPElide spec's decision D4\n(default paper; docs/study.md)"},
@@ -79,13 +80,15 @@ static const struct cli_optgroup study_groups[] = {
 
 const struct cli_cmd cli_cmd_study = {
     .name = "study",
-    .args = "cpelide|hmg [--quick] [--full] [--d4 paper|artifact] [--out DIR] [--jobs N]",
+    .args = "cpelide|hmg|ladm [--quick] [--full] [--d4 paper|artifact] [--out DIR] [--jobs N]",
     .summary = "a paper's whole evaluation: sweep, summary table and plots (resumable)",
     .about = "Runs a paper's evaluation (docs/study.md) into DIR/results.db, then writes\n"
              "DIR/results.csv, DIR/matrices.csv, DIR/summary.txt and the figures (PNG and\n"
              "PDF). cpelide: the 24 workloads under viper, cpelide, hmg and the ideal bound on\n"
              "2, 4, 6 and 7 chiplets. hmg: the 20 benchmarks of the HMG paper under its six\n"
              "configurations on 4 GPUs x 4 GPMs and on one GPU, then its sensitivity sweeps.\n"
+             "ladm: the 27 workloads of the LADM paper on 4 GPUs x 4 chiplets under its\n"
+             "placement and scheduling baselines, LADM and the monolithic GPU.\n"
              "Started again, it runs only what is missing.",
     .groups = study_groups,
     .fn = cli_study,
@@ -122,7 +125,7 @@ static int parse(int argc, char **argv, struct study_args *x)
         if (p.npos > 1)
             id = cli_bad(c, "one study, not %d arguments", p.npos);
         else if (!x->def)
-            id = cli_bad(c, "%s%s%s (the studies: cpelide, hmg)",
+            id = cli_bad(c, "%s%s%s (the studies: cpelide, hmg, ladm)",
                          p.npos ? "unknown study '" : "which study?", p.npos ? p.pos[0] : "",
                          p.npos ? "'" : "");
         else if (x->artifact && !x->def->d4)

@@ -111,3 +111,63 @@ Test(study, hmg_quick_then_whole_tables_metrics_sensitivity_and_plots, .timeout 
     free(file);
     free(dir);
 }
+
+/* `chipsim study ladm` on a small study: --quick keeps the matrices main...
+ * (H-CODA, LADM, the monolithic GPU stacked on the 4 x 4 preset), the whole
+ * file adds RONCE everywhere; the tables are normalized to H-CODA and to the
+ * monolithic GPU, the traffic classes add up, and the plots are written. */
+Test(study, ladm_quick_then_whole_normalized_tables_traffic_and_plots, .timeout = 600)
+{
+    char *dir = cli_tmpdir();
+    char cfg[PATH_MAX], mono[PATH_MAX];
+    cr_assert(realpath("configs/ladm-4x4.ini", cfg));
+    cr_assert(realpath("configs/ladm-monolithic.ini", mono));
+    char ini[3 * PATH_MAX + 1024];
+    snprintf(ini, sizeof ini,
+             "[sweep]\nconfigs = %s\nworkloads = vecadd, gemm\nschemes = swcoh\n"
+             "set = coherence.mode=flat\nsmall = true\n"
+             "[matrix main-hcoda]\nset = sched.policy=hcoda place.policy=interleave "
+             "place.interleave_b=1024 place.interleave_order=hier\n"
+             "[matrix main-ladm]\nset = sched.policy=ladm place.policy=ladm coherence.crb=true\n"
+             "[matrix main-mono]\nconfigs = %s+%s\nset = sched.policy=static\n"
+             "[matrix more-ronce]\nset = sched.policy=ladm place.policy=ladm "
+             "coherence.home_alloc=false\n",
+             cfg, cfg, mono);
+    char *file = cli_write_file(dir, "s.ini", ini);
+    char out[PATH_MAX + 8];
+    snprintf(out, sizeof out, "%s/out", dir);
+    const char *quick[] = {"study", "ladm", "--file", file, "--out", out, "--quick", "--jobs",
+                           "2", "-q", NULL};
+    struct cli_result r = cli_exec(quick);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    const char *s = slurp(out, "summary.txt");
+    cr_assert(s);
+    cr_expect(strstr(s, "runs: 6 ok, 0 not ok; stale reads 0"), "%s", s);
+    cr_expect(!strstr(s, "LASP+RONCE"), "--quick ran more-ronce:\n%s", s);
+    for (const char *b = "VecAdd\0SQ-GEMM\0"; *b; b += strlen(b) + 1) {
+        double v[3];
+        const char *row = row_of(s, "== performance normalized to H-CODA", b);
+        cr_assert(row && sscanf(row, " %*s %lf %lf %lf", &v[0], &v[1], &v[2]) == 3, "%s\n%s", b,
+                  s);
+        cr_expect_eq(v[0], 1.0, "%s: H-CODA over itself", b);
+        row = row_of(s, "== performance normalized to the monolithic", b);
+        cr_assert(row && sscanf(row, " %*s %lf %lf %lf", &v[0], &v[1], &v[2]) == 3, "%s", b);
+        cr_expect_eq(v[2], 1.0, "%s: the monolithic GPU over itself", b);
+    }
+    cr_expect(strstr(s, "LOCAL-REMOTE misses = REMOTE-LOCAL accesses): holds in every run"),
+              "%s", s);
+    cr_expect(exists(out, "perf-hcoda.png") && exists(out, "perf-mono.pdf") &&
+              exists(out, "traffic.png") && exists(out, "perf-class.png"));
+
+    const char *whole[] = {"study", "ladm", "--file", file, "--out", out, "--jobs", "2", "-q",
+                           NULL};
+    r = cli_exec(whole);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    s = slurp(out, "summary.txt");
+    cr_expect(strstr(s, "runs: 8 ok, 0 not ok; stale reads 0"), "%s", s);
+    cr_expect(strstr(s, "== RTWICE against RONCE") && exists(out, "crb.png"), "%s", s);
+    free(file);
+    free(dir);
+}
