@@ -13,6 +13,8 @@
 #include "cli/cli.h"
 #include "cli/cls_ladm.h"
 #include "cli/setup.h"
+#include "gpu/cp.h"
+#include "sched/ladm.h"
 #include "workload/kd.h"
 #include "workload/wl.h"
 
@@ -43,62 +45,47 @@ static int ladm_config(const struct cls_ladm_args *a, const struct wl_ops *w, st
     return rc;
 }
 
-/* Spec ladm.md 7, L6, L11: the kernel follows its largest argument (in
- * pages; ties to a row class), and falls back to kernel-wide scheduling
- * when a row (column) binding has fewer rows (columns) of work-groups than
- * nodes. */
-static void ladm_decision(const struct kernel *k, const struct kd_prog *p,
-                          const struct kd_class *cls, const unsigned *acc, uint64_t page_b,
-                          unsigned nodes)
+/* Spec ladm.md 7, L6, L11: the actions of Table 3.2 for the argument the
+ * kernel follows (sched/ladm.h, as the `ladm` policies decide them). */
+static void ladm_decision(const struct sched_launch *l, const char *const *args, unsigned nodes)
 {
-    unsigned nbufs = p->nbufs;
-    int best = -1;
-    uint64_t pages = 0;
-    for (unsigned b = 0; b < nbufs; b++) {
-        uint64_t pg = acc[b] ? div_ceil(k->args[b].buf->size, page_b) : 0;
-        bool row = cls[b].loc == KD_LOC_ROW_H || cls[b].loc == KD_LOC_ROW_V;
-        if (acc[b] && (best < 0 || pg > pages || (pg == pages && row)))
-            best = (int)b, pages = pg;
-    }
-    if (best < 0)
+    int d = ladm_decider(l);
+    if (d < 0)
         return;
-    enum kd_locality l = cls[best].loc;
-    struct kd_actions a = kd_locality_actions(l);
-    const char *sched = a.sched;
-    bool rows = l == KD_LOC_ROW_H || l == KD_LOC_ROW_V;
-    bool cols = l == KD_LOC_COL_H || l == KD_LOC_COL_V;
-    if ((rows && k->grid.y < nodes) || (cols && k->grid.x < nodes))
-        sched = "kernel-wide (too few rows or columns of work-groups)";
-    printf("%-16s %-24s %-10s => scheduling %s, placement %s, L2 insertion %s "
+    enum sched_loc loc = (enum sched_loc)l->bufs[d].loc.loc;
+    enum ladm_sched s = ladm_schedule(l, nodes);
+    bool fell = s == LADM_KERNEL_WIDE && strcmp(ladm_place_name(loc), "kernel-wide");
+    printf("%-16s %-24s %-10s => scheduling %s%s, placement %s, L2 insertion %s "
            "(largest argument %s, %llu pages)\n",
-           "", "", "", sched, a.place, a.cache, p->d->bufs[best], (unsigned long long)pages);
+           "", "", "", ladm_sched_name(s),
+           fell && loc != SCHED_LOC_NL ? " (too few rows or columns of work-groups)" : "",
+           ladm_place_name(loc), ladm_insert_name(loc), args[d],
+           (unsigned long long)div_ceil(l->bufs[d].size, l->page_b));
 }
 
-/* One kernel's arguments. */
+/* One kernel's arguments: the locality table its launch carries. */
 static void ladm_kernel(const char *wl, const struct kernel *k, uint64_t page_b, unsigned nodes)
 {
-    const struct kd_prog *p = kd_kernel_prog(k);
     char grid[32];
     snprintf(grid, sizeof grid, "%ux%u", k->grid.x, k->grid.y);
+    const struct kd_prog *p = kd_kernel_prog(k);
     if (!p) {
         printf("%-16s %-24s %-10s %-20s (not a kernel description: no index expressions)\n", wl,
                k->name, grid, "-");
         return;
     }
-    bool grid_2d = k->grid.y > 1;
-    struct kd_class cls[KD_MAX_BUFS];
-    unsigned acc[KD_MAX_BUFS];
-    for (unsigned b = 0; b < p->nbufs; b++) {
-        struct kd_class *c = &cls[b];
-        acc[b] = kd_buf_class(p, b, grid_2d, c);
+    struct sched_launch l;
+    cp_describe_launch(k, 0, page_b, page_b, &l);
+    for (unsigned b = 0; b < l.nbufs; b++) {
+        const struct sched_locality *c = &l.bufs[b].loc;
         char stride[48] = "-";
-        int64_t v;
-        if (acc[b] && c->stride.n && kd_kernel_value(k, &c->stride, &v))
-            snprintf(stride, sizeof stride, "%lld elements", (long long)v);
+        if (c->stride_b && c->elem_b)
+            snprintf(stride, sizeof stride, "%lld elements", (long long)(c->stride_b / c->elem_b));
         printf("%-16s %-24s %-10s %-20s %d %-18s %s\n", wl, k->name, grid, p->d->bufs[b],
-               (int)c->loc, acc[b] ? kd_locality_name(c->loc) : "(not accessed)", stride);
+               (int)c->loc, c->loc ? ladm_loc_name((enum sched_loc)c->loc) : "(not accessed)",
+               stride);
     }
-    ladm_decision(k, p, cls, acc, page_b, nodes);
+    ladm_decision(&l, p->d->bufs, nodes);
 }
 
 /* Every distinct kernel of w (by name), at its first launch. 0, or 2 when

@@ -200,13 +200,10 @@ static void after_launch_latency(struct sim *s, void *obj, uint64_t arg)
 
 _Static_assert(SCHED_MAX_BUFS >= KERNEL_MAX_ARGS, "every argument is a buffer of the launch");
 
-/* What the scheduling and placement policies see of the kernel. */
-static void describe_launch(struct cp *cp)
+void cp_describe_launch(const struct kernel *k, unsigned id, uint64_t page_b, uint64_t unit_b,
+                        struct sched_launch *l)
 {
-    const struct kernel *k = &cp->k;
-    struct sched_launch *l = &cp->launch;
-    *l = (struct sched_launch){.id = cp->kid, .name = k->name, .page_b = cp->page_b,
-                               .unit_b = cp->unit_b,
+    *l = (struct sched_launch){.id = id, .name = k->name, .page_b = page_b, .unit_b = unit_b,
                                .nbufs = k->nargs, .ctx = k->ctx,
                                .grid = {k->grid.x, k->grid.y, k->grid.z},
                                .block = {k->block.x, k->block.y, k->block.z}};
@@ -225,7 +222,7 @@ static void launch_next(struct cp *cp)
         cp->finished = true;
         return;
     }
-    describe_launch(cp);
+    cp_describe_launch(&cp->k, cp->kid, cp->page_b, cp->unit_b, &cp->launch);
     cp->owed_ps = cp->place ? cp->place(cp->place_obj, &cp->launch) : 0;
     for (unsigned i = 0; i < cp->k.ncopies; i++) {
         const struct addr_range *c = &cp->k.copies[i];

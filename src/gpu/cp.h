@@ -101,6 +101,11 @@ int cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct 
 void cp_free(struct cp *cp);
 void cp_set_coherence(struct cp *cp, const struct coh_ops *ops, void *self);
 void cp_set_copy(struct cp *cp, cp_copy_fn fn, void *obj);
+/* What the scheduling and placement policies see of launch `id` of k (its
+ * grid, buffers and their locality table), on pages of page_b bytes and an
+ * interleave unit of unit_b. */
+void cp_describe_launch(const struct kernel *k, unsigned id, uint64_t page_b, uint64_t unit_b,
+                        struct sched_launch *l);
 void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj, uint64_t page_b, uint64_t unit_b);
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix);
 /* Begin running kernels from next() at the current time. */

@@ -86,6 +86,46 @@ uint64_t ladm_granule_b(const struct sched_launch *l, const struct sched_buf *b,
     return pages_share(l, b->size, nodes);
 }
 
+enum ladm_sched ladm_schedule(const struct sched_launch *l, unsigned nodes)
+{
+    int d = ladm_decider(l);
+    enum sched_loc loc = d < 0 ? SCHED_LOC_UNKNOWN : (enum sched_loc)l->bufs[d].loc.loc;
+    uint64_t rows = (uint64_t)l->grid.y * l->grid.z;
+    if (loc == SCHED_LOC_ROW_H || loc == SCHED_LOC_ROW_V)
+        return rows >= nodes ? LADM_ROW_BINDING : LADM_KERNEL_WIDE;
+    if (loc == SCHED_LOC_COL_H || loc == SCHED_LOC_COL_V)
+        return l->grid.x >= nodes ? LADM_COL_BINDING : LADM_KERNEL_WIDE;
+    return loc == SCHED_LOC_NL ? LADM_ALIGN_AWARE : LADM_KERNEL_WIDE;
+}
+
+const char *ladm_sched_name(enum ladm_sched s)
+{
+    static const char *const name[] = {"row-binding", "column-binding", "align-aware",
+                                       "kernel-wide"};
+    return name[s];
+}
+
+const char *ladm_place_name(enum sched_loc loc)
+{
+    switch (loc) {
+    case SCHED_LOC_NL:
+        return "stride-aware";
+    case SCHED_LOC_ROW_H:
+    case SCHED_LOC_COL_H:
+        return "row-based";
+    case SCHED_LOC_ROW_V:
+    case SCHED_LOC_COL_V:
+        return "column-based";
+    default:
+        return "kernel-wide";
+    }
+}
+
+const char *ladm_insert_name(enum sched_loc loc)
+{
+    return loc == SCHED_LOC_ITL ? "RONCE" : "RTWICE";
+}
+
 const char *ladm_loc_name(enum sched_loc loc)
 {
     static const char *const name[] = {

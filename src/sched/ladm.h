@@ -54,7 +54,24 @@ uint64_t ladm_granule_b(const struct sched_launch *l, const struct sched_buf *b,
  * class; -1 without buffers. CODA's batches follow it (spec ladm 2). */
 int ladm_largest(const struct sched_launch *l);
 
-/* The name of a class, as Table 3.2 calls it. */
+/* Table 3.2's work-group scheduling, with L6's fallback. */
+enum ladm_sched {
+    LADM_ROW_BINDING,   /* rows 2, 4: contiguous rows of work-groups per node */
+    LADM_COL_BINDING,   /* rows 3, 5: contiguous columns */
+    LADM_ALIGN_AWARE,   /* row 1: batches of granule / datablock work-groups round-robin */
+    LADM_KERNEL_WIDE,   /* rows 6, 7, unknown, and a binding with fewer rows (columns) of
+                           work-groups than nodes (L6; rows: y and z linearised) */
+};
+
+/* The scheduling of launch l over `nodes` top-level nodes, following buffer
+ * ladm_decider(l). */
+enum ladm_sched ladm_schedule(const struct sched_launch *l, unsigned nodes);
+
+/* Names, as Table 3.2 calls them: a class, a scheduling, and a class's data
+ * placement and L2 insertion (spec 6, 8). */
 const char *ladm_loc_name(enum sched_loc loc);
+const char *ladm_sched_name(enum ladm_sched s);
+const char *ladm_place_name(enum sched_loc loc);
+const char *ladm_insert_name(enum sched_loc loc);
 
 #endif

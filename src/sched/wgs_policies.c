@@ -145,41 +145,39 @@ const struct wgs_ops wgs_partition = {
     .map = map_partition,
 };
 
-/* LASP's split at the top level: work-group i's node. */
-struct ladm_split {
-    enum { LS_ROWS, LS_COLS, LS_BATCH, LS_CHUNK } by;
-    uint64_t per; /* rows, columns or work-groups per node; work-groups per batch */
-};
-
-static struct ladm_split ladm_split(const struct wgs_ctx *x, const struct sched_buf *b,
-                                    unsigned N)
+/* LASP's top-level node of work-group i: sch over N nodes, per rows,
+ * columns, work-groups per batch or per chunk. */
+static unsigned ladm_node(enum ladm_sched sch, uint64_t per, const struct sched_launch *l,
+                          uint32_t i, unsigned N)
 {
-    const struct sched_launch *l = x->l;
-    uint64_t rows = (uint64_t)l->grid.y * l->grid.z, cols = l->grid.x;
-    enum sched_loc loc = b ? (enum sched_loc)b->loc.loc : SCHED_LOC_UNKNOWN;
-    if ((loc == SCHED_LOC_ROW_H || loc == SCHED_LOC_ROW_V) && rows >= N)
-        return (struct ladm_split){LS_ROWS, div_ceil(rows, N)};
-    if ((loc == SCHED_LOC_COL_H || loc == SCHED_LOC_COL_V) && cols >= N)
-        return (struct ladm_split){LS_COLS, div_ceil(cols, N)};
-    if (loc == SCHED_LOC_NL) {
-        uint64_t per = ladm_granule_b(l, b, N) / ladm_datablock_b(l, b);
-        return (struct ladm_split){LS_BATCH, per ? per : 1};
+    switch (sch) {
+    case LADM_ROW_BINDING:
+        return (unsigned)((i / l->grid.x) / per);
+    case LADM_COL_BINDING:
+        return (unsigned)((i % l->grid.x) / per);
+    case LADM_ALIGN_AWARE:
+        return (unsigned)((i / per) % N);
+    default:
+        return (unsigned)(i / per);
     }
-    return (struct ladm_split){LS_CHUNK, div_ceil(x->n, N)};
 }
 
-static unsigned ladm_node(const struct ladm_split *sp, const struct sched_launch *l, uint32_t i,
-                          unsigned N)
+/* Rows, columns or work-groups per node (per batch, align-aware). */
+static uint64_t ladm_per(enum ladm_sched sch, const struct wgs_ctx *x, const struct sched_buf *b,
+                         unsigned N)
 {
-    switch (sp->by) {
-    case LS_ROWS:
-        return (unsigned)((i / l->grid.x) / sp->per);
-    case LS_COLS:
-        return (unsigned)((i % l->grid.x) / sp->per);
-    case LS_BATCH:
-        return (unsigned)((i / sp->per) % N);
+    const struct sched_launch *l = x->l;
+    switch (sch) {
+    case LADM_ROW_BINDING:
+        return div_ceil((uint64_t)l->grid.y * l->grid.z, N);
+    case LADM_COL_BINDING:
+        return div_ceil(l->grid.x, N);
+    case LADM_ALIGN_AWARE: {
+        uint64_t per = ladm_granule_b(l, b, N) / ladm_datablock_b(l, b);
+        return per ? per : 1;
+    }
     default:
-        return (unsigned)(i / sp->per);
+        return div_ceil(x->n, N);
     }
 }
 
@@ -190,12 +188,12 @@ static void map_ladm(void *self, const struct wgs_ctx *x, struct wgs_target *out
     unsigned ng = gpus_used(x), N = ng > 1 ? ng : x->used;
     int d = ladm_decider(l);
     const struct sched_buf *b = d < 0 ? NULL : &l->bufs[d];
-    struct ladm_split sp = ladm_split(x, b, N);
-    uint64_t batch = b ? ladm_min_batch(l, b) : 1;
+    enum ladm_sched sch = ladm_schedule(l, N);
+    uint64_t per = ladm_per(sch, x, b, N), batch = b ? ladm_min_batch(l, b) : 1;
     for (unsigned g = 0; g < ng; g++)
         seen[g] = 0;
     for (uint32_t i = 0; i < x->n; i++) {
-        unsigned top = ladm_node(&sp, l, i, N);
+        unsigned top = ladm_node(sch, per, l, i, N);
         if (ng > 1)
             out[i] = any_cu(top * x->t->chiplets +
                             (unsigned)((seen[top]++ / batch) % gpu_chiplets(x, top)));
