@@ -110,3 +110,44 @@ Test(ladm_run, crb_is_ronce_for_intra_thread_kernels_and_rtwice_for_the_others)
     json_decref(b);
     unlink(json);
 }
+
+/* Every placement and scheduling of the LADM study on every workload of spec
+ * ladm.md 10 (small sizes, two GPUs of two chiplets): no stale read. */
+Test(ladm_run, every_policy_runs_every_ladm_workload_with_zero_stale_reads, .timeout = 900)
+{
+    char json[] = "/tmp/chipsim-ladm-all-XXXXXX";
+    tiny_begin(json);
+    static const char *const wls[] = {
+        "vecadd", "srad-v2", "hotspot", "scalarprod", "blackscholes", "histogram", "reduction",
+        "hotspot3d", "convolution", "fwt", "gemm", "transpose", "pagerank", "bfs-relax", "sssp",
+        "random-loc", "kmeans", "spmv-jds", "btree", "lbm", "streamcluster", "dl-fc", "dl-lstm",
+        NULL};
+    static const char *const pol[][5] = {
+        {"sched.policy=ladm", "place.policy=ladm", "coherence.crb=true", "sim.seed=1", NULL},
+        {"sched.policy=ladm", "place.policy=ladm", "coherence.home_alloc=false", "sim.seed=1",
+         NULL},
+        {"sched.policy=hcoda", "place.policy=interleave", "place.interleave_b=1024",
+         "place.interleave_order=hier", NULL},
+        {"sched.policy=coda", "place.policy=interleave", "place.interleave_b=1024", "sim.seed=1",
+         NULL},
+        {"sched.policy=round_robin", "place.policy=interleave", "sim.seed=1", "sim.seed=1", NULL},
+        {"sched.policy=batched", "place.policy=first_touch", "place.fault_us=20", "sim.seed=1",
+         NULL},
+        {"sched.policy=static", "place.policy=chunk", "sim.seed=1", "sim.seed=1", NULL},
+    };
+    for (const char *const *n = wls; *n; n++)
+        for (unsigned p = 0; p < sizeof pol / sizeof *pol; p++) {
+            const char *extra[] = {SWFLAT, "-p", "gpu.gpus=2", "-p", pol[p][0], "-p", pol[p][1],
+                                   "-p", pol[p][2], "-p", pol[p][3], NULL};
+            int rc;
+            json_t *j = tiny_run(wl_named(*n), extra, json, &rc);
+            cr_assert_eq(rc, 0, "%s under %s, %s", *n, pol[p][0], pol[p][1]);
+            cr_expect_eq(tiny_summary(j, "stale_reads"), 0, "%s under %s, %s", *n, pol[p][0],
+                         pol[p][1]);
+            cr_expect_eq(tiny_summary(j, "l2_sent_remote"),
+                         tiny_summary(j, "l2_remote_local_accesses"), "%s under %s", *n,
+                         pol[p][0]);
+            json_decref(j);
+        }
+    unlink(json);
+}
