@@ -11,7 +11,9 @@
  * row's non-zeros in 64-element chunks aligned to 64 (lane l takes the
  * elements at 64 k + l that lie in the row) where the real kernel starts
  * at the row's first element: the same elements and lines, lanes rotated;
- * the chunk bounds are host arrays. Default input: ladm.md's (Pannotia's
+ * the chunk bounds are host arrays. The loop's variable is the element (jj
+ * in the kernel, stepping 64), so an index reads as the kernel's col[jj]
+ * (spec ladm.md 5: intra-thread). Default input: ladm.md's (Pannotia's
  * coAuthorsDBLP, 299,067 vertices, 1,955,352 arcs, about 18 MB), which we
  * do not have: a substitute uniform random graph of that size; any graph
  * file through `input`. 10 iterations (ladm.md's 23,365 launched
@@ -56,13 +58,13 @@ static const struct kd_desc pr_kd = {
             "alu 3 < r1 r2\n"
             "lds_store lds[tx] 4\n"
             "alu 7\n"
-            "for m0 = @c0[bx] .. @c1[bx]\n"
-            "  if @row[bx] < 64*m0 + tx + 1\n"
-            "    if 64*m0 + tx < @row[bx + 1]\n"
-            "      load col[64*m0 + tx] 4 -> r3\n"
+            "for m0 = 64*@c0[bx] + tx .. 64*@c1[bx] + tx step 64\n"
+            "  if @row[bx] < m0 + 1\n"
+            "    if m0 < @row[bx + 1]\n"
+            "      load col[m0] 4 -> r3\n"
             "      alu 2\n"
-            "      load val[64*m0 + tx] 4 -> r4\n"
-            "      load x[@col[64*m0 + tx]] 4 -> r5 < r3\n"
+            "      load val[m0] 4 -> r4\n"
+            "      load x[@col[m0]] 4 -> r5 < r3\n"
             "      alu 6 < r4 r5\n"
             "      lds_store lds[tx] 4\n"
             "    end\n"
