@@ -3005,6 +3005,43 @@ const struct kd_prog *kd_kernel_prog(const struct kernel *k)
     return k->next == kd_next ? ((const struct kd_bound *)k->ctx)->p : NULL;
 }
 
+/* Whether t is `ind` alone (coefficient 1). */
+static bool ind_alone(const struct kd_mono *t)
+{
+    for (unsigned v = 0; v < KD_NVARS; v++)
+        if (t->pow[v] != (v == KD_IND))
+            return false;
+    return t->c == 1;
+}
+
+/* Spec ladm.md 4: intra-thread locality also walks "data-dependent, irregular"
+ * datablocks. An index A[i] + f, with i's loop-variant group m alone (a table
+ * read at the loop's own variable: a datablock's start per iteration) and f
+ * free of m and holding a thread index (the thread's place in that
+ * datablock): each thread walks its element of each irregular datablock.
+ * Parboil's SpMV-jds reads d_data[jds_ptr[k] + ix], which Table 3.4 has ITL.
+ * A gather at the value alone (x[col[m]]) keeps no place per thread: it stays
+ * data-dependent. [INF: the rule behind Table 3.4's SpMV-jds row.] */
+static bool irregular_walk(const struct kd_ix *ix, enum kd_var m)
+{
+    struct kd_class in;
+    if (ix->arr < 0 || kd_has(&ix->e, m))
+        return false;
+    kd_classify(&ix->inner, m, false, &in);
+    if (in.loc != KD_LOC_ITL)
+        return false;
+    unsigned reads = 0;
+    bool place = false;
+    for (unsigned i = 0; i < ix->e.n; i++) {
+        const struct kd_mono *t = &ix->e.m[i];
+        if (t->pow[KD_IND] && !ind_alone(t))
+            return false; /* the value scaled or multiplied: not a datablock's start */
+        reads += t->pow[KD_IND] != 0;
+        place = place || t->pow[KD_TX] || t->pow[KD_TY] || t->pow[KD_TZ];
+    }
+    return reads == 1 && place;
+}
+
 /* The class of one access's index ix, m its outermost loop's variable. */
 static void ix_class(const struct kd_ix *ix, enum kd_var m, bool grid_2d, struct kd_class *out)
 {
@@ -3013,6 +3050,10 @@ static void ix_class(const struct kd_ix *ix, enum kd_var m, bool grid_2d, struct
     bool clamp = ix->arr == KD_IX_MIN || ix->arr == KD_IX_MAX;
     if (clamp && kd_subst_ind(&ix->e, &ix->inner, &e, &er))
         e = ix->e; /* too large to expand: left data-dependent */
+    if (irregular_walk(ix, m)) {
+        *out = (struct kd_class){.loc = KD_LOC_ITL};
+        return;
+    }
     kd_classify(&e, m, grid_2d, out);
 }
 

@@ -239,8 +239,10 @@ bool kd_kernel_value(const struct kernel *k, const struct kd_poly *p, int64_t *v
 /* Spec ladm.md 5, Algorithm 1, for buffer buf of p on a grid that is 2D (gy
  * > 1) or not: each global access to it is classified with m the variable of
  * its outermost enclosing loop (kd_classify); an index clamped by min or max
- * as its unclamped argument, any other array read or quotient as `ind`
- * (data-dependent). The accesses inside the most loops dominate (they run
+ * as its unclamped argument; a table read at m alone plus the thread's place
+ * (d_data[jds_ptr[m] + gid]: a walk of data-dependent datablocks) as
+ * intra-thread; any other array read or quotient as `ind` (data-dependent).
+ * The accesses inside the most loops dominate (they run
  * most often): their class when they agree (the stride of the first), else
  * unclassified. A buffer the body never names is unclassified. Returns how
  * many accesses were classified. */

@@ -27,6 +27,20 @@ static enum kd_locality cls(const struct kd_prog *p, unsigned buf, bool grid_2d,
     return c->loc;
 }
 
+/* Line of out holding all of the strings a, b, c. */
+static bool has_line(const char *out, const char *a, const char *b, const char *c)
+{
+    for (const char *l = out, *end; l && *l; l = end ? end + 1 : NULL) {
+        end = strchr(l, '\n');
+        size_t n = end ? (size_t)(end - l) : strlen(l);
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int)n, l);
+        if (strstr(line, a) && strstr(line, b) && strstr(line, c))
+            return true;
+    }
+    return false;
+}
+
 /* The tiled GEMM of spec ladm.md 5 (WIDTH = bdx * gdx, TILE 16, t tiles):
  * A is shared by a row of work-groups moving horizontally (row 2), B by a
  * column moving vertically (row 5), C by no one (row 1). */
@@ -106,6 +120,31 @@ Test(kd_ladm, indirect_csr_traversal)
     kd_prog_free(p);
 }
 
+/* A table read at the loop's own variable plus the thread's place (JDS:
+ * d_data[jds_ptr[k] + ix]): each thread walks its element of a data-dependent
+ * datablock per iteration, intra-thread (row 6; Table 3.4's SpMV-jds). The
+ * value alone (a gather, x[col[m]]), the value scaled, or a table read at an
+ * index that is not m alone stay data-dependent (row 7). */
+Test(kd_ladm, data_dependent_datablock_walk)
+{
+    struct kd_prog *p = compile("for m0 = 0 .. t\n"
+                                "  load A[@row[m0] + gid] 4 -> r1\n"
+                                "  load B[@row[m0]] 4 -> r2\n"
+                                "  load B[2*@row[m0] + gid] 4 -> r3\n"
+                                "  load C[@row[m0*w + gid] + gid] 4 -> r4\n"
+                                "end\n");
+    struct kd_class c;
+    cr_expect_eq(cls(p, 0, false, 1, &c), KD_LOC_ITL);
+    cr_expect_eq(cls(p, 0, true, 1, &c), KD_LOC_ITL, "on a 2D grid too");
+    cr_expect_eq(cls(p, 1, false, 2, &c), KD_LOC_UNCL);
+    cr_expect_eq(cls(p, 2, false, 1, &c), KD_LOC_UNCL);
+    kd_prog_free(p);
+    /* the value read before the loop: no walk */
+    p = compile("load A[@row[gid] + tx] 4 -> r1\n");
+    cr_expect_eq(cls(p, 0, false, 1, &c), KD_LOC_UNCL);
+    kd_prog_free(p);
+}
+
 /* Accesses inside more loops dominate; at the same depth they must agree;
  * a buffer never named is unclassified with no access. */
 Test(kd_ladm, the_deepest_accesses_decide)
@@ -140,18 +179,9 @@ Test(kd_ladm, classify_ladm_prints_every_argument)
         {"spmv_min_dot_plus_kernel", " data ", "6 intra-thread"},
         {"spmv_min_dot_plus_kernel", " x ", "7 unclassified"},
     };
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        bool found = false;
-        for (const char *l = r.out, *end; l && *l && !found; l = end ? end + 1 : NULL) {
-            end = strchr(l, '\n');
-            size_t n = end ? (size_t)(end - l) : strlen(l);
-            char line[256];
-            snprintf(line, sizeof line, "%.*s", (int)n, l);
-            found = strstr(line, rows[i][0]) && strstr(line, rows[i][1]) &&
-                    strstr(line, rows[i][2]);
-        }
-        cr_expect(found, "no line with %s%s%s:\n%s", rows[i][0], rows[i][1], rows[i][2], r.out);
-    }
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        cr_expect(has_line(r.out, rows[i][0], rows[i][1], rows[i][2]), "no line with %s%s%s:\n%s",
+                  rows[i][0], rows[i][1], rows[i][2], r.out);
     cli_result_free(&r);
     /* dl-fc's GEMM at its default size: A shared by rows of work-groups, B
      * (the weights, the largest) by columns: column binding (Table 3.4's
@@ -169,5 +199,32 @@ Test(kd_ladm, classify_ladm_prints_every_argument)
     cr_expect_eq(r.status, 2);
     cr_expect_str_eq(r.out, "");
     cr_expect(strstr(r.err, "no workload matches 'nosuch'"), "%s", r.err);
+    cli_result_free(&r);
+}
+
+/* Table 3.4's ITL rows on our models' decisive kernels: pagerank's walk of
+ * its row's arcs (col[jj], jj stepping 64 as Hetero-Mark's kernel does) and
+ * spmv-jds's diagonals (d_data[jds_ptr[k] + ix]): intra-thread, so kernel-wide
+ * scheduling and placement with RONCE (CRB, spec ladm.md 8). */
+Test(kd_ladm, classify_ladm_table_3_4_itl)
+{
+    const char *argv[] = {"classify", "--ladm", "-w", "pagerank,spmv-jds", "-p",
+                          "workload.rows=4096", "-p", "workload.nnz=65536", NULL};
+    struct cli_result r = cli_exec(argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    static const char *const rows[][3] = {
+        {"pageRank_kernel", " col ", "6 intra-thread"},
+        {"pageRank_kernel", " val ", "6 intra-thread"},
+        {"spmv_jds", " d_data ", "6 intra-thread"},
+        {"spmv_jds", " d_index ", "6 intra-thread"},
+        {"spmv_jds", " x_vec ", "7 unclassified"},
+        {"=> scheduling kernel-wide, placement kernel-wide, L2 insertion RONCE",
+         "largest argument col,", ""},
+        {"=> scheduling kernel-wide, placement kernel-wide, L2 insertion RONCE",
+         "largest argument d_data,", ""},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        cr_expect(has_line(r.out, rows[i][0], rows[i][1], rows[i][2]), "no line with %s%s%s:\n%s",
+                  rows[i][0], rows[i][1], rows[i][2], r.out);
     cli_result_free(&r);
 }
