@@ -355,28 +355,3 @@ void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd
     else
         out->loc = vertical ? KD_LOC_COL_V : KD_LOC_COL_H;
 }
-
-const char *kd_locality_name(enum kd_locality l)
-{
-    static const char *const names[] = {
-        [KD_LOC_NL] = "no-locality",          [KD_LOC_ROW_H] = "row-horizontal",
-        [KD_LOC_COL_H] = "column-horizontal", [KD_LOC_ROW_V] = "row-vertical",
-        [KD_LOC_COL_V] = "column-vertical",   [KD_LOC_ITL] = "intra-thread",
-        [KD_LOC_UNCL] = "unclassified",
-    };
-    return l >= KD_LOC_NL && l <= KD_LOC_UNCL ? names[l] : "?";
-}
-
-struct kd_actions kd_locality_actions(enum kd_locality l)
-{
-    static const struct kd_actions t[] = {
-        [KD_LOC_NL] = {"align-aware", "stride-aware", "RTWICE"},
-        [KD_LOC_ROW_H] = {"row-binding", "row-based", "RTWICE"},
-        [KD_LOC_COL_H] = {"column-binding", "row-based", "RTWICE"},
-        [KD_LOC_ROW_V] = {"row-binding", "column-based", "RTWICE"},
-        [KD_LOC_COL_V] = {"column-binding", "column-based", "RTWICE"},
-        [KD_LOC_ITL] = {"kernel-wide", "kernel-wide", "RONCE"},
-        [KD_LOC_UNCL] = {"kernel-wide", "kernel-wide", "RTWICE"},
-    };
-    return l >= KD_LOC_NL && l <= KD_LOC_UNCL ? t[l] : t[KD_LOC_UNCL];
-}

@@ -110,7 +110,8 @@ static inline void kd_affine_terms(struct kd_affine *a)
             a->nz[a->nnz++] = (uint8_t)v;
 }
 
-/* Spec ladm.md Table 3.2: the locality of an access, by its index. */
+/* Spec ladm.md Table 3.2: the locality of an access, by its index (the
+ * numbers of enum sched_loc; ladm_loc_name() names them). */
 enum kd_locality {
     KD_LOC_NL = 1,   /* 1: no datablock locality */
     KD_LOC_ROW_H,    /* 2: row locality, horizontally shared */
@@ -132,13 +133,5 @@ struct kd_class {
  * (the kernel's outermost loop) and a 2D grid or not. */
 void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd_class *out);
 
-const char *kd_locality_name(enum kd_locality l);
-
-/* Table 3.2's actions for class l: the work-group scheduling, the data
- * placement and the L2 insertion policy, by name. */
-struct kd_actions {
-    const char *sched, *place, *cache;
-};
-struct kd_actions kd_locality_actions(enum kd_locality l);
 
 #endif

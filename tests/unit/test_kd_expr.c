@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "sched/ladm.h"
 #include "workload/kd_expr.h"
 
 static const char *const params[] = {"n", "w", "h"};
@@ -148,5 +149,5 @@ Test(kd_expr, library_kernels_classified_by_hand)
     cr_expect_eq(cls("(by*16 + ty)*w + m0*16 + tx", true, &c), KD_LOC_ROW_H);
     cr_expect_eq(cls("(m0*16 + ty)*(bdx*gdx) + bx*16 + tx", true, &c), KD_LOC_COL_V);
     cr_expect_eq(cls("tx + m0*256", false, &c), KD_LOC_UNCL);
-    cr_expect_str_eq(kd_locality_name(KD_LOC_COL_V), "column-vertical");
+    cr_expect_str_eq(ladm_loc_name((enum sched_loc)KD_LOC_COL_V), "column-vertical");
 }
