@@ -3,8 +3,10 @@
  * argument of every kernel (spec ladm.md 4 and 5: Algorithm 1, Table 3.2),
  * computed from the kernel descriptions' index expressions (kd_buf_class)
  * at each kernel's first launch. Nothing is simulated: each workload is
- * created on the machine's geometry and asked for its kernels in order, at
- * most LADM_MAX_KERNELS of them.
+ * created on the machine's geometry and asked for its kernels in order,
+ * until LADM_QUIET launches in a row bring no new kernel (a workload's
+ * iterations repeat its sequence; the host-side work of generating every
+ * launch of a long run at its real size would take minutes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 #include "workload/kd.h"
 #include "workload/wl.h"
 
-#define LADM_MAX_KERNELS 100000
+#define LADM_QUIET 256
 #define LADM_MAX_NAMES 64
 
 /* w's configuration on the machine config, at its small size if asked,
@@ -116,12 +118,13 @@ static int ladm_workload(const struct cls_ladm_args *a, const struct wl_ops *w)
     char seen[LADM_MAX_NAMES][sizeof ((struct kernel *)0)->name];
     unsigned nseen = 0;
     struct kernel k;
-    for (unsigned i = 0; self && i < LADM_MAX_KERNELS && w->next_kernel(self, &k); i++) {
+    for (unsigned quiet = 0; self && quiet < LADM_QUIET && w->next_kernel(self, &k); quiet++) {
         unsigned j = 0;
         while (j < nseen && strcmp(seen[j], k.name))
             j++;
         if (j < nseen)
             continue;
+        quiet = 0;
         if (nseen < LADM_MAX_NAMES)
             memcpy(seen[nseen++], k.name, sizeof k.name);
         ladm_kernel(w->name, &k, env.page_b, gpus > 1 ? gpus : nch);
