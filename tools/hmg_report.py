@@ -20,11 +20,10 @@ whose status is not ok are listed and left out.
 """
 import argparse
 import csv
-import json
-import math
 import os
 
 import plotstyle
+from studyrows import final, geomean, num, overrides
 from plotstyle import plt
 
 # spec hmg.md 6, in the paper's order; (scheme, mode)
@@ -38,15 +37,6 @@ POINT_SKIP = ("coherence.",)  # a configuration's own keys (scheme, mode, direct
 # the variants of one sensitivity sweep: its workload variants, NHCC's matrices, ideal's -wt
 CONFIG_KEYS = ("coherence.scheme", "coherence.mode", "coherence.l2_write")  # not sweep axes
 SWEEP_SUFFIXES = ("-rnn", "-alexnet", "-googlenet", "-overfeat", "-resnet", "-flat", "-wt")
-
-
-def overrides(row):
-    return json.loads(row.get("overrides") or "[]")
-
-
-def final(row):
-    """Each overridden key's value, the last one winning (as in the run)."""
-    return dict(o.split("=", 1) for o in overrides(row))
 
 
 def config_of(row):
@@ -74,16 +64,6 @@ def point_of(row):
     """The run's overrides but its configuration's (the coherence section's),
     as a key: a no-caching run at the same point is its baseline."""
     return tuple(sorted((k, v) for k, v in final(row).items() if not k.startswith(POINT_SKIP)))
-
-
-def num(row, key):
-    v = row.get(key)
-    return float(v) if v not in (None, "") else 0.0
-
-
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def load(out):

@@ -16,11 +16,10 @@ Runs whose status is not ok are listed and left out.
 """
 import argparse
 import csv
-import json
-import math
 import os
 
 import plotstyle
+from studyrows import final, geomean, num
 from plotstyle import plt
 
 # spec ladm.md 2 and 9, the reference first
@@ -49,15 +48,6 @@ TABLE_3_4 = {
 CLASSES = ("NL", "RCL", "ITL", "unclassified")
 
 
-def overrides(row):
-    return json.loads(row.get("overrides") or "[]")
-
-
-def final(row):
-    """Each overridden key's value, the last one winning (as in the run)."""
-    return dict(o.split("=", 1) for o in overrides(row))
-
-
 def config_of(row):
     f = final(row)
     if "ladm-monolithic" in row.get("config_file", ""):
@@ -77,16 +67,6 @@ def bench_of(row):
     layer = final(row).get("workload.layer")
     key = row["workload"] + (f" {layer}" if layer else "")
     return TABLE_3_4.get(key, (key, "?"))
-
-
-def num(row, key):
-    v = row.get(key)
-    return float(v) if v not in (None, "") else 0.0
-
-
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def load(csv_path):

@@ -24,6 +24,7 @@ import os
 import sys
 
 import plotstyle
+from studyrows import geomean, num
 from matplotlib import ticker, transforms
 from plotstyle import plt, scheme_color, scheme_label
 
@@ -57,10 +58,6 @@ def load(path):
     return runs, failed, stored
 
 
-def num(row, key):
-    return float(row[key]) if row.get(key) not in (None, "") else 0.0
-
-
 def miss_rate(row):
     acc = num(row, "l2_accesses")
     return 1.0 - num(row, "l2_hits") / acc if acc else 0.0
@@ -77,11 +74,6 @@ def reuse_classes(runs, workloads):
         red[w] = 100.0 * (mv - mi) / mv if mv else 0.0
         cls[w] = "moderate-to-high" if red[w] >= THRESHOLD else "low"
     return cls, red
-
-
-def geomean(xs):
-    xs = [x for x in xs if x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def speedup(runs, w, scheme, n):

@@ -95,9 +95,11 @@ static void ladm_kernel(const char *wl, const struct kernel *k, uint64_t page_b,
 static int ladm_workload(const struct cls_ladm_args *a, const struct wl_ops *w)
 {
     struct cfg c;
+    cfg_init(&c);
     struct err e = {0};
     if (ladm_config(a, w, &c, &e)) {
         fprintf(stderr, "chipsim classify: %s: %s\n", w->name, e.msg);
+        cfg_free(&c);
         return EXIT_USAGE;
     }
     const struct cfg_sec *g = cfg_sec(&c, "gpu");

@@ -213,6 +213,21 @@ static void summary_time(json_t *o, const struct gpu *g)
     set(o, "kernel_us_max", real_if(any, (double)kmax / 1e6));
 }
 
+/* l2_CLASS_accesses and l2_CLASS_hits for each of the n classes (the L2s'
+ * counters l2.CLASS_accesses, l2.CLASS_hits summed), null where has[k] is not. */
+static void split_keys(json_t *o, const struct stats *st, const char *const *cls,
+                       const bool *has, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++)
+        for (unsigned hit = 0; hit < 2; hit++) {
+            const char *what = hit ? "hits" : "accesses";
+            char key[48], name[48];
+            snprintf(key, sizeof key, "l2_%s_%s", cls[k], what);
+            snprintf(name, sizeof name, "l2.%s_%s", cls[k], what);
+            set(o, key, count_if(has[k], stats_sum(st, name)));
+        }
+}
+
 static void summary_traffic(json_t *o, const struct gpu *g, const struct stats *st)
 {
     bool l3 = g->ms.t.llc_slices > 0, remote = g->ms.nch > 1;
@@ -226,26 +241,13 @@ static void summary_traffic(json_t *o, const struct gpu *g, const struct stats *
     bool gpus = g->ms.t.gpus > 1, chiplets = g->ms.t.chiplets > 1;
     static const char *const cls[] = {"local", "remote_chiplet", "remote_gpu"};
     bool has[] = {remote, remote && chiplets, gpus};
-    for (unsigned k = 0; k < 3; k++)
-        for (unsigned hit = 0; hit < 2; hit++) {
-            const char *what = hit ? "hits" : "accesses";
-            char key[48], name[48];
-            snprintf(key, sizeof key, "l2_%s_%s", cls[k], what);
-            snprintf(name, sizeof name, "l2.%s_%s", cls[k], what);
-            set(o, key, count_if(has[k], stats_sum(st, name)));
-        }
+    split_keys(o, st, cls, has, 3);
     /* spec ladm.md 8: the same by who asks as well (LOCAL-LOCAL ... REMOTE-REMOTE), and the
      * requests the L2s send toward their data's home */
     static const char *const tcls[] = {"local_local", "local_remote", "remote_local",
                                        "remote_remote"};
-    for (unsigned k = 0; k < 4; k++)
-        for (unsigned hit = 0; hit < 2; hit++) {
-            const char *what = hit ? "hits" : "accesses";
-            char key[48], name[48];
-            snprintf(key, sizeof key, "l2_%s_%s", tcls[k], what);
-            snprintf(name, sizeof name, "l2.%s_%s", tcls[k], what);
-            set(o, key, count_if(remote, stats_sum(st, name)));
-        }
+    bool any[] = {remote, remote, remote, remote};
+    split_keys(o, st, tcls, any, 4);
     set(o, "l2_sent_remote", count_if(remote, stats_sum(st, "l2.sent_remote")));
     set(o, "l3_accesses", count_if(l3, stats_sum(st, "l3.accesses")));
     set(o, "l3_hits", count_if(l3, memsys_hits(st, "l3")));

@@ -46,6 +46,8 @@ enum sched_loc ladm_kernel_loc(const struct sched_launch *l)
 
 uint64_t ladm_datablock_b(const struct sched_launch *l, const struct sched_buf *b)
 {
+    if (b->loc.block_b > 0)
+        return (uint64_t)b->loc.block_b;
     uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
     return threads * (b->loc.elem_b ? b->loc.elem_b : 4);
 }
@@ -96,6 +98,18 @@ enum ladm_sched ladm_schedule(const struct sched_launch *l, unsigned nodes)
     if (loc == SCHED_LOC_COL_H || loc == SCHED_LOC_COL_V)
         return l->grid.x >= nodes ? LADM_COL_BINDING : LADM_KERNEL_WIDE;
     return loc == SCHED_LOC_NL ? LADM_ALIGN_AWARE : LADM_KERNEL_WIDE;
+}
+
+unsigned ladm_home(const struct sched_launch *l, const struct sched_buf *b, uint64_t off,
+                   unsigned G, unsigned C)
+{
+    unsigned N = G > 1 ? G : C;
+    uint64_t g = ladm_granule_b(l, b, N), q = off / g;
+    unsigned top = (unsigned)(q % N);
+    if (G == 1)
+        return top;
+    uint64_t rank = (q / N) * (g / l->page_b) + off % g / l->page_b;
+    return top * C + (unsigned)(rank % C);
 }
 
 const char *ladm_sched_name(enum ladm_sched s)

@@ -23,8 +23,9 @@
  *   row classes (2, 3), intra-thread,  g = ceil(size / N) rounded up: one
  *   unclassified, unknown (6, 7)       contiguous chunk per node
  *                                      (kernel-wide partitioning)
- * datablock = work-group threads x element size (L8); MinTBBatch =
- * max(1, page / datablock) (Eq. 3.2).
+ * datablock: the bytes a work-group covers per iteration, from the index
+ * (ladm_datablock_b; L8's threads x element size where it says nothing);
+ * MinTBBatch = max(1, page / datablock) (Eq. 3.2).
  */
 #ifndef CHIPSIM_SCHED_LADM_H
 #define CHIPSIM_SCHED_LADM_H
@@ -39,8 +40,10 @@ int ladm_decider(const struct sched_launch *l);
 /* The class of the buffer the kernel follows; SCHED_LOC_UNKNOWN: none. */
 enum sched_loc ladm_kernel_loc(const struct sched_launch *l);
 
-/* Bytes of buffer b that one work-group touches per iteration (L8): its
- * threads times the element size (4 B where the table has none). */
+/* Bytes of buffer b that one work-group covers per iteration: the distance
+ * between consecutive work-groups' datablocks where the index gives it
+ * (sched_locality.block_b), else L8's work-group threads times the element
+ * size (4 B where the table has none). */
 uint64_t ladm_datablock_b(const struct sched_launch *l, const struct sched_buf *b);
 
 /* Eq. 3.2: consecutive work-groups that fill one page of b, at least 1. */
@@ -49,6 +52,13 @@ uint64_t ladm_min_batch(const struct sched_launch *l, const struct sched_buf *b)
 /* Eq. 3.1: the granule of b over `nodes` top-level nodes, in bytes (a
  * positive multiple of the page size). */
 uint64_t ladm_granule_b(const struct sched_launch *l, const struct sched_buf *b, unsigned nodes);
+
+/* LASP's home of byte `off` of buffer b on G GPUs of C chiplets (global
+ * chiplet index): granule q = off / g on top-level node q mod N (N = G, or C
+ * on one GPU); on several GPUs the page's rank in its GPU's share, in
+ * address order, mod C (L4). */
+unsigned ladm_home(const struct sched_launch *l, const struct sched_buf *b, uint64_t off,
+                   unsigned G, unsigned C);
 
 /* The largest buffer of the launch in pages (the first of equals), any
  * class; -1 without buffers. CODA's batches follow it (spec ladm 2). */

@@ -36,6 +36,9 @@ struct sched_locality {
     uint8_t elem_b;   /* bytes per element of the accesses that decide it (0: unknown) */
     int64_t stride_b; /* the motion per iteration of the outermost loop, bytes (0: none) */
     int64_t row_b;    /* the width of one of its rows, bytes (0: unknown) */
+    int64_t block_b;  /* from one work-group's datablock to the next one's (in id order),
+                         bytes (0: unknown) */
+    int64_t offset_b; /* where work-group 0's first datablock starts in the buffer, bytes */
 };
 
 struct sched_dim {

@@ -68,15 +68,10 @@ static void ladm_first_launch(struct place *p, const struct sched_launch *l, uns
     const struct sched_buf *buf = &l->bufs[b];
     if (!buf->size)
         return;
-    unsigned G = p->t.gpus, C = p->t.chiplets, N = G > 1 ? G : C;
     uint64_t first, n = buf_pages(p, buf, &first);
-    uint64_t g = ladm_granule_b(l, buf, N) >> p->page_shift;
-    for (uint64_t j = 0; j < n; j++) {
-        uint64_t q = j / g;
-        unsigned top = (unsigned)(q % N);
-        unsigned home = G > 1 ? top * C + (unsigned)(((q / N) * g + j % g) % C) : top;
-        place_set(p, (first + j) << p->page_shift, home);
-    }
+    for (uint64_t j = 0; j < n; j++)
+        place_set(p, (first + j) << p->page_shift,
+                  ladm_home(l, buf, j << p->page_shift, p->t.gpus, p->t.chiplets));
 }
 
 const struct place_ops place_first_touch = {

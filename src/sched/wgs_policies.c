@@ -18,9 +18,11 @@
  *                 GPU a chiplet) by the class of the buffer the kernel
  *                 follows (L11): row classes, a contiguous chunk of work-group
  *                 rows per node (rows: y and z linearised, L6); column
- *                 classes, of columns; no locality, batches of g / datablock
- *                 work-groups round-robin (g the buffer's granule of Eq. 3.1,
- *                 so a batch covers a granule: MinTBBatch for a page); else,
+ *                 classes, of columns; no locality, the node and chiplet that
+ *                 ladm_home() gives the first byte of its first datablock
+ *                 (offset + i x datablock: batches of g / datablock work-groups
+ *                 round-robin, g the granule of Eq. 3.1, MinTBBatch for a
+ *                 page, aligned as the data are); else,
  *                 and a row (column) binding with fewer rows (columns) than
  *                 nodes, one contiguous chunk per node (kernel-wide). Inside
  *                 GPU g, its j-th work-group on chiplet (j / MinTBBatch) mod C_g
@@ -145,26 +147,8 @@ const struct wgs_ops wgs_partition = {
     .map = map_partition,
 };
 
-/* LASP's top-level node of work-group i: sch over N nodes, per rows,
- * columns, work-groups per batch or per chunk. */
-static unsigned ladm_node(enum ladm_sched sch, uint64_t per, const struct sched_launch *l,
-                          uint32_t i, unsigned N)
-{
-    switch (sch) {
-    case LADM_ROW_BINDING:
-        return (unsigned)((i / l->grid.x) / per);
-    case LADM_COL_BINDING:
-        return (unsigned)((i % l->grid.x) / per);
-    case LADM_ALIGN_AWARE:
-        return (unsigned)((i / per) % N);
-    default:
-        return (unsigned)(i / per);
-    }
-}
-
-/* Rows, columns or work-groups per node (per batch, align-aware). */
-static uint64_t ladm_per(enum ladm_sched sch, const struct wgs_ctx *x, const struct sched_buf *b,
-                         unsigned N)
+/* Rows, columns or work-groups per node. */
+static uint64_t ladm_per(enum ladm_sched sch, const struct wgs_ctx *x, unsigned N)
 {
     const struct sched_launch *l = x->l;
     switch (sch) {
@@ -172,13 +156,25 @@ static uint64_t ladm_per(enum ladm_sched sch, const struct wgs_ctx *x, const str
         return div_ceil((uint64_t)l->grid.y * l->grid.z, N);
     case LADM_COL_BINDING:
         return div_ceil(l->grid.x, N);
-    case LADM_ALIGN_AWARE: {
-        uint64_t per = ladm_granule_b(l, b, N) / ladm_datablock_b(l, b);
-        return per ? per : 1;
-    }
     default:
         return div_ceil(x->n, N);
     }
+}
+
+/* The chiplet of work-group i when it binds rows or columns or takes a
+ * kernel-wide chunk: its top-level node, then on several GPUs its GPU's
+ * chiplets in turn, MinTBBatch at a time (seen[g]: work-groups GPU g has). */
+static unsigned ladm_bound(enum ladm_sched sch, uint64_t per, uint64_t batch,
+                           const struct wgs_ctx *x, unsigned ng, uint32_t i, uint32_t *seen)
+{
+    const struct sched_launch *l = x->l;
+    uint64_t node = sch == LADM_ROW_BINDING   ? i / l->grid.x / per
+                    : sch == LADM_COL_BINDING ? i % l->grid.x / per
+                                              : i / per;
+    unsigned top = (unsigned)node;
+    if (ng == 1)
+        return top;
+    return top * x->t->chiplets + (unsigned)((seen[top]++ / batch) % gpu_chiplets(x, top));
 }
 
 static void map_ladm(void *self, const struct wgs_ctx *x, struct wgs_target *out)
@@ -189,17 +185,18 @@ static void map_ladm(void *self, const struct wgs_ctx *x, struct wgs_target *out
     int d = ladm_decider(l);
     const struct sched_buf *b = d < 0 ? NULL : &l->bufs[d];
     enum ladm_sched sch = ladm_schedule(l, N);
-    uint64_t per = ladm_per(sch, x, b, N), batch = b ? ladm_min_batch(l, b) : 1;
+    uint64_t per = ladm_per(sch, x, N), batch = b ? ladm_min_batch(l, b) : 1;
     for (unsigned g = 0; g < ng; g++)
         seen[g] = 0;
-    for (uint32_t i = 0; i < x->n; i++) {
-        unsigned top = ladm_node(sch, per, l, i, N);
-        if (ng > 1)
-            out[i] = any_cu(top * x->t->chiplets +
-                            (unsigned)((seen[top]++ / batch) % gpu_chiplets(x, top)));
-        else
-            out[i] = any_cu(top);
+    if (sch != LADM_ALIGN_AWARE) {
+        for (uint32_t i = 0; i < x->n; i++)
+            out[i] = any_cu(ladm_bound(sch, per, batch, x, ng, i, seen));
+        return;
     }
+    /* alignment-aware: where the page of the work-group's first datablock is */
+    uint64_t db = ladm_datablock_b(l, b), off = b->loc.offset_b > 0 ? (uint64_t)b->loc.offset_b : 0;
+    for (uint32_t i = 0; i < x->n; i++)
+        out[i] = any_cu(ladm_home(l, b, off + i * db, ng, ng > 1 ? x->t->chiplets : N) % x->used);
 }
 
 static void *ladm_create(const struct cfg_sec *sec, const struct topo *t, struct err *e)

@@ -3028,7 +3028,7 @@ static bool irregular_walk(const struct kd_ix *ix, enum kd_var m)
     if (ix->arr < 0 || kd_has(&ix->e, m))
         return false;
     kd_classify(&ix->inner, m, false, &in);
-    if (in.loc != KD_LOC_ITL)
+    if (in.loc != SCHED_LOC_ITL)
         return false;
     unsigned reads = 0;
     bool place = false;
@@ -3051,7 +3051,7 @@ static void ix_class(const struct kd_ix *ix, enum kd_var m, bool grid_2d, struct
     if (clamp && kd_subst_ind(&ix->e, &ix->inner, &e, &er))
         e = ix->e; /* too large to expand: left data-dependent */
     if (irregular_walk(ix, m)) {
-        *out = (struct kd_class){.loc = KD_LOC_ITL};
+        *out = (struct kd_class){.loc = SCHED_LOC_ITL};
         return;
     }
     kd_classify(&e, m, grid_2d, out);
@@ -3059,7 +3059,7 @@ static void ix_class(const struct kd_ix *ix, enum kd_var m, bool grid_2d, struct
 
 unsigned kd_buf_class(const struct kd_prog *p, unsigned buf, bool grid_2d, struct kd_class *out)
 {
-    *out = (struct kd_class){.loc = KD_LOC_UNCL};
+    *out = (struct kd_class){.loc = SCHED_LOC_UNCL};
     unsigned n = 0, depth = 0;
     bool agree = true;
     for (unsigned i = 0; i < p->nstmt; i++) {
@@ -3079,7 +3079,7 @@ unsigned kd_buf_class(const struct kd_prog *p, unsigned buf, bool grid_2d, struc
         }
     }
     if (!agree)
-        *out = (struct kd_class){.loc = KD_LOC_UNCL};
+        *out = (struct kd_class){.loc = SCHED_LOC_UNCL};
     return n;
 }
 
@@ -3096,35 +3096,39 @@ static bool bound_value(const struct kd_bound *b, const struct kd_poly *p, int64
     return true;
 }
 
-/* The width of a row of the structure the index of statement i walks, in
- * elements: the coefficient of ty (one row per thread row), else that of
- * by over the block's rows; 0 when the index is not affine at the launch
- * or has neither (an index clamped by min or max as its argument). */
-static int64_t row_elems(const struct kd_bound *b, unsigned i)
+/* The index of statement i bound to launch b (an index clamped by min or
+ * max as its unclamped argument); false when it is not affine there. */
+static bool bound_index(const struct kd_bound *b, unsigned i, struct kd_affine *a)
 {
     const struct kd_ix *ix = &b->p->s[i].a;
     struct kd_poly e = ix->e;
     struct err er;
     bool clamp = ix->arr == KD_IX_MIN || ix->arr == KD_IX_MAX;
     if (clamp && kd_subst_ind(&ix->e, &ix->inner, &e, &er))
-        return 0;
+        return false;
     struct kd_launch l;
     launch_values(b, &l);
-    struct kd_affine a;
-    if (kd_bind(&e, &l, &a, &er))
-        return 0;
-    if (a.k[KD_TY])
-        return a.k[KD_TY];
-    return a.k[KD_BY] % (int64_t)b->block.y ? 0 : a.k[KD_BY] / (int64_t)b->block.y;
+    return !kd_bind(&e, &l, a, &er);
+}
+
+static int64_t abs_i64(int64_t v)
+{
+    return v < 0 ? -v : v;
 }
 
 /* Spec ladm.md 3: buffer buf's row of the locality table at launch b (its
- * class on this grid, its element size, stride and row width in bytes);
- * all zero when the description never names it. */
+ * class on this grid, its element size, stride and row width in bytes, and
+ * the distance between consecutive work-groups' datablocks); all zero when
+ * the description never names it. From the index of its first deciding
+ * access: the row width is its coefficient of ty (one row per thread row),
+ * else that of by over the block's rows; the datablock distance (spec 4: a
+ * datablock's size follows from the element size, the block and the index
+ * terms) is the coefficient of bx on a 1D grid, that of by over gx on a 2D
+ * one (a row of work-groups covers by's step), 0 where the index has none;
+ * the offset, its constant term (the index of thread 0 of work-group 0 in
+ * the first iteration). */
 static void buf_locality(const struct kd_bound *b, unsigned buf, struct sched_locality *out)
 {
-    _Static_assert((int)KD_LOC_NL == (int)SCHED_LOC_NL && (int)KD_LOC_UNCL == (int)SCHED_LOC_UNCL,
-                   "Table 3.2's rows number both enums");
     *out = (struct sched_locality){0};
     struct kd_class c;
     if (!kd_buf_class(b->p, buf, b->grid.y > 1, &c))
@@ -3134,7 +3138,14 @@ static void buf_locality(const struct kd_bound *b, unsigned buf, struct sched_lo
     out->elem_b = (uint8_t)unit;
     if (c.stride.n && bound_value(b, &c.stride, &v))
         out->stride_b = v * unit;
-    out->row_b = row_elems(b, c.stmt) * unit;
+    struct kd_affine a;
+    if (!bound_index(b, c.stmt, &a))
+        return;
+    int64_t by = abs_i64(a.k[KD_BY]), rows = b->block.y;
+    out->row_b = (a.k[KD_TY] ? abs_i64(a.k[KD_TY]) : by % rows ? 0 : by / rows) * unit;
+    int64_t step = b->grid.y > 1 ? (by % b->grid.x ? 0 : by / b->grid.x) : abs_i64(a.k[KD_BX]);
+    out->block_b = step * unit;
+    out->offset_b = a.c * unit;
 }
 
 bool kd_kernel_value(const struct kernel *k, const struct kd_poly *p, int64_t *v)

@@ -318,7 +318,7 @@ int kd_subst_ind(const struct kd_poly *p, const struct kd_poly *v, struct kd_pol
 void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd_class *out)
 {
     struct kd_poly inv = {.n = 0}, var = {.n = 0};
-    *out = (struct kd_class){.loc = KD_LOC_UNCL};
+    *out = (struct kd_class){.loc = SCHED_LOC_UNCL};
     for (unsigned i = 0; i < p->n; i++) {
         struct kd_poly *g = p->m[i].pow[m] ? &var : &inv;
         g->m[g->n++] = p->m[i];
@@ -328,7 +328,7 @@ void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd
     for (unsigned v = 0; just_m && v < KD_NVARS; v++)
         just_m = v == (unsigned)m || !var.m[0].pow[v];
     if (just_m) {
-        out->loc = KD_LOC_ITL;
+        out->loc = SCHED_LOC_ITL;
         return;
     }
     if (kd_has(p, KD_IND)) /* data-dependent, not intra-thread */
@@ -342,7 +342,7 @@ void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd
     bool bx = kd_has(&inv, KD_BX) || kd_has(&inv, KD_WG0) || kd_has(&inv, KD_WG1);
     bool by = kd_has(&inv, KD_BY);
     if (bx && (by || !grid_2d)) {
-        out->loc = KD_LOC_NL;
+        out->loc = SCHED_LOC_NL;
         return;
     }
     if (!grid_2d || bx == by) {
@@ -351,7 +351,7 @@ void kd_classify(const struct kd_poly *p, enum kd_var m, bool grid_2d, struct kd
     }
     bool vertical = kd_has(&var, KD_GDX); /* each iteration jumps whole rows */
     if (by)
-        out->loc = vertical ? KD_LOC_ROW_V : KD_LOC_ROW_H;
+        out->loc = vertical ? SCHED_LOC_ROW_V : SCHED_LOC_ROW_H;
     else
-        out->loc = vertical ? KD_LOC_COL_V : KD_LOC_COL_H;
+        out->loc = vertical ? SCHED_LOC_COL_V : SCHED_LOC_COL_H;
 }

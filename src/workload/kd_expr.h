@@ -22,6 +22,7 @@
 #define CHIPSIM_KD_EXPR_H
 
 #include "base/base.h"
+#include "sched/launch.h"
 
 /* The variables. The first KD_NDYN vary within a launch (per thread or per
  * loop iteration); the others are fixed for a launch. KD_WG0, KD_WG1: the
@@ -110,20 +111,8 @@ static inline void kd_affine_terms(struct kd_affine *a)
             a->nz[a->nnz++] = (uint8_t)v;
 }
 
-/* Spec ladm.md Table 3.2: the locality of an access, by its index (the
- * numbers of enum sched_loc; ladm_loc_name() names them). */
-enum kd_locality {
-    KD_LOC_NL = 1,   /* 1: no datablock locality */
-    KD_LOC_ROW_H,    /* 2: row locality, horizontally shared */
-    KD_LOC_COL_H,    /* 3: column locality, horizontally shared */
-    KD_LOC_ROW_V,    /* 4: row locality, vertically shared */
-    KD_LOC_COL_V,    /* 5: column locality, vertically shared */
-    KD_LOC_ITL,      /* 6: intra-thread locality */
-    KD_LOC_UNCL,     /* 7: unclassified */
-};
-
 struct kd_class {
-    enum kd_locality loc;
+    enum sched_loc loc;    /* Table 3.2's row (sched/launch.h) */
     struct kd_poly stride; /* NL and the row/column classes: the loop-variant group / m (in
                               elements); empty without a loop term */
     unsigned stmt;         /* kd_buf_class: the statement of the first access that decides */

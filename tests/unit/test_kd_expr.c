@@ -96,7 +96,7 @@ Test(kd_expr, errors_name_the_problem)
     cr_expect_eq(kd_bind(&p, &l, &a, &e), -1);
 }
 
-static enum kd_locality cls(const char *text, bool grid_2d, struct kd_class *c)
+static enum sched_loc cls(const char *text, bool grid_2d, struct kd_class *c)
 {
     struct kd_poly p = parse(text);
     kd_classify(&p, KD_M0, grid_2d, c);
@@ -109,13 +109,13 @@ static enum kd_locality cls(const char *text, bool grid_2d, struct kd_class *c)
 Test(kd_expr, gemm_example_of_table_3_2)
 {
     struct kd_class c;
-    cr_expect_eq(cls("(by*16 + ty) * (bdx*gdx) + tx + m0*16", true, &c), KD_LOC_ROW_H);
+    cr_expect_eq(cls("(by*16 + ty) * (bdx*gdx) + tx + m0*16", true, &c), SCHED_LOC_ROW_H);
     cr_expect_eq(c.stride.n, 1);
     cr_expect_eq(coef(&c.stride, NULL, 0), 16, "A moves one tile per iteration");
-    cr_expect_eq(cls("m0*16*bdx*gdx + ty*(bdx*gdx) + bx*16 + tx", true, &c), KD_LOC_COL_V);
+    cr_expect_eq(cls("m0*16*bdx*gdx + ty*(bdx*gdx) + bx*16 + tx", true, &c), SCHED_LOC_COL_V);
     cr_expect_eq(coef(&c.stride, (enum kd_var[]){KD_BDX, KD_GDX}, 2), 16,
                  "B moves 16 rows of the matrix per iteration");
-    cr_expect_eq(cls("(by*16 + ty) * (bdx*gdx) + bx*16 + tx", true, &c), KD_LOC_NL);
+    cr_expect_eq(cls("(by*16 + ty) * (bdx*gdx) + bx*16 + tx", true, &c), SCHED_LOC_NL);
     cr_expect_eq(c.stride.n, 0, "no loop term");
 }
 
@@ -136,18 +136,18 @@ Test(kd_expr, gemm_example_of_table_3_2)
 Test(kd_expr, library_kernels_classified_by_hand)
 {
     struct kd_class c;
-    cr_expect_eq(cls("gid", false, &c), KD_LOC_NL);
-    cr_expect_eq(cls("wg0 + tx", false, &c), KD_LOC_NL, "a work-group's irregular chunk");
-    cr_expect_eq(cls("gid + m0*gdx*bdx", false, &c), KD_LOC_NL);
+    cr_expect_eq(cls("gid", false, &c), SCHED_LOC_NL);
+    cr_expect_eq(cls("wg0 + tx", false, &c), SCHED_LOC_NL, "a work-group's irregular chunk");
+    cr_expect_eq(cls("gid + m0*gdx*bdx", false, &c), SCHED_LOC_NL);
     cr_expect_eq(coef(&c.stride, (enum kd_var[]){KD_GDX, KD_BDX}, 2), 1);
-    cr_expect_eq(cls("m0", false, &c), KD_LOC_ITL);
-    cr_expect_eq(cls("ind", false, &c), KD_LOC_UNCL);
-    cr_expect_eq(cls("gid*n + m0", false, &c), KD_LOC_ITL);
-    cr_expect_eq(cls("m0*n + gid", false, &c), KD_LOC_NL);
+    cr_expect_eq(cls("m0", false, &c), SCHED_LOC_ITL);
+    cr_expect_eq(cls("ind", false, &c), SCHED_LOC_UNCL);
+    cr_expect_eq(cls("gid*n + m0", false, &c), SCHED_LOC_ITL);
+    cr_expect_eq(cls("m0*n + gid", false, &c), SCHED_LOC_NL);
     cr_expect_eq(coef(&c.stride, (enum kd_var[]){KD_P0}, 1), 1);
-    cr_expect_eq(cls("(bx*16 + ty)*h + by*16 + tx", true, &c), KD_LOC_NL);
-    cr_expect_eq(cls("(by*16 + ty)*w + m0*16 + tx", true, &c), KD_LOC_ROW_H);
-    cr_expect_eq(cls("(m0*16 + ty)*(bdx*gdx) + bx*16 + tx", true, &c), KD_LOC_COL_V);
-    cr_expect_eq(cls("tx + m0*256", false, &c), KD_LOC_UNCL);
-    cr_expect_str_eq(ladm_loc_name((enum sched_loc)KD_LOC_COL_V), "column-vertical");
+    cr_expect_eq(cls("(bx*16 + ty)*h + by*16 + tx", true, &c), SCHED_LOC_NL);
+    cr_expect_eq(cls("(by*16 + ty)*w + m0*16 + tx", true, &c), SCHED_LOC_ROW_H);
+    cr_expect_eq(cls("(m0*16 + ty)*(bdx*gdx) + bx*16 + tx", true, &c), SCHED_LOC_COL_V);
+    cr_expect_eq(cls("tx + m0*256", false, &c), SCHED_LOC_UNCL);
+    cr_expect_str_eq(ladm_loc_name(SCHED_LOC_COL_V), "column-vertical");
 }

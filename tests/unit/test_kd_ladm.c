@@ -20,7 +20,7 @@ static struct kd_prog *compile(const char *body)
     return tkd_compile(params, bufs, arrays, body);
 }
 
-static enum kd_locality cls(const struct kd_prog *p, unsigned buf, bool grid_2d,
+static enum sched_loc cls(const struct kd_prog *p, unsigned buf, bool grid_2d,
                             unsigned accesses, struct kd_class *c)
 {
     cr_expect_eq(kd_buf_class(p, buf, grid_2d, c), accesses, "buffer %u's accesses", buf);
@@ -54,13 +54,13 @@ Test(kd_ladm, tiled_gemm)
                                 "end\n"
                                 "store C[(by*16 + ty)*(bdx*gdx) + bx*16 + tx] 4\n");
     struct kd_class c;
-    cr_expect_eq(cls(p, 0, true, 1, &c), KD_LOC_ROW_H);
+    cr_expect_eq(cls(p, 0, true, 1, &c), SCHED_LOC_ROW_H);
     cr_expect(c.stride.n == 1 && c.stride.m[0].c == 16, "A moves a tile per iteration");
-    cr_expect_eq(cls(p, 1, true, 1, &c), KD_LOC_COL_V);
-    cr_expect_eq(cls(p, 2, true, 1, &c), KD_LOC_NL);
+    cr_expect_eq(cls(p, 1, true, 1, &c), SCHED_LOC_COL_V);
+    cr_expect_eq(cls(p, 2, true, 1, &c), SCHED_LOC_NL);
     cr_expect_eq(c.stride.n, 0, "C: no loop");
     /* on a 1D grid the row and column classes do not exist */
-    cr_expect_eq(cls(p, 0, false, 1, &c), KD_LOC_UNCL);
+    cr_expect_eq(cls(p, 0, false, 1, &c), SCHED_LOC_UNCL);
     kd_prog_free(p);
 }
 
@@ -75,8 +75,8 @@ Test(kd_ladm, clamped_stencil)
                                 "load A[max(by*16 + ty - 1, 0)*w + bx*16 + tx] 4 -> r4\n"
                                 "store B[(by*16 + ty)*w + bx*16 + tx] 4 < r1 r2 r3 r4\n");
     struct kd_class c;
-    cr_expect_eq(cls(p, 0, true, 4, &c), KD_LOC_NL);
-    cr_expect_eq(cls(p, 1, true, 1, &c), KD_LOC_NL);
+    cr_expect_eq(cls(p, 0, true, 4, &c), SCHED_LOC_NL);
+    cr_expect_eq(cls(p, 1, true, 1, &c), SCHED_LOC_NL);
     kd_prog_free(p);
 }
 
@@ -95,10 +95,10 @@ Test(kd_ladm, tiled_transpose)
                                 "  store B[(bx*16 + ty + m0*4)*h + by*16 + tx] 4 < r2\n"
                                 "end\n");
     struct kd_class c;
-    cr_expect_eq(cls(p, 0, true, 1, &c), KD_LOC_NL);
+    cr_expect_eq(cls(p, 0, true, 1, &c), SCHED_LOC_NL);
     cr_expect(c.stride.n == 1 && c.stride.m[0].c == 4 && c.stride.m[0].pow[KD_P0] == 1,
               "A: 4 rows of w per iteration");
-    cr_expect_eq(cls(p, 1, true, 1, &c), KD_LOC_NL);
+    cr_expect_eq(cls(p, 1, true, 1, &c), SCHED_LOC_NL);
     kd_prog_free(p);
 }
 
@@ -114,9 +114,9 @@ Test(kd_ladm, indirect_csr_traversal)
                                 "  load C[@col[m0]] 4 -> r3\n"
                                 "end\n");
     struct kd_class c;
-    cr_expect_eq(cls(p, 0, false, 1, &c), KD_LOC_NL);
-    cr_expect_eq(cls(p, 1, false, 1, &c), KD_LOC_ITL);
-    cr_expect_eq(cls(p, 2, false, 1, &c), KD_LOC_UNCL);
+    cr_expect_eq(cls(p, 0, false, 1, &c), SCHED_LOC_NL);
+    cr_expect_eq(cls(p, 1, false, 1, &c), SCHED_LOC_ITL);
+    cr_expect_eq(cls(p, 2, false, 1, &c), SCHED_LOC_UNCL);
     kd_prog_free(p);
 }
 
@@ -134,14 +134,14 @@ Test(kd_ladm, data_dependent_datablock_walk)
                                 "  load C[@row[m0*w + gid] + gid] 4 -> r4\n"
                                 "end\n");
     struct kd_class c;
-    cr_expect_eq(cls(p, 0, false, 1, &c), KD_LOC_ITL);
-    cr_expect_eq(cls(p, 0, true, 1, &c), KD_LOC_ITL, "on a 2D grid too");
-    cr_expect_eq(cls(p, 1, false, 2, &c), KD_LOC_UNCL);
-    cr_expect_eq(cls(p, 2, false, 1, &c), KD_LOC_UNCL);
+    cr_expect_eq(cls(p, 0, false, 1, &c), SCHED_LOC_ITL);
+    cr_expect_eq(cls(p, 0, true, 1, &c), SCHED_LOC_ITL, "on a 2D grid too");
+    cr_expect_eq(cls(p, 1, false, 2, &c), SCHED_LOC_UNCL);
+    cr_expect_eq(cls(p, 2, false, 1, &c), SCHED_LOC_UNCL);
     kd_prog_free(p);
     /* the value read before the loop: no walk */
     p = compile("load A[@row[gid] + tx] 4 -> r1\n");
-    cr_expect_eq(cls(p, 0, false, 1, &c), KD_LOC_UNCL);
+    cr_expect_eq(cls(p, 0, false, 1, &c), SCHED_LOC_UNCL);
     kd_prog_free(p);
 }
 
@@ -156,9 +156,9 @@ Test(kd_ladm, the_deepest_accesses_decide)
                                 "  load B[@col[gid*w + m0]] 4 -> r4\n"
                                 "end\n");
     struct kd_class c;
-    cr_expect_eq(cls(p, 0, false, 2, &c), KD_LOC_ITL, "the loop's walk, not the read before it");
-    cr_expect_eq(cls(p, 1, false, 2, &c), KD_LOC_UNCL, "a walk and a gather disagree");
-    cr_expect_eq(cls(p, 2, false, 0, &c), KD_LOC_UNCL);
+    cr_expect_eq(cls(p, 0, false, 2, &c), SCHED_LOC_ITL, "the loop's walk, not the read before it");
+    cr_expect_eq(cls(p, 1, false, 2, &c), SCHED_LOC_UNCL, "a walk and a gather disagree");
+    cr_expect_eq(cls(p, 2, false, 0, &c), SCHED_LOC_UNCL);
     kd_prog_free(p);
 }
 

@@ -64,18 +64,35 @@ Test(ladm, a_description_launch_carries_its_locality_table)
                            bs, NULL, &e),
                  0, "%s", e.msg);
     const int64_t width = 4 * 16 * 4; /* 64 floats */
+    /* a row of 4 work-groups covers by's 16 rows: 16 x 64 x 4 B / 4 apart; B has no by */
     struct sched_locality want[] = {
-        {SCHED_LOC_ROW_H, 4, 16 * 4, width},
-        {SCHED_LOC_COL_V, 4, 16 * width, width},
-        {SCHED_LOC_NL, 4, 0, width},
+        {SCHED_LOC_ROW_H, 4, 16 * 4, width, 16 * width / 4, 0},
+        {SCHED_LOC_COL_V, 4, 16 * width, width, 0, 0},
+        {SCHED_LOC_NL, 4, 0, width, 16 * width / 4, 0},
     };
     for (unsigned i = 0; i < 3; i++) {
         const struct sched_locality *l = &k.args[i].loc;
         cr_expect(l->loc == want[i].loc && l->elem_b == 4 && l->stride_b == want[i].stride_b &&
-                      l->row_b == want[i].row_b,
-                  "%s: class %u, %u B, stride %lld, row %lld", bufs[i], l->loc, l->elem_b,
-                  (long long)l->stride_b, (long long)l->row_b);
+                      l->row_b == want[i].row_b && l->block_b == want[i].block_b,
+                  "%s: class %u, %u B, stride %lld, row %lld, block %lld", bufs[i], l->loc,
+                  l->elem_b, (long long)l->stride_b, (long long)l->row_b, (long long)l->block_b);
     }
+    /* a grid-stride kernel on a 1D grid: work-groups 1024 floats apart (each covers a
+     * vector, as scalarProd's do), not L8's 64 threads x 4 B */
+    struct kd_prog *q = tkd_compile(params, bufs, NULL,
+                                    "for m0 = 0 .. t\n"
+                                    "  for m1 = 0 .. 16\n"
+                                    "    load A[(bx + m0*gdx)*1024 + tx + 64*m1] 4 -> r1\n"
+                                    "  end\n"
+                                    "end\n");
+    cr_assert_eq(kd_launch(q, &k, (struct kernel_dim){8, 1, 1}, (struct kernel_dim){64, 1, 1}, v,
+                           bs, NULL, &e),
+                 0, "%s", e.msg);
+    cr_expect(k.args[0].loc.loc == SCHED_LOC_NL && k.args[0].loc.block_b == 4096 &&
+                  k.args[0].loc.stride_b == 8 * 4096,
+              "block %lld, stride %lld", (long long)k.args[0].loc.block_b,
+              (long long)k.args[0].loc.stride_b);
+    kd_prog_free(q);
     /* on a 1D grid the same accesses are unclassified (Table 3.2 row 7) */
     cr_assert_eq(kd_launch(p, &k, (struct kernel_dim){16, 1, 1}, (struct kernel_dim){16, 16, 1},
                            v, bs, NULL, &e),
@@ -240,19 +257,24 @@ Test(ladm, alignment_aware_batches_and_gpu_chunks_with_chiplet_round_robin)
 }
 
 /* LASP's two halves agree: on every shape, for a grid-stride (X-stride) kernel
- * and a no-loop one, every work-group's first datablock is homed on the
- * chiplet the work-group runs on. */
-Test(ladm, every_work_group_runs_where_its_first_datablock_is)
+ * and a no-loop one, with its data from the buffer's start or from an offset
+ * (LBM's first plane of padding), every work-group's datablocks are homed on
+ * the chiplet the work-group runs on. */
+Test(ladm, every_work_group_runs_where_its_datablocks_are)
 {
     for (unsigned g = 1; g <= 4; g *= 2)
         for (unsigned c = 1; c <= 4; c *= 2)
-            for (unsigned loop = 0; loop < 2; loop++) {
+            for (unsigned v = 0; v < 4; v++) {
+                bool loop = v & 1;
+                uint64_t lead = v & 2 ? 7 * 512 : 0;
                 struct topo t = shape(g, c);
                 uint32_t n = 256;
                 struct sched_dim b = {128, 1, 1};
                 uint64_t pass = (uint64_t)n * 128 * 4; /* one grid-stride iteration's bytes */
-                struct sched_launch l = one_buf((struct sched_dim){n, 1, 1}, b, 3 * pass,
+                struct sched_launch l = one_buf((struct sched_dim){n, 1, 1}, b, lead + 3 * pass,
                                                 nl(loop ? (int64_t)pass : 0));
+                l.bufs[0].loc.block_b = 512;
+                l.bufs[0].loc.offset_b = (int64_t)lead;
                 struct place p;
                 struct place_params pp = {.ops = place_find("ladm"), .page_b = 4 * KIB};
                 place_init(&p, &pp, &t);
@@ -264,10 +286,11 @@ Test(ladm, every_work_group_runs_where_its_first_datablock_is)
                 wgs_plan(&w, &l);
                 for (uint32_t i = 0; i < n; i++)
                     for (unsigned it = 0; it < (loop ? 3u : 1u); it++) {
-                        addr_t a = l.bufs[0].base + i * 512ull + it * pass;
+                        addr_t a = l.bufs[0].base + lead + i * 512ull + it * pass;
                         cr_expect_eq(place_lookup(&p, a), wgs_target_of(&w, i).chiplet,
-                                     "%ux%u, %s: work-group %u, iteration %u", g, c,
-                                     loop ? "stride" : "no loop", i, it);
+                                     "%ux%u, %s, offset %llu: work-group %u, iteration %u", g,
+                                     c, loop ? "stride" : "no loop", (unsigned long long)lead, i,
+                                     it);
                     }
                 wgs_free(&w);
                 place_free(&p);

@@ -45,6 +45,19 @@ static const char *row_of(const char *text, const char *head, const char *bench)
     return r && (!end || r < end) ? r + strlen(bench) : NULL;
 }
 
+/* `chipsim study NAME --file FILE --out OUT [--quick]` on 2 jobs: its summary.txt. */
+static const char *run_study(const char *name, const char *file, const char *out, bool quick)
+{
+    const char *argv[] = {"study", name, "--file", file, "--out", out, "--jobs", "2", "-q",
+                          quick ? "--quick" : NULL, NULL};
+    struct cli_result r = cli_exec(argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    const char *s = slurp(out, "summary.txt");
+    cr_assert(s);
+    return s;
+}
+
 Test(study, hmg_quick_then_whole_tables_metrics_sensitivity_and_plots, .timeout = 600)
 {
     char *dir = cli_tmpdir();
@@ -62,13 +75,7 @@ Test(study, hmg_quick_then_whole_tables_metrics_sensitivity_and_plots, .timeout 
     char *file = cli_write_file(dir, "s.ini", ini);
     char out[PATH_MAX + 8];
     snprintf(out, sizeof out, "%s/out", dir);
-    const char *quick[] = {"study", "hmg", "--file", file, "--out", out, "--quick", "--jobs",
-                           "2", "-q", NULL};
-    struct cli_result r = cli_exec(quick);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cli_result_free(&r);
-    const char *s = slurp(out, "summary.txt");
-    cr_assert(s);
+    const char *s = run_study("hmg", file, out, true);
     /* the 20 runs of the matrices main...: sens-bw's four are not among them */
     cr_expect(strstr(s, "runs: 20 ok, 0 not ok; stale reads 0"), "%s", s);
     cr_expect(!strstr(s, "sensitivity"), "--quick ran a sensitivity sweep:\n%s", s);
@@ -96,12 +103,7 @@ Test(study, hmg_quick_then_whole_tables_metrics_sensitivity_and_plots, .timeout 
     cr_expect(exists(out, "perf-4x4.png") && exists(out, "perf-1x4.pdf"));
     cr_expect(!exists(out, "sens-bw.png"));
 
-    const char *whole[] = {"study", "hmg", "--file", file, "--out", out, "--jobs", "2", "-q",
-                           NULL};
-    r = cli_exec(whole);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cli_result_free(&r);
-    s = slurp(out, "summary.txt");
+    s = run_study("hmg", file, out, false);
     cr_expect(strstr(s, "runs: 24 ok, 0 not ok; stale reads 0"), "%s", s);
     const char *sens = strstr(s, "== sensitivity: sens-bw (gpu_link.port_gbps)");
     cr_assert(sens, "%s", s);
@@ -136,13 +138,7 @@ Test(study, ladm_quick_then_whole_normalized_tables_traffic_and_plots, .timeout 
     char *file = cli_write_file(dir, "s.ini", ini);
     char out[PATH_MAX + 8];
     snprintf(out, sizeof out, "%s/out", dir);
-    const char *quick[] = {"study", "ladm", "--file", file, "--out", out, "--quick", "--jobs",
-                           "2", "-q", NULL};
-    struct cli_result r = cli_exec(quick);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cli_result_free(&r);
-    const char *s = slurp(out, "summary.txt");
-    cr_assert(s);
+    const char *s = run_study("ladm", file, out, true);
     cr_expect(strstr(s, "runs: 6 ok, 0 not ok; stale reads 0"), "%s", s);
     cr_expect(!strstr(s, "LASP+RONCE"), "--quick ran more-ronce:\n%s", s);
     for (const char *b = "VecAdd\0SQ-GEMM\0"; *b; b += strlen(b) + 1) {
@@ -160,12 +156,7 @@ Test(study, ladm_quick_then_whole_normalized_tables_traffic_and_plots, .timeout 
     cr_expect(exists(out, "perf-hcoda.png") && exists(out, "perf-mono.pdf") &&
               exists(out, "traffic.png") && exists(out, "perf-class.png"));
 
-    const char *whole[] = {"study", "ladm", "--file", file, "--out", out, "--jobs", "2", "-q",
-                           NULL};
-    r = cli_exec(whole);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cli_result_free(&r);
-    s = slurp(out, "summary.txt");
+    s = run_study("ladm", file, out, false);
     cr_expect(strstr(s, "runs: 8 ok, 0 not ok; stale reads 0"), "%s", s);
     cr_expect(strstr(s, "== RTWICE against RONCE") && exists(out, "crb.png"), "%s", s);
     free(file);
