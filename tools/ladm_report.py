@@ -200,14 +200,16 @@ def crb_table(lines, speed, cls):
 
 def bars(path, groups, series, values, ylabel, title, ref=1.0):
     """Grouped bars: for each group (x), one bar per series."""
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(groups) * max(1, len(series)) / 3 + 2),
-                                    3.2))
+    fig, ax = plt.subplots(figsize=(min(16.0, max(6.0, 0.09 * len(groups) * len(series) + 2)),
+                                    3.6))
     width = 0.8 / max(1, len(series))
+    # one colour per configuration, the same in every figure
+    colors = plt.get_cmap("tab10").colors
     for i, s in enumerate(series):
         xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(groups))]
         ys = [values(g, s) for g in groups]
         ax.bar(xs, [y if y == y else 0.0 for y in ys], width, label=LABEL.get(s, s),
-               color=plotstyle.CYCLE[i % len(plotstyle.CYCLE)])
+               color=colors[[c for c, _ in CONFIGS].index(s) % len(colors)])
     if ref is not None:
         ax.axhline(ref, color="black", linewidth=0.6)
     ax.set_xticks(range(len(groups)))
