@@ -16,8 +16,11 @@
  * L2's foreign lines, in a command-processor round (coh_round); its end a
  * .sys release, nothing to do once the stores are acknowledged. Atomics are
  * performed where HMG performs them (a .gpu one at the GPU home).
- * On flat routes this is the dynamically shared L2 of spec ladm.md 8 and
- * L9; `crb` adds its compiler-assisted remote-request bypassing: a kernel
+ * With write_through = remote, a store is written through only to its
+ * data's home, whose L2 keeps it write-back (the home serves every other
+ * chiplet's access to the line, so no copy elsewhere can miss it, and each
+ * launch drops the copies). On flat routes with write_through = remote this
+ * is the dynamically shared L2 of spec ladm.md 8 and L9; `crb` adds its compiler-assisted remote-request bypassing: a kernel
  * whose followed buffer is intra-thread local (coh_kernel.itl) runs with
  * RONCE, the home not allocating for remote readers (L10: they still look
  * it up and hit; writes are not bypassed).
@@ -33,6 +36,7 @@ struct swcoh {
     bool home_alloc, skip_bulk_inv;
     bool crb;         /* RONCE for the kernels that follow an intra-thread buffer */
     bool alloc;       /* the current kernel's homes allocate for remote readers */
+    bool wt_all;      /* every store written through to memory (else only to its home) */
     bool flash;       /* bulk_inv = flash: a bulk invalidation takes one L2 access time */
     uint64_t all;
     unsigned parts;
@@ -60,6 +64,10 @@ static const struct cfg_key swcoh_keys[] = {
     {"home_alloc", CFG_BOOL, "true", 0, 0,
      "the homes allocate lines in their L2 for remote readers, as HMG's do (needs [l2] "
      "mshrs_remote > 0)", NULL},
+    {"write_through", CFG_ENUM, "all", 0, 0,
+     "all: every store written through to memory (NH-SW, H-SW); remote: a store to data homed "
+     "elsewhere written through to its home, whose L2 keeps it write-back, as each L2 keeps its "
+     "own data (LADM's dynamically shared L2)", "all|remote"},
     {"crb", CFG_BOOL, "false", 0, 0,
      "with home_alloc: a kernel whose largest buffer LADM's analysis finds intra-thread local "
      "does not allocate for remote readers at the homes (LADM's CRB: RONCE for those kernels, "
@@ -77,7 +85,8 @@ static const struct cfg_key swcoh_keys[] = {
 
 static struct coh_route swcoh_l2_access(void *self, unsigned ch, struct req *r)
 {
-    return coh_hier_l2_access(&((struct swcoh *)self)->x, ch, r, true);
+    struct swcoh *w = self;
+    return coh_hier_l2_access(&w->x, ch, r, w->wt_all || r->home != ch);
 }
 
 static struct coh_route swcoh_l2_miss(void *self, unsigned ch, struct req *r)
@@ -94,7 +103,7 @@ static struct coh_route swcoh_gpu_home_in(void *self, unsigned n, struct req *r)
 static struct coh_route swcoh_remote_in(void *self, unsigned home, struct req *r)
 {
     struct swcoh *w = self;
-    return coh_route_to(COH_HOP_L2, coh_hier_home_flags(&w->x, home, r, w->alloc, false));
+    return coh_route_to(COH_HOP_L2, coh_hier_home_flags(&w->x, home, r, w->alloc, !w->wt_all));
 }
 
 /* ---- acquires ---------------------------------------------------------------------- */
@@ -224,7 +233,8 @@ static void *swcoh_create(const struct coh_machine *m, const struct cfg_sec *sec
         return NULL;
     struct swcoh *w = xcalloc(1, sizeof *w);
     *w = (struct swcoh){.m = m, .home_alloc = home_alloc, .alloc = home_alloc,
-                        .crb = cfg_bool(sec, "crb"), .all = low_bits(m->nch),
+                        .crb = cfg_bool(sec, "crb"), .wt_all = cfg_enum(sec, "write_through") == 0,
+                        .all = low_bits(m->nch),
                         .skip_bulk_inv = cfg_enum(sec, "fault") == 1,
                         .flash = cfg_enum(sec, "bulk_inv") == 0,
                         .x = {.cpg = m->t->chiplets, .cu_per_ch = m->cu_per_ch,

@@ -127,7 +127,7 @@ Test(study, ladm_quick_then_whole_normalized_tables_traffic_and_plots, .timeout 
     char ini[3 * PATH_MAX + 1024];
     snprintf(ini, sizeof ini,
              "[sweep]\nconfigs = %s\nworkloads = vecadd, gemm\nschemes = swcoh\n"
-             "set = coherence.mode=flat\nsmall = true\n"
+             "set = coherence.mode=flat coherence.write_through=remote\nsmall = true\n"
              "[matrix main-hcoda]\nset = sched.policy=hcoda place.policy=interleave "
              "place.interleave_b=1024 place.interleave_order=hier\n"
              "[matrix main-ladm]\nset = sched.policy=ladm place.policy=ladm coherence.crb=true\n"
