@@ -23,7 +23,7 @@ import csv
 import os
 
 import plotstyle
-from studyrows import final, geomean, num, overrides
+from studyrows import final, geomean, num, overrides, write_summary
 from plotstyle import plt
 
 # spec hmg.md 6, in the paper's order; (scheme, mode)
@@ -347,12 +347,7 @@ def main():
     for name, points in sensitivity(lines, rows, sp, mats).items():
         if len(points) > 1:
             plot_sensitivity(os.path.join(a.out, f"{name}.png"), name, points)
-    stale = sum(num(r, "stale_reads") for r in stored)
-    lines.append(f"runs: {len(stored)} ok, {len(failed)} not ok; stale reads {stale:.0f}")
-    for r in failed:
-        lines.append(f"  not ok: {r['key']}: {r.get('error', '')}")
-    with open(os.path.join(a.out, "summary.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_summary(a.out, lines, stored, failed)
 
 
 if __name__ == "__main__":

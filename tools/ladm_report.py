@@ -19,7 +19,7 @@ import csv
 import os
 
 import plotstyle
-from studyrows import final, geomean, num
+from studyrows import final, geomean, num, write_summary
 from plotstyle import plt
 
 # spec ladm.md 2 and 9, the reference first
@@ -272,12 +272,7 @@ def main():
             bars(os.path.join(a.out, "crb.png"), list(crb), list(next(iter(crb.values()))),
                  lambda k, c: crb[k][c], "H-CODA cycles / cycles\n(geometric mean)",
                  "RTWICE against RONCE")
-    stale = sum(num(r, "stale_reads") for r in rows)
-    lines.append(f"runs: {len(rows)} ok, {len(failed)} not ok; stale reads {stale:.0f}")
-    for r in failed:
-        lines.append(f"  not ok: {r['key']}: {r.get('error', '')}")
-    with open(os.path.join(a.out, "summary.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_summary(a.out, lines, rows, failed)
 
 
 if __name__ == "__main__":
