@@ -65,7 +65,9 @@ void lds_init(struct lds *l, const struct sim *s, const struct clock *clk,
     const char *key = params_problem(p, why, sizeof why);
     if (key)
         BUG("lds: %s %s", key, why);
-    *l = (struct lds){.p = *p, .s = s, .clk = clk, .size_b = p->size_kib * 1024u};
+    *l = (struct lds){.p = *p, .s = s, .clk = clk, .size_b = p->size_kib * 1024u,
+                      .pow2 = is_pow2(p->bank_b) && is_pow2(p->banks),
+                      .bank_shift = (uint8_t)ilog2(p->bank_b), .bank_mask = p->banks - 1};
     l->nwords = xcalloc(p->banks, sizeof *l->nwords);
     l->words = xmalloc((size_t)p->banks * p->lanes_per_cycle * sizeof *l->words);
 }
@@ -111,8 +113,10 @@ static unsigned group_degree(struct lds *l, const uint32_t *addr, unsigned base,
     uint32_t touched[LDS_MAX_LANES];
     unsigned ntouched = 0, deg = 1;
     for (; gmask; gmask &= gmask - 1) {
-        uint32_t w = addr[base + (unsigned)__builtin_ctzll(gmask)] / l->p.bank_b;
-        unsigned n = add_word(l, w % l->p.banks, w, touched, &ntouched);
+        uint32_t a = addr[base + (unsigned)__builtin_ctzll(gmask)];
+        uint32_t w = l->pow2 ? a >> l->bank_shift : a / l->p.bank_b;
+        unsigned n = add_word(l, l->pow2 ? w & l->bank_mask : w % l->p.banks, w, touched,
+                              &ntouched);
         if (n > deg)
             deg = n;
     }

@@ -51,6 +51,9 @@ struct lds {
     const struct clock *clk;
     uint32_t size_b;
     uint64_t next_free;  /* first cycle (of clk) the port is free */
+    uint8_t bank_shift;  /* log2(bank_b) when bank_b and banks are powers of two, */
+    uint32_t bank_mask;  /* and banks - 1: then word = addr >> shift, bank = word & mask; */
+    bool pow2;           /* else the divisions */
     uint8_t *nwords;     /* per bank: distinct words seen in the current group */
     uint32_t *words;     /* banks x lanes_per_cycle scratch: those words */
     unsigned err_lane;   /* after LDS_ERR_RANGE: the first offending lane */

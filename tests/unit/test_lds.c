@@ -239,3 +239,26 @@ Test(lds, params_from_cfg)
     cr_expect_eq(from_cfg("[lds]\nlanes_per_cycle = 65\n", &p, &e), -1);
     cr_expect_str_eq(e.msg, "t.ini:2: [lds] lanes_per_cycle = 65: out of range [1, 64]");
 }
+
+/* Banks and words that are not powers of two take the divisions: 24 banks of
+ * 12 B, lanes 288 B apart (a whole row: 24 x 12) all land in bank 0 as distinct
+ * words, a 32-lane group conflicting 32 ways; 12 B apart, each its own bank, the
+ * group's 32 lanes wrapping onto banks 0-7 twice. */
+Test(lds, banks_and_words_not_powers_of_two)
+{
+    struct lds_params p = p_def();
+    p.banks = 24;
+    p.bank_b = 12;
+    p.size_kib = 9; /* a whole number of 288 B rows */
+    struct fix f;
+    fix_init(&f, &p, 1000);
+    strided(&f, 0, 288);
+    acc(&f, 0xffffffffull);
+    cr_expect_eq(f.l.st.bank_conflict_cycles, 31);
+    fix_free(&f);
+    fix_init(&f, &p, 1000);
+    strided(&f, 0, 12);
+    acc(&f, 0xffffffffull);
+    cr_expect_eq(f.l.st.bank_conflict_cycles, 1);
+    fix_free(&f);
+}
