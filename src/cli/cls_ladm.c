@@ -28,13 +28,8 @@
 static int ladm_config(const struct cls_ladm_args *a, const struct wl_ops *w, struct cfg *c,
                        struct err *e)
 {
-    size_t n = a->nextra;
-    for (const char *const *s = w->small; a->small && s && *s; s++)
-        n++;
-    char **own = xcalloc(n + 1, sizeof *own);
-    size_t k = 0;
-    for (const char *const *s = w->small; a->small && s && *s; s++)
-        own[k++] = xasprintf("workload.%s", *s);
+    char **own = xcalloc(setup_small_overrides(w, NULL) + a->nextra + 1, sizeof *own);
+    size_t k = a->small ? setup_small_overrides(w, own) : 0;
     for (size_t i = 0; i < a->nextra; i++)
         own[k++] = xstrdup(a->extra[i]);
     const char *cfgs[] = {a->config};
@@ -56,11 +51,11 @@ static void ladm_decision(const struct sched_launch *l, const char *const *args,
         return;
     enum sched_loc loc = (enum sched_loc)l->bufs[d].loc.loc;
     enum ladm_sched s = ladm_schedule(l, nodes);
-    bool fell = s == LADM_KERNEL_WIDE && strcmp(ladm_place_name(loc), "kernel-wide");
+    bool binds = loc >= SCHED_LOC_ROW_H && loc <= SCHED_LOC_COL_V; /* Table 3.2 rows 2-5 */
     printf("%-16s %-24s %-10s => scheduling %s%s, placement %s, L2 insertion %s "
            "(largest argument %s, %llu pages)\n",
            "", "", "", ladm_sched_name(s),
-           fell && loc != SCHED_LOC_NL ? " (too few rows or columns of work-groups)" : "",
+           binds && s == LADM_KERNEL_WIDE ? " (too few rows or columns of work-groups)" : "",
            ladm_place_name(loc), ladm_insert_name(loc), args[d],
            (unsigned long long)div_ceil(l->bufs[d].size, l->page_b));
 }
@@ -129,7 +124,7 @@ static int ladm_workload(const struct cls_ladm_args *a, const struct wl_ops *w)
         quiet = 0;
         if (nseen < LADM_MAX_NAMES)
             memcpy(seen[nseen++], k.name, sizeof k.name);
-        ladm_kernel(w->name, &k, env.page_b, gpus > 1 ? gpus : nch);
+        ladm_kernel(w->name, &k, env.page_b, ladm_nodes(gpus, nch));
     }
     if (env.failed) {
         fprintf(stderr, "chipsim classify: %s: %s\n", w->name, env.err.msg);

@@ -26,6 +26,7 @@
 #include "cli/cli.h"
 #include "cli/cls_ladm.h"
 #include "cli/opts.h"
+#include "cli/setup.h"
 #include "sweep.h"
 #include "sweep_db.h"
 #include "workload/wl.h"
@@ -153,18 +154,13 @@ static bool size_override(const char *ov)
 static void describe(const struct cls_opts *o, const struct cls_run *r, struct sweep_run *sr)
 {
     size_t n = 2 + o->nextra + 1 + (r->size ? r->size->noverrides : 0);
-    for (const char *const *s = r->w->small; o->small && s && *s; s++)
-        n++;
+    n += setup_small_overrides(r->w, NULL);
     *sr = (struct sweep_run){.key = xstrdup(r->w->name), .config = xstrdup(o->config),
                              .workload = xstrdup(r->w->name),
                              .overrides = xcalloc(n, sizeof(char *))};
-    char buf[512];
-    snprintf(buf, sizeof buf, "coherence.scheme=%s", r->scheme);
-    sr->overrides[sr->noverrides++] = xstrdup(buf);
-    for (const char *const *s = r->w->small; o->small && s && *s; s++) {
-        snprintf(buf, sizeof buf, "workload.%s", *s);
-        sr->overrides[sr->noverrides++] = xstrdup(buf);
-    }
+    sr->overrides[sr->noverrides++] = xasprintf("coherence.scheme=%s", r->scheme);
+    if (o->small)
+        sr->noverrides += setup_small_overrides(r->w, sr->overrides + sr->noverrides);
     for (size_t i = 0; r->size && i < r->size->noverrides; i++)
         if (size_override(r->size->overrides[i]))
             sr->overrides[sr->noverrides++] = xstrdup(r->size->overrides[i]);

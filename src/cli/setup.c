@@ -77,6 +77,15 @@ static int define_workload(struct cfg *c, struct err *e)
     return 0;
 }
 
+size_t setup_small_overrides(const struct wl_ops *w, char **out)
+{
+    size_t n = 0;
+    for (const char *const *s = w->small; s && *s; s++, n++)
+        if (out)
+            out[n] = xasprintf("workload.%s", *s);
+    return n;
+}
+
 /* Config `name`: a file, or files joined by '+' loaded in order (a sweep
  * stacks a preset's overrides on another so: A.ini+B.ini). */
 static int load_configs(struct cfg *c, const char *name, struct err *e)

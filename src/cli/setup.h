@@ -29,4 +29,9 @@ int setup_config(struct cfg *c, const struct run_opts *o, struct err *e);
 void setup_define_sections(struct cfg *c);
 void setup_define_all(struct cfg *c);
 
+struct wl_ops;
+/* Workload w's small (test) size as overrides "workload.KEY=VALUE", each
+ * newly allocated, into out[0 ..] (NULL: only counted); returns how many. */
+size_t setup_small_overrides(const struct wl_ops *w, char **out);
+
 #endif

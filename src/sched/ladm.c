@@ -3,6 +3,8 @@
  */
 #include "ladm.h"
 
+#include <stdlib.h>
+
 static bool row_class(enum sched_loc loc)
 {
     return loc == SCHED_LOC_ROW_H || loc == SCHED_LOC_ROW_V;
@@ -46,10 +48,10 @@ enum sched_loc ladm_kernel_loc(const struct sched_launch *l)
 
 uint64_t ladm_datablock_b(const struct sched_launch *l, const struct sched_buf *b)
 {
-    if (b->loc.block_b > 0)
+    if (b && b->loc.block_b > 0)
         return (uint64_t)b->loc.block_b;
     uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
-    return threads * (b->loc.elem_b ? b->loc.elem_b : 4);
+    return threads * (b && b->loc.elem_b ? b->loc.elem_b : 4);
 }
 
 uint64_t ladm_min_batch(const struct sched_launch *l, const struct sched_buf *b)
@@ -65,22 +67,17 @@ static uint64_t pages_share(const struct sched_launch *l, uint64_t bytes, unsign
     return g ? g : l->page_b;
 }
 
-static uint64_t abs64(int64_t v)
-{
-    return v < 0 ? (uint64_t)-v : (uint64_t)v;
-}
-
 uint64_t ladm_granule_b(const struct sched_launch *l, const struct sched_buf *b, unsigned nodes)
 {
     switch (b->loc.loc) {
     case SCHED_LOC_NL:
         if (b->loc.stride_b)
-            return pages_share(l, abs64(b->loc.stride_b), nodes);
+            return pages_share(l, (uint64_t)llabs(b->loc.stride_b), nodes);
         return pages_share(l, ladm_min_batch(l, b) * ladm_datablock_b(l, b), 1);
     case SCHED_LOC_ROW_V:
     case SCHED_LOC_COL_V:
         if (b->loc.row_b)
-            return pages_share(l, abs64(b->loc.row_b), nodes);
+            return pages_share(l, (uint64_t)llabs(b->loc.row_b), nodes);
         break;
     default:
         break;
@@ -100,15 +97,14 @@ enum ladm_sched ladm_schedule(const struct sched_launch *l, unsigned nodes)
     return loc == SCHED_LOC_NL ? LADM_ALIGN_AWARE : LADM_KERNEL_WIDE;
 }
 
-unsigned ladm_home(const struct sched_launch *l, const struct sched_buf *b, uint64_t off,
-                   unsigned G, unsigned C)
+unsigned ladm_home(uint64_t g, uint64_t page_b, uint64_t off, unsigned G, unsigned C)
 {
-    unsigned N = G > 1 ? G : C;
-    uint64_t g = ladm_granule_b(l, b, N), q = off / g;
+    unsigned N = ladm_nodes(G, C);
+    uint64_t q = off / g;
     unsigned top = (unsigned)(q % N);
     if (G == 1)
         return top;
-    uint64_t rank = (q / N) * (g / l->page_b) + off % g / l->page_b;
+    uint64_t rank = (q / N) * (g / page_b) + off % g / page_b;
     return top * C + (unsigned)(rank % C);
 }
 

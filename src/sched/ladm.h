@@ -43,7 +43,7 @@ enum sched_loc ladm_kernel_loc(const struct sched_launch *l);
 /* Bytes of buffer b that one work-group covers per iteration: the distance
  * between consecutive work-groups' datablocks where the index gives it
  * (sched_locality.block_b), else L8's work-group threads times the element
- * size (4 B where the table has none). */
+ * size (4 B where the table has none, or b is NULL). */
 uint64_t ladm_datablock_b(const struct sched_launch *l, const struct sched_buf *b);
 
 /* Eq. 3.2: consecutive work-groups that fill one page of b, at least 1. */
@@ -53,12 +53,17 @@ uint64_t ladm_min_batch(const struct sched_launch *l, const struct sched_buf *b)
  * positive multiple of the page size). */
 uint64_t ladm_granule_b(const struct sched_launch *l, const struct sched_buf *b, unsigned nodes);
 
-/* LASP's home of byte `off` of buffer b on G GPUs of C chiplets (global
- * chiplet index): granule q = off / g on top-level node q mod N (N = G, or C
- * on one GPU); on several GPUs the page's rank in its GPU's share, in
- * address order, mod C (L4). */
-unsigned ladm_home(const struct sched_launch *l, const struct sched_buf *b, uint64_t off,
-                   unsigned G, unsigned C);
+/* The top-level nodes of the equations on G GPUs of C chiplets (L4). */
+static inline unsigned ladm_nodes(unsigned G, unsigned C)
+{
+    return G > 1 ? G : C;
+}
+
+/* LASP's home of byte `off` of a buffer cut into granules of g bytes
+ * (ladm_granule_b over ladm_nodes(G, C) nodes) on G GPUs of C chiplets
+ * (global chiplet index): granule q on top-level node q mod N; on several
+ * GPUs the page's rank in its GPU's share, in address order, mod C (L4). */
+unsigned ladm_home(uint64_t g, uint64_t page_b, uint64_t off, unsigned G, unsigned C);
 
 /* The largest buffer of the launch in pages (the first of equals), any
  * class; -1 without buffers. CODA's batches follow it (spec ladm 2). */

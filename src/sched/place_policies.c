@@ -68,10 +68,11 @@ static void ladm_first_launch(struct place *p, const struct sched_launch *l, uns
     const struct sched_buf *buf = &l->bufs[b];
     if (!buf->size)
         return;
-    uint64_t first, n = buf_pages(p, buf, &first);
+    unsigned G = p->t.gpus, C = p->t.chiplets;
+    uint64_t g = ladm_granule_b(l, buf, ladm_nodes(G, C)), first, n = buf_pages(p, buf, &first);
     for (uint64_t j = 0; j < n; j++)
         place_set(p, (first + j) << p->page_shift,
-                  ladm_home(l, buf, j << p->page_shift, p->t.gpus, p->t.chiplets));
+                  ladm_home(g, p->p.page_b, j << p->page_shift, G, C));
 }
 
 const struct place_ops place_first_touch = {

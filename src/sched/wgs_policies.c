@@ -181,7 +181,7 @@ static void map_ladm(void *self, const struct wgs_ctx *x, struct wgs_target *out
 {
     uint32_t *seen = self; /* [GPUs]: work-groups given to each so far */
     const struct sched_launch *l = x->l;
-    unsigned ng = gpus_used(x), N = ng > 1 ? ng : x->used;
+    unsigned ng = gpus_used(x), N = ladm_nodes(ng, x->used);
     int d = ladm_decider(l);
     const struct sched_buf *b = d < 0 ? NULL : &l->bufs[d];
     enum ladm_sched sch = ladm_schedule(l, N);
@@ -194,9 +194,11 @@ static void map_ladm(void *self, const struct wgs_ctx *x, struct wgs_target *out
         return;
     }
     /* alignment-aware: where the page of the work-group's first datablock is */
-    uint64_t db = ladm_datablock_b(l, b), off = b->loc.offset_b > 0 ? (uint64_t)b->loc.offset_b : 0;
+    unsigned C = ng > 1 ? x->t->chiplets : N;
+    uint64_t g = ladm_granule_b(l, b, ladm_nodes(ng, C)), db = ladm_datablock_b(l, b);
+    uint64_t off = b->loc.offset_b > 0 ? (uint64_t)b->loc.offset_b : 0;
     for (uint32_t i = 0; i < x->n; i++)
-        out[i] = any_cu(ladm_home(l, b, off + i * db, ng, ng > 1 ? x->t->chiplets : N) % x->used);
+        out[i] = any_cu(ladm_home(g, l->page_b, off + i * db, ng, C) % x->used);
 }
 
 static void *ladm_create(const struct cfg_sec *sec, const struct topo *t, struct err *e)
@@ -221,8 +223,7 @@ const struct wgs_ops wgs_ladm = {
 static uint64_t coda_batch(const struct sched_launch *l)
 {
     int d = ladm_largest(l);
-    uint64_t db = d < 0 ? 4ull * l->block.x * l->block.y * l->block.z
-                        : ladm_datablock_b(l, &l->bufs[d]);
+    uint64_t db = ladm_datablock_b(l, d < 0 ? NULL : &l->bufs[d]);
     return l->unit_b > db ? l->unit_b / db : 1;
 }
 

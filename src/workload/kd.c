@@ -3042,14 +3042,26 @@ static bool irregular_walk(const struct kd_ix *ix, enum kd_var m)
     return reads == 1 && place;
 }
 
+/* ix's index with a min or max clamp taken as its unclamped argument (a
+ * stencil's edge); false, and the index as written, when that is too large
+ * to expand. */
+static bool unclamped(const struct kd_ix *ix, struct kd_poly *e)
+{
+    struct err er;
+    *e = ix->e;
+    bool clamp = ix->arr == KD_IX_MIN || ix->arr == KD_IX_MAX;
+    if (clamp && kd_subst_ind(&ix->e, &ix->inner, e, &er)) {
+        *e = ix->e;
+        return false;
+    }
+    return true;
+}
+
 /* The class of one access's index ix, m its outermost loop's variable. */
 static void ix_class(const struct kd_ix *ix, enum kd_var m, bool grid_2d, struct kd_class *out)
 {
-    struct kd_poly e = ix->e;
-    struct err er;
-    bool clamp = ix->arr == KD_IX_MIN || ix->arr == KD_IX_MAX;
-    if (clamp && kd_subst_ind(&ix->e, &ix->inner, &e, &er))
-        e = ix->e; /* too large to expand: left data-dependent */
+    struct kd_poly e;
+    unclamped(ix, &e); /* too large to expand: left data-dependent */
     if (irregular_walk(ix, m)) {
         *out = (struct kd_class){.loc = SCHED_LOC_ITL};
         return;
@@ -3083,37 +3095,13 @@ unsigned kd_buf_class(const struct kd_prog *p, unsigned buf, bool grid_2d, struc
     return n;
 }
 
-/* p's value at launch b, if fixed there. */
-static bool bound_value(const struct kd_bound *b, const struct kd_poly *p, int64_t *v)
+/* p bound to launch b; false when it is not affine there. */
+static bool bind_at(const struct kd_bound *b, const struct kd_poly *p, struct kd_affine *a)
 {
     struct kd_launch l;
     launch_values(b, &l);
-    struct kd_affine a;
     struct err e;
-    if (kd_bind(p, &l, &a, &e) || a.nnz)
-        return false;
-    *v = a.c;
-    return true;
-}
-
-/* The index of statement i bound to launch b (an index clamped by min or
- * max as its unclamped argument); false when it is not affine there. */
-static bool bound_index(const struct kd_bound *b, unsigned i, struct kd_affine *a)
-{
-    const struct kd_ix *ix = &b->p->s[i].a;
-    struct kd_poly e = ix->e;
-    struct err er;
-    bool clamp = ix->arr == KD_IX_MIN || ix->arr == KD_IX_MAX;
-    if (clamp && kd_subst_ind(&ix->e, &ix->inner, &e, &er))
-        return false;
-    struct kd_launch l;
-    launch_values(b, &l);
-    return !kd_bind(&e, &l, a, &er);
-}
-
-static int64_t abs_i64(int64_t v)
-{
-    return v < 0 ? -v : v;
+    return !kd_bind(p, &l, a, &e);
 }
 
 /* Spec ladm.md 3: buffer buf's row of the locality table at launch b (its
@@ -3133,22 +3121,18 @@ static void buf_locality(const struct kd_bound *b, unsigned buf, struct sched_lo
     struct kd_class c;
     if (!kd_buf_class(b->p, buf, b->grid.y > 1, &c))
         return;
-    int64_t unit = b->b[c.stmt].unit, v;
+    int64_t unit = b->b[c.stmt].unit;
     out->loc = (uint8_t)c.loc;
     out->elem_b = (uint8_t)unit;
-    if (c.stride.n && bound_value(b, &c.stride, &v))
-        out->stride_b = v * unit;
     struct kd_affine a;
-    if (!bound_index(b, c.stmt, &a))
+    if (c.stride.n && bind_at(b, &c.stride, &a) && !a.nnz)
+        out->stride_b = a.c * unit;
+    struct kd_poly e;
+    if (!unclamped(&b->p->s[c.stmt].a, &e) || !bind_at(b, &e, &a))
         return;
-    int64_t by = abs_i64(a.k[KD_BY]), rows = b->block.y;
-    out->row_b = (a.k[KD_TY] ? abs_i64(a.k[KD_TY]) : by % rows ? 0 : by / rows) * unit;
-    int64_t step = b->grid.y > 1 ? (by % b->grid.x ? 0 : by / b->grid.x) : abs_i64(a.k[KD_BX]);
+    int64_t by = llabs(a.k[KD_BY]), rows = b->block.y;
+    out->row_b = (a.k[KD_TY] ? llabs(a.k[KD_TY]) : by % rows ? 0 : by / rows) * unit;
+    int64_t step = b->grid.y > 1 ? (by % b->grid.x ? 0 : by / b->grid.x) : llabs(a.k[KD_BX]);
     out->block_b = step * unit;
     out->offset_b = a.c * unit;
-}
-
-bool kd_kernel_value(const struct kernel *k, const struct kd_poly *p, int64_t *v)
-{
-    return kd_kernel_prog(k) && bound_value(k->ctx, p, v);
 }

@@ -231,11 +231,6 @@ int kd_launch(struct kd_prog *p, struct kernel *k, struct kernel_dim grid, struc
 
 /* The description behind kernel k (a launch of kd_launch), or NULL. */
 const struct kd_prog *kd_kernel_prog(const struct kernel *k);
-/* The value of p (over the variables a launch fixes: grid and block
- * dimensions, parameters) at kernel k's launch: false if k is not a
- * description's or p varies within the launch. */
-bool kd_kernel_value(const struct kernel *k, const struct kd_poly *p, int64_t *v);
-
 /* Spec ladm.md 5, Algorithm 1, for buffer buf of p on a grid that is 2D (gy
  * > 1) or not: each global access to it is classified with m the variable of
  * its outermost enclosing loop (kd_classify); an index clamped by min or max
