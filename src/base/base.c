@@ -95,6 +95,7 @@ struct big_hdr {
 };
 
 #define BIG_HUGE ((size_t)2 << 20)
+#define BIG_PAGES ((size_t)64 << 10)
 
 void *xcalloc_big(size_t n, size_t size)
 {
@@ -103,20 +104,24 @@ void *xcalloc_big(size_t n, size_t size)
         oom(SIZE_MAX);
     char *base, *p;
     size_t maplen = 0;
-    if (len < BIG_HUGE) { /* a huge page would mostly be wasted */
+    if (len < BIG_PAGES) { /* a few pages: from the heap */
         base = xcalloc_aligned(1, len + 64);
         p = base + 64;
     } else {
-        /* fresh anonymous pages are zero; the block starts on a 2 MiB
-         * boundary, its header sits in the page before */
-        size_t span = (len + BIG_HUGE - 1) & ~(BIG_HUGE - 1);
-        maplen = span + BIG_HUGE + 4096;
+        /* Fresh anonymous pages are zero, and the host zeroes only those
+         * that are touched. From 2 MiB the block starts on a huge-page
+         * boundary (its header in the page before) and huge pages are
+         * asked for; below, a huge page would mostly be wasted. */
+        size_t align = len < BIG_HUGE ? 4096 : BIG_HUGE;
+        size_t span = (len + align - 1) & ~(align - 1);
+        maplen = span + align + 4096;
         base = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (base == MAP_FAILED)
             oom(maplen);
-        p = (char *)(((uintptr_t)base + 4096 + BIG_HUGE - 1) & ~(uintptr_t)(BIG_HUGE - 1));
+        p = (char *)(((uintptr_t)base + 4096 + align - 1) & ~(uintptr_t)(align - 1));
 #ifdef MADV_HUGEPAGE
-        madvise(p, span, MADV_HUGEPAGE); /* advice only: failure is harmless */
+        if (align == BIG_HUGE)
+            madvise(p, span, MADV_HUGEPAGE); /* advice only: failure is harmless */
 #endif
     }
     *(struct big_hdr *)(void *)(p - 64) = (struct big_hdr){base, maplen};

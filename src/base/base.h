@@ -53,10 +53,12 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Zeroed memory aligned to 64 bytes (a host cache line); free with free(). */
 void *xcalloc_aligned(size_t n, size_t size);
 /* Zeroed memory for an array that the hot path indexes at random (tag
- * arrays, versions, pools): 64-byte aligned, and from 2 MiB on mapped on its
- * own, 2 MiB aligned and backed by huge pages where the host allows it, which
- * saves most of the TLB misses (at the price of resident memory: a huge page
- * is resident as a whole once touched). Free with xfree_big(). */
+ * arrays, versions, pools): 64-byte aligned; from 64 KiB on mapped on its own
+ * as fresh pages, so that only the pages a run touches are ever zeroed and
+ * resident; from 2 MiB on 2 MiB aligned and backed by huge pages where the
+ * host allows it, which saves most of the TLB misses (at the price of
+ * resident memory: a huge page is resident as a whole once touched). Free
+ * with xfree_big(). */
 void *xcalloc_big(size_t n, size_t size);
 void xfree_big(void *p);
 

@@ -951,9 +951,7 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     c->ipoly_sets = p->ipoly && c->set_bits >= 4 && c->set_bits <= 6;
     req_mask_range(c->full, 0, p->line_b);
     size_t lines = (size_t)c->sets * p->ways;
-    c->line = xcalloc_big(lines, sizeof *c->line);
-    for (size_t i = 0; i < lines; i++)
-        c->line[i].tag = CACHE_NO_TAG;
+    c->line = xcalloc_big(lines, sizeof *c->line); /* the valid bits decide, not the tags */
     c->index_bits = ilog2(c->sets);
     c->fp_row = (p->ways + 15) / 16 * 16;
     c->fp = xcalloc_big((size_t)c->sets * c->fp_row, 1);

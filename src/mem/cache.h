@@ -102,13 +102,11 @@ enum cache_traffic {
     CACHE_TRAFFIC_N
 };
 
-#define CACHE_NO_TAG UINT64_MAX
-
 /* What the cache keeps of one line, in one host cache line. Byte masks:
  * bit i = byte i of the line. */
 struct cache_line {
     uint64_t valid[2], dirty[2];
-    uint64_t tag;      /* line index (addr >> line_shift), or CACHE_NO_TAG */
+    uint64_t tag;      /* line index (addr >> line_shift); meaningless unless the way is valid */
     uint16_t home;     /* owned by the coherence scheme; set from req->home on install */
     uint8_t state;     /* owned by the coherence scheme; 0 on install */
     uint8_t pad[21];
