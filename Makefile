@@ -75,6 +75,15 @@ build/bench/gen/kernel-1.traceg:
 build/bench/gen-quarter/kernel-1.traceg:
 	python3 tools/gen_trace.py build/bench/gen-quarter --blocks 1024
 
+# The synthetic traces of the validation references, whose Accel-Sim run times
+# the trace benchmark compares against (bench/trace/bench_trace.c).
+VALGEN := ../shared/validation/gen-synth-trace.py
+build/bench/scale-1m/kernelslist.g:
+	python3 $(VALGEN) build/bench/scale-1m scale --n 1048576 > /dev/null
+
+build/bench/stencil-1k/kernelslist.g:
+	python3 $(VALGEN) build/bench/stencil-1k stencil2d --nx 1024 --ny 1024 > /dev/null
+
 run: deps
 	@$(MAKE) --no-print-directory bin/chipsim
 	bin/chipsim study cpelide --quick
@@ -129,7 +138,8 @@ validate: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory bin/chipsim build/rel/bench-core build/rel/bench-trace \
-	    build/bench/gen/kernel-1.traceg build/bench/gen-quarter/kernel-1.traceg
+	    build/bench/gen/kernel-1.traceg build/bench/gen-quarter/kernel-1.traceg \
+	    build/bench/scale-1m/kernelslist.g build/bench/stencil-1k/kernelslist.g
 	build/rel/bench-core
 	build/rel/bench-trace
 

@@ -5,6 +5,9 @@
  * thread block read into records, as at dispatch), in lines per second; then
  * whole runs of `bin/chipsim run --trace`, each in its own process, with the
  * run's own figures (warp instructions per second, wall time, peak RSS).
+ * Last, the speed ratio against Accel-Sim on the validation references'
+ * synthetic traces: the wall time of whole `chipsim run` processes against
+ * the recorded wall time of Accel-Sim's runs of the same traces.
  * Figures are printed, never asserted; bench/RESULTS.md records them.
  *
  *     build/rel/bench-trace [LIST.g ...]
@@ -116,6 +119,59 @@ static void bench_run(const char *config, const char *list)
     json_decref(j);
 }
 
+/* Accel-Sim's wall time on the traces of ../shared/validation/gen-synth-trace.py,
+ * replaying them with its SM7_QV100 configuration (the validation
+ * references' build, dev 73f9fac) on this project's 2-core benchmark machine:
+ * the range over repeated runs. */
+static const struct accelsim_ref {
+    const char *label, *list;
+    double min_s, max_s;
+} accelsim_refs[] = {
+    {"scale, 1M floats", "build/bench/scale-1m/kernelslist.g", 40, 52},
+    {"stencil2d, 1024 x 1024, 1 sweep", "build/bench/stencil-1k/kernelslist.g", 102, 128},
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whole `chipsim run` processes on qv100, as Accel-Sim runs the trace: wall
+ * time from fork to exit, minimum, median and maximum of `reps`. */
+static void bench_accelsim(const struct accelsim_ref *ref, unsigned reps)
+{
+    if (access(ref->list, R_OK)) {
+        fprintf(stderr, "skipped %s: absent\n", ref->list);
+        return;
+    }
+    double t[16];
+    BUG_ON(reps > 16);
+    for (unsigned k = 0; k < reps; k++) {
+        double t0 = now_s();
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (!freopen("/dev/null", "w", stdout))
+                _exit(127);
+            execl("bin/chipsim", "chipsim", "run", "-q", "-c", "configs/qv100.ini", "--trace",
+                  ref->list, (char *)NULL);
+            _exit(127);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        t[k] = now_s() - t0;
+        if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+            fprintf(stderr, "run %s: failed\n", ref->list);
+            return;
+        }
+    }
+    qsort(t, reps, sizeof t[0], cmp_double);
+    double med = t[reps / 2];
+    fprintf(stderr, "%s on qv100, whole runs: %.3f s (min %.3f, max %.3f of %u); Accel-Sim "
+            "%.0f-%.0f s: %.0f-%.0fx\n", ref->label, med, t[0], t[reps - 1], reps, ref->min_s,
+            ref->max_s, ref->min_s / med, ref->max_s / med);
+}
+
 static void bench_list(const char *list, bool chiplets)
 {
     if (access(list, R_OK)) {
@@ -147,5 +203,7 @@ int main(int argc, char **argv)
     bench_list("build/bench/gen-quarter/kernelslist.g", false);
     bench_list("build/bench/gen/kernelslist.g", true);
     bench_list("build/bench/gen/kernelslist-xz.g", false);
+    for (size_t i = 0; i < sizeof accelsim_refs / sizeof accelsim_refs[0]; i++)
+        bench_accelsim(&accelsim_refs[i], 5);
     return 0;
 }

@@ -21,13 +21,7 @@
 #include "workload/wl.h"
 
 struct run {
-    struct cfg cfg;
-    struct stats st;
-    struct sim s;
-    struct gpu g;
-    struct wl_env env;
-    const struct wl_ops *wl;
-    void *wl_self;
+    struct setup_machine m;
     double t0, wall_s, last_progress;
     bool progress;
 };
@@ -37,41 +31,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int build(struct run *r, struct err *e)
-{
-    const struct cfg_sec *simsec = cfg_sec(&r->cfg, "sim");
-    uint64_t seed = cfg_uint(simsec, "seed");
-    sim_init(&r->s, seed);
-    req_pool_init(&r->s, 4096);
-    stats_init(&r->st);
-    r->st.keep_sections = cfg_bool(simsec, "per_kernel_stats");
-    r->s.stats = &r->st;
-    r->s.watchdog_ps = (ps_t)(cfg_float(simsec, "watchdog_us") * 1e6);
-    if (gpu_build(&r->g, &r->s, &r->cfg, e))
-        return -1;
-    const struct cfg_sec *ws = cfg_sec(&r->cfg, "workload");
-    r->wl = wl_find(cfg_str(ws, "name"));
-    wl_env_init(&r->env, r->g.page_b, r->g.cup.warp_size, r->g.ms.nch, r->g.ms.ncu, seed);
-    r->env.lds_b = r->g.cu[0].lds_size;
-    r->env.warp_slots = r->g.cu[0].nslots;
-    r->env.ngpus = r->g.ms.t.gpus;
-    r->env.versions = r->g.chk.on;
-    r->env.annotations = r->g.chk.annotations || r->g.coh->annotations;
-    r->wl_self = r->wl->create(&r->env, ws, e);
-    if (!r->wl_self)
-        return -1;
-    gpu_reg_stats(&r->g, &r->st);
-    if (r->wl->reg_stats)
-        r->wl->reg_stats(r->wl_self, &r->st);
-    return 0;
-}
-
-static bool next_kernel(void *obj, struct kernel *k)
-{
-    struct run *r = obj;
-    return r->wl->next_kernel(r->wl_self, k);
 }
 
 /* On a terminal, a progress line: the kernel and the share of its
@@ -84,8 +43,8 @@ static void progress(void *obj)
     if (t - r->last_progress < 0.5)
         return;
     r->last_progress = t;
-    const struct cp *cp = &r->g.cp;
-    size_t total = r->wl->kernels ? r->wl->kernels(r->wl_self) : 0;
+    const struct cp *cp = &r->m.g.cp;
+    size_t total = r->m.wl->kernels ? r->m.wl->kernels(r->m.wl_self) : 0;
     bool inflight = cp->running && cp->wgs_left;
     uint32_t nwg = inflight ? kernel_nwg(&cp->k) : 0;
     double part = nwg ? 1.0 - (double)cp->wgs_left / nwg : 1;
@@ -100,18 +59,18 @@ static void progress(void *obj)
     }
     fprintf(stderr, "\r\033[Kkernel %zu%s (%.0f%% of its work-groups), %.1f us simulated, "
                     "%.0f s, %.2f M warp insts/s%s", cp->nkernel_ps + inflight, of,
-            100 * part, (double)r->s.now / 1e6, t - r->t0,
-            (double)stats_sum(&r->st, "core.warp_insts") / (t - r->t0) / 1e6, eta);
+            100 * part, (double)r->m.s.now / 1e6, t - r->t0,
+            (double)stats_sum(&r->m.st, "core.warp_insts") / (t - r->t0) / 1e6, eta);
     fflush(stderr);
 }
 
 static void kernel_done(void *obj, unsigned id, const struct kernel *k)
 {
     struct run *r = obj;
-    if (r->st.keep_sections) {
+    if (r->m.st.keep_sections) {
         char name[80];
         snprintf(name, sizeof name, "kernel%u.%s", id, k->name);
-        stats_section_end(&r->st, name);
+        stats_section_end(&r->m.st, name);
     }
     if (r->progress)
         progress(r);
@@ -120,40 +79,29 @@ static void kernel_done(void *obj, unsigned id, const struct kernel *k)
 static json_t *sim_json(const struct run *r)
 {
     double w = r->wall_s > 0 ? r->wall_s : 1e-9;
-    uint64_t insts = stats_sum(&r->st, "core.warp_insts");
-    uint64_t reqs = stats_sum(&r->st, "l1d.accesses");
+    uint64_t insts = stats_sum(&r->m.st, "core.warp_insts");
+    uint64_t reqs = stats_sum(&r->m.st, "l1d.accesses");
     return json_pack("{s:f, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:s}", "wall_s", r->wall_s,
-                     "events", (json_int_t)r->s.events, "sim_time_ps", (json_int_t)r->s.now,
-                     "events_per_s", (double)r->s.events / w, "warp_insts_per_s",
+                     "events", (json_int_t)r->m.s.events, "sim_time_ps", (json_int_t)r->m.s.now,
+                     "events_per_s", (double)r->m.s.events / w, "warp_insts_per_s",
                      (double)insts / w, "mem_reqs_per_s", (double)reqs / w, "peak_rss_kib",
                      (json_int_t)report_peak_rss_kib(), "footprint_b",
-                     (json_int_t)wl_footprint(&r->env), "version", CHIPSIM_VERSION);
-}
-
-static void teardown(struct run *r)
-{
-    if (r->wl_self)
-        r->wl->destroy(r->wl_self);
-    wl_env_free(&r->env);
-    gpu_free(&r->g);
-    sim_destroy(&r->s);
-    stats_free(&r->st);
-    cfg_free(&r->cfg);
+                     (json_int_t)wl_footprint(&r->m.env), "version", CHIPSIM_VERSION);
 }
 
 static int finish(struct run *r, const struct run_opts *o, struct err *e)
 {
-    json_t *sum = gpu_summary(&r->g, &r->st), *simj = sim_json(r);
+    json_t *sum = gpu_summary(&r->m.g, &r->m.st), *simj = sim_json(r);
     report_print_summary(stdout, sum, simj);
     if (o->print_stats) {
         printf("\n== stats ==\n");
-        stats_print_text(&r->st, stdout);
+        stats_print_text(&r->m.st, stdout);
     }
-    chk_print_reports(&r->g.chk, stderr);
+    chk_print_reports(&r->m.g.chk, stderr);
     int status = EXIT_OK;
     if (o->json) {
-        json_t *root = json_pack("{s:o, s:O, s:o, s:O}", "config", cfg_to_json(&r->cfg), "summary",
-                                 sum, "stats", stats_to_json(&r->st), "sim", simj);
+        json_t *root = json_pack("{s:o, s:O, s:o, s:O}", "config", cfg_to_json(&r->m.cfg), "summary",
+                                 sum, "stats", stats_to_json(&r->m.st), "sim", simj);
         if (json_write_atomic(o->json, root, e)) {
             fprintf(stderr, "chipsim: %s\n", e->msg);
             status = EXIT_USAGE;
@@ -233,37 +181,37 @@ int cli_run(int argc, char **argv)
     struct err e;
     static struct run r;
     r = (struct run){0};
-    cfg_init(&r.cfg);
+    cfg_init(&r.m.cfg);
     int status = EXIT_USAGE, prc = parse_args(argc, argv, &o);
     if (prc) {
         status = prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
         goto out;
     }
-    if ((o.json && cli_check_out_file(o.json, "--json", &e)) || setup_config(&r.cfg, &o, &e) ||
-        build(&r, &e)) {
+    if ((o.json && cli_check_out_file(o.json, "--json", &e)) || setup_config(&r.m.cfg, &o, &e) ||
+        setup_build(&r.m, &e)) {
         fprintf(stderr, "chipsim: %s\n", e.msg);
         goto out;
     }
     if (!o.quiet) {
         printf("# chipsim %s: resolved configuration\n", CHIPSIM_VERSION);
-        cfg_print_ini(&r.cfg, stdout);
+        cfg_print_ini(&r.m.cfg, stdout);
     }
     r.progress = isatty(2);
     r.t0 = r.last_progress = now_s();
     if (r.progress) {
-        r.s.tick = progress;
-        r.s.tick_obj = &r;
+        r.m.s.tick = progress;
+        r.m.s.tick_obj = &r;
     }
-    cp_start(&r.g.cp, next_kernel, &r, kernel_done, &r);
-    enum sim_status ss = sim_run(&r.s, 0);
+    cp_start(&r.m.g.cp, setup_next_kernel, &r.m, kernel_done, &r);
+    enum sim_status ss = sim_run(&r.m.s, 0);
     r.wall_s = now_s() - r.t0;
     if (r.progress && r.last_progress > r.t0)
         fprintf(stderr, "\n");
-    if (r.env.failed) {
-        fprintf(stderr, "chipsim: workload %s: %s; no results written\n", r.wl->name, r.env.err.msg);
+    if (r.m.env.failed) {
+        fprintf(stderr, "chipsim: workload %s: %s; no results written\n", r.m.wl->name, r.m.env.err.msg);
         goto out;
     }
-    if (ss != SIM_DONE || !r.g.cp.finished) {
+    if (ss != SIM_DONE || !r.m.g.cp.finished) {
         fprintf(stderr, "chipsim: simulation failed (deadlock); no results written\n");
         status = EXIT_SIMFAIL;
         goto out;
@@ -271,6 +219,6 @@ int cli_run(int argc, char **argv)
     status = finish(&r, &o, &e);
 out:
     setup_free_args(&o);
-    teardown(&r);
+    setup_teardown(&r.m);
     return status;
 }

@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/gpu.h"
 #include "net/topo.h"
-#include "workload/wl.h"
 
 static const struct cfg_key sim_keys[] = {
     {"seed", CFG_INT, "1", 0, 9.2e18, "seed of every random choice in the run", NULL},
@@ -117,4 +115,50 @@ int setup_config(struct cfg *c, const struct run_opts *o, struct err *e)
     if (define_workload(c, e) || gpu_define_scheme(c, e))
         return -1;
     return cfg_resolve(c, e);
+}
+
+int setup_build(struct setup_machine *m, struct err *e)
+{
+    const struct cfg_sec *simsec = cfg_sec(&m->cfg, "sim");
+    uint64_t seed = cfg_uint(simsec, "seed");
+    sim_init(&m->s, seed);
+    req_pool_init(&m->s, 4096);
+    stats_init(&m->st);
+    m->st.keep_sections = cfg_bool(simsec, "per_kernel_stats");
+    m->s.stats = &m->st;
+    m->s.watchdog_ps = (ps_t)(cfg_float(simsec, "watchdog_us") * 1e6);
+    if (gpu_build(&m->g, &m->s, &m->cfg, e))
+        return -1;
+    const struct cfg_sec *ws = cfg_sec(&m->cfg, "workload");
+    m->wl = wl_find(cfg_str(ws, "name"));
+    wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, m->g.ms.ncu, seed);
+    m->env.lds_b = m->g.cu[0].lds_size;
+    m->env.warp_slots = m->g.cu[0].nslots;
+    m->env.ngpus = m->g.ms.t.gpus;
+    m->env.versions = m->g.chk.on;
+    m->env.annotations = m->g.chk.annotations || m->g.coh->annotations;
+    m->wl_self = m->wl->create(&m->env, ws, e);
+    if (!m->wl_self)
+        return -1;
+    gpu_reg_stats(&m->g, &m->st);
+    if (m->wl->reg_stats)
+        m->wl->reg_stats(m->wl_self, &m->st);
+    return 0;
+}
+
+bool setup_next_kernel(void *obj, struct kernel *k)
+{
+    struct setup_machine *m = obj;
+    return m->wl->next_kernel(m->wl_self, k);
+}
+
+void setup_teardown(struct setup_machine *m)
+{
+    if (m->wl_self)
+        m->wl->destroy(m->wl_self);
+    wl_env_free(&m->env);
+    gpu_free(&m->g);
+    sim_destroy(&m->s);
+    stats_free(&m->st);
+    cfg_free(&m->cfg);
 }

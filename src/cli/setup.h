@@ -7,6 +7,9 @@
 #define CHIPSIM_SETUP_H
 
 #include "config/cfg.h"
+#include "gpu/gpu.h"
+#include "stats/stats.h"
+#include "workload/wl.h"
 
 struct run_opts {
     const char **configs;   /* -c files, in order */
@@ -29,7 +32,26 @@ int setup_config(struct cfg *c, const struct run_opts *o, struct err *e);
 void setup_define_sections(struct cfg *c);
 void setup_define_all(struct cfg *c);
 
-struct wl_ops;
+/* A run built from a resolved configuration: the engine, the machine and
+ * the workload, as `chipsim run` builds them (and the benchmarks). */
+struct setup_machine {
+    struct cfg cfg;           /* resolved by setup_config() before setup_build() */
+    struct stats st;
+    struct sim s;
+    struct gpu g;
+    struct wl_env env;
+    const struct wl_ops *wl;
+    void *wl_self;
+};
+
+/* Build everything m->cfg describes; -1 with the message in *e (bad
+ * workload parameters, cross-key problems). setup_teardown() either way. */
+int setup_build(struct setup_machine *m, struct err *e);
+/* The workload's next kernel (the command processor's source). */
+bool setup_next_kernel(void *m, struct kernel *k);
+/* Free what setup_build() and setup_config() made. */
+void setup_teardown(struct setup_machine *m);
+
 /* Workload w's small (test) size as overrides "workload.KEY=VALUE", each
  * newly allocated, into out[0 ..] (NULL: only counted); returns how many. */
 size_t setup_small_overrides(const struct wl_ops *w, char **out);
