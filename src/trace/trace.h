@@ -172,6 +172,8 @@ struct trace_tbidx {
     uint64_t off, line;
     uint32_t tb;             /* linear id z*gy*gx + y*gx + x */
     uint32_t bytes;          /* its records (struct trace_tb data) */
+    uint64_t kept;           /* where its warp table and records start in the kernel file's
+                                kept blocks, + 1 (0: not kept, read again at dispatch) */
 };
 
 /* What the checking pass learns about one kernel file. */
@@ -180,17 +182,24 @@ struct trace_kfile {
     struct trace_header h;
     uint64_t ntb;            /* thread blocks of the grid */
     uint32_t warps_per_tb;   /* ceil(block threads / 32) */
-    struct trace_tbidx *idx; /* the blocks present, by id (the trace may skip empty ones): 24
-                                bytes per block, the only memory that follows the trace */
+    struct trace_tbidx *idx; /* the blocks present, by id (the trace may skip empty ones): 32
+                                bytes per block; with the kept blocks, the only memory that
+                                follows the trace */
     size_t nidx, idx_cap;
+    /* Blocks in the compact form the check made of them, each its warp table
+     * then its records, while they fit in keep_b bytes (set by the caller):
+     * trace_read_tb() copies a kept block instead of reading its lines again. */
+    size_t keep_b;
+    uint8_t *kept;
+    size_t kept_len, kept_cap;
     /* totals over the file */
     uint64_t tbs, warps, insts, lines, bytes;
     uint64_t unknown_insts;  /* instructions with an unknown opcode */
     size_t max_tb_bytes;     /* largest thread block in compact form */
 };
 
-/* Read a kernel file from start to end: check every line, fill kf (path is
- * set by the caller). */
+/* Read a kernel file from start to end: check every line, fill kf (path and
+ * keep_b are set by the caller). */
 int trace_check_kernel(struct trace_kfile *kf, struct trace_ops *ops, struct err *e);
 void trace_kfile_free(struct trace_kfile *kf);
 /* Where thread block tb (linear id) starts, or NULL if the trace skips it. */
@@ -246,9 +255,10 @@ struct trace_tb {
 };
 
 void trace_tb_free(struct trace_tb *tb);
-/* Read thread block `tb` (linear id) of kf through `in` (opened on kf->path)
- * into *out (buffers reused; they grow only past their largest size). A
- * block absent from the trace gives warps without records. */
+/* Read thread block `tb` (linear id) of kf through `in` (opened on kf->path;
+ * unused, and may be NULL, if the block is kept or absent) into *out
+ * (buffers reused; they grow only past their largest size). A block absent
+ * from the trace gives warps without records. */
 int trace_read_tb(struct trace_in *in, const struct trace_kfile *kf, struct trace_ops *ops,
                   uint64_t tb, struct trace_tb *out, struct err *e);
 

@@ -670,41 +670,78 @@ static int index_finish(const struct pctx *c, struct trace_kfile *kf, bool sorte
     return 0;
 }
 
+/* The sink's block, just read, into kf's kept blocks if it fits; false once
+ * it does not (no later block is kept either). */
+static bool keep_block(struct trace_kfile *kf, const struct trace_tb *tb, struct trace_tbidx *ix)
+{
+    size_t table = kf->warps_per_tb * sizeof *tb->warp, need = table + tb->len;
+    if (kf->kept_len + need > kf->keep_b)
+        return false;
+    if (kf->kept_len + need > kf->kept_cap) {
+        size_t cap = max_u64(2 * kf->kept_cap, kf->kept_len + need);
+        kf->kept_cap = cap < kf->keep_b ? cap : kf->keep_b;
+        kf->kept = xrealloc(kf->kept, kf->kept_cap);
+    }
+    memcpy(kf->kept + kf->kept_len, tb->warp, table);
+    memcpy(kf->kept + kf->kept_len + table, tb->data, tb->len);
+    ix->kept = kf->kept_len + 1;
+    kf->kept_len += (need + 7) & ~(size_t)7; /* records stay 8-byte aligned */
+    return true;
+}
+
 static int check_body(const struct pctx *c, struct trace_kfile *kf, char *line, uint64_t off)
 {
-    struct sink s = {0};
+    struct trace_tb tb = {0};
+    struct sink s = {.tb = kf->keep_b ? &tb : NULL};
+    if (s.tb) {
+        tb.nwarps = kf->warps_per_tb;
+        tb.warp = xgrow(tb.warp, sizeof *tb.warp, &tb.warps_cap, tb.nwarps);
+    }
     bool sorted = true;
+    int rc = 0;
     /* the header's last line may be #BEGIN_TB already; else the format comment */
     bool have = starts(line, "#BEGIN_TB");
     for (;;) {
         if (!have) {
-            int rc = next_line_at(c, &line, &off);
-            if (rc < 0)
-                return -1;
-            if (!rc)
+            rc = next_line_at(c, &line, &off);
+            if (rc <= 0)
                 break;
         }
         have = false;
         if (!starts(line, "#BEGIN_TB")) {
-            if (starts(line, "#END_TB"))
-                return perr(c, "#END_TB without #BEGIN_TB");
+            if (starts(line, "#END_TB")) {
+                rc = perr(c, "#END_TB without #BEGIN_TB");
+                break;
+            }
             if (line[0] == '#')
                 continue; /* another comment */
             char q[64];
-            return perr(c, "expected #BEGIN_TB, found %s", quote(line, q, sizeof q));
+            rc = perr(c, "expected #BEGIN_TB, found %s", quote(line, q, sizeof q));
+            break;
         }
-        uint64_t at = c->in->line, tb;
+        uint64_t at = c->in->line, tb_id;
         size_t bytes0 = s.bytes;
-        if (read_tb(c, &s, &tb))
-            return -1;
+        if (s.tb) {
+            memset(tb.warp, 0, tb.nwarps * sizeof *tb.warp);
+            tb.len = 0;
+        }
+        if ((rc = read_tb(c, &s, &tb_id)))
+            break;
         kf->max_tb_bytes = max_u64(kf->max_tb_bytes, s.bytes - bytes0);
-        if (s.bytes - bytes0 > UINT32_MAX)
-            return perr(c, "thread block too large (over 4 GiB in memory)");
-        sorted &= !kf->nidx || kf->idx[kf->nidx - 1].tb < tb;
+        if (s.bytes - bytes0 > UINT32_MAX) {
+            rc = perr(c, "thread block too large (over 4 GiB in memory)");
+            break;
+        }
+        sorted &= !kf->nidx || kf->idx[kf->nidx - 1].tb < tb_id;
         kf->idx = xgrow(kf->idx, sizeof *kf->idx, &kf->idx_cap, kf->nidx + 1);
-        kf->idx[kf->nidx++] = (struct trace_tbidx){off, at, (uint32_t)tb,
-                                                   (uint32_t)(s.bytes - bytes0)};
+        struct trace_tbidx *ix = &kf->idx[kf->nidx++];
+        *ix = (struct trace_tbidx){off, at, (uint32_t)tb_id, (uint32_t)(s.bytes - bytes0), 0};
+        if (s.tb && !keep_block(kf, &tb, ix))
+            s.tb = NULL;
     }
+    trace_tb_free(&tb);
+    if (rc < 0)
+        return -1;
     kf->warps = s.warps;
     kf->insts = s.insts;
     kf->unknown_insts = s.unknown;
@@ -734,6 +771,7 @@ void trace_kfile_free(struct trace_kfile *kf)
     free(kf->path);
     free(kf->h.name);
     free(kf->idx);
+    free(kf->kept);
     *kf = (struct trace_kfile){0};
 }
 
@@ -769,6 +807,19 @@ int trace_read_tb(struct trace_in *in, const struct trace_kfile *kf, struct trac
     const struct trace_tbidx *ix = trace_kfile_find(kf, tb);
     if (!ix)
         return 0;
+    if (out->cap < ix->bytes) { /* the size the check found: no growing while reading */
+        free(out->data);
+        out->data = xmalloc(ix->bytes);
+        out->cap = ix->bytes;
+    }
+    if (ix->kept) {
+        const uint8_t *k = kf->kept + ix->kept - 1;
+        size_t table = out->nwarps * sizeof *out->warp;
+        memcpy(out->warp, k, table);
+        memcpy(out->data, k + table, ix->bytes);
+        out->len = ix->bytes;
+        return 0;
+    }
     struct pctx c = {.in = in, .kf = kf, .ops = ops, .e = e};
     if (trace_in_seek(in, ix->off, ix->line, e))
         return -1;
@@ -777,11 +828,6 @@ int trace_read_tb(struct trace_in *in, const struct trace_kfile *kf, struct trac
     int rc = trace_in_line(in, &line, &len, e);
     if (rc <= 0 || !starts(line, "#BEGIN_TB"))
         return rc < 0 ? -1 : perr(&c, "expected #BEGIN_TB (the file changed after it was read)");
-    if (out->cap < ix->bytes) { /* the size the check found: no growing while reading */
-        free(out->data);
-        out->data = xmalloc(ix->bytes);
-        out->cap = ix->bytes;
-    }
     struct sink s = {.tb = out};
     uint64_t id;
     if (read_tb(&c, &s, &id))

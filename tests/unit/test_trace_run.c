@@ -330,7 +330,9 @@ Test(trace_run, xz_kernels_run_like_plain_ones)
                           "kernel-1.traceg.xz\nkernel-2.traceg.xz\nkernel-3.traceg.xz\n", 0);
     uint64_t got[2][4];
     for (int x = 0; x < 2; x++) {
-        struct machine *m = trace_machine(x ? list : "tests/data/trace/kernelslist.g", NULL);
+        /* every block read again: the decoders skip to each */
+        struct machine *m = trace_machine(x ? list : "tests/data/trace/kernelslist.g",
+                                          "keep_mib = 0\n");
         cr_assert_eq(machine_run(m), SIM_DONE);
         got[x][0] = mstat(m, "core.warp_insts");
         got[x][1] = mstat(m, "l1d.accesses");
@@ -485,6 +487,40 @@ Test(trace_run, golden_vectoradd)
         cr_expect_eq(summary(j, "stale_reads"), 0);
         json_decref(j);
     }
+    free(list);
+}
+
+/* Blocks kept from the check (workload.keep_mib) run exactly as blocks read
+ * again at dispatch: every counter and figure of the 33-kernel backprop
+ * trace is the same with none kept, with the first blocks kept until 1 MiB
+ * is used, and with all kept; only what the dispatch reads differs. */
+Test(trace_run, kept_blocks_run_like_blocks_read_again)
+{
+    NEED_SHARED(list, "accelsim-rodinia-backprop-h100");
+    const char *keep[3] = {"workload.keep_mib=0", "workload.keep_mib=1", "workload.keep_mib=256"};
+    json_t *j[3];
+    uint64_t kept[3], read[3];
+    for (int i = 0; i < 3; i++) {
+        j[i] = run_trace("configs/tiny.ini", list, keep[i], NULL);
+        kept[i] = stat(j[i], "trace.blocks_kept");
+        read[i] = stat(j[i], "trace.bytes_read");
+        json_t *st = json_object_get(j[i], "stats");
+        json_object_del(st, "trace.blocks_kept");
+        json_object_del(st, "trace.bytes_read");
+        json_object_del(json_object_get(json_object_get(j[i], "config"), "workload"), "keep_mib");
+        json_object_del(j[i], "sim"); /* wall time */
+    }
+    cr_expect_eq(kept[0], 0);
+    cr_expect(kept[1] > 0 && kept[1] < 1169, "1 MiB keeps part of the blocks: %llu",
+              (unsigned long long)kept[1]);
+    cr_expect_eq(kept[2], 1169, "every block");
+    cr_expect(read[0] > read[1] && read[1] > 0, "%llu, %llu", (unsigned long long)read[0],
+              (unsigned long long)read[1]);
+    cr_expect_eq(read[2], 0);
+    for (int i = 1; i < 3; i++)
+        cr_expect(json_equal(j[0], j[i]), "%s changed a result", keep[i]);
+    for (int i = 0; i < 3; i++)
+        json_decref(j[i]);
     free(list);
 }
 

@@ -54,6 +54,10 @@ static const struct cfg_key trace_keys[] = {
     {"local_window_b", CFG_INT, "16777216", 4, 1ull << 40,
      "size of the per-thread local-memory window from the header's local mem base_addr, "
      "bytes (a power of two; local offsets wrap inside it)", NULL},
+    {"keep_mib", CFG_INT, "256", 0, 1 << 20,
+     "thread blocks kept in compact form from the check at the start of the run, so that "
+     "dispatch copies them instead of reading their lines again (MiB over all kernel files, "
+     "in list order; 0: every block is read again)", NULL},
     {"xz_cursors", CFG_INT, "4", 1, MAX_CURSORS,
      "readers kept open per .xz kernel file (each skips forward to the blocks it reads)", NULL},
     LATKEY("int", "integer"), LATKEY("imad", "integer multiply"), LATKEY("fp32", "FP32/FP16"),
@@ -70,7 +74,7 @@ struct tw_stats {
     uint64_t global_loads, global_stores, global_atomics, local_loads, local_stores;
     uint64_t shared_loads, shared_stores, shared_atomics, const_loads, async_copies;
     uint64_t mem_no_lanes, barriers, membars, strong_accesses, l1_invalidates;
-    uint64_t bytes_read, bytes_skipped, resident_tbs_peak, resident_bytes_peak;
+    uint64_t blocks_kept, bytes_read, bytes_skipped, resident_tbs_peak, resident_bytes_peak;
     uint64_t memcpys_ignored;
 };
 
@@ -101,6 +105,8 @@ static const struct stat_desc tw_desc[] = {
     STAT_DESC(struct tw_stats, strong_accesses,
               "global loads, stores and atomics with a scope (.STRONG.<scope>; atomics)"),
     STAT_DESC(struct tw_stats, l1_invalidates, "L1 invalidations (CCTL.IVALL): acquire fences"),
+    STAT_DESC(struct tw_stats, blocks_kept,
+              "thread blocks kept from the check (workload.keep_mib), not read again"),
     STAT_DESC(struct tw_stats, bytes_read, "trace bytes read for dispatched blocks"),
     STAT_DESC(struct tw_stats, bytes_skipped, "xz bytes decompressed only to skip them"),
     STAT_DESC(struct tw_stats, resident_tbs_peak, "most thread blocks held at once"),
@@ -143,6 +149,7 @@ struct twl {
     uint32_t free_head;
     uint64_t resident_n, resident_bytes;
     uint64_t shared_window, local_window;
+    uint64_t keep_left;           /* of workload.keep_mib, bytes */
     struct tw_stats st;
 };
 
@@ -184,6 +191,14 @@ static int kern_fits(const struct twl *t, const struct tkern *tk, const struct w
     return 0;
 }
 
+static uint64_t kept_blocks(const struct trace_kfile *kf)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < kf->nidx; i++)
+        n += kf->idx[i].kept != 0;
+    return n;
+}
+
 static int add_kernel(struct twl *t, const struct trace_cmd *c, struct addr_range *copies,
                       unsigned ncopies, const struct wl_env *env, const struct cfg_sec *sec,
                       struct err *e)
@@ -194,8 +209,11 @@ static int add_kernel(struct twl *t, const struct trace_cmd *c, struct addr_rang
     struct tkern *tk = &t->k[t->nk++];
     *tk = (struct tkern){.copies = copies, .ncopies = ncopies};
     tk->kf.path = xstrdup(c->path);
+    tk->kf.keep_b = t->keep_left;
     if (trace_check_kernel(&tk->kf, &t->ops, e))
         return -1;
+    t->keep_left -= tk->kf.kept_len;
+    t->st.blocks_kept += kept_blocks(&tk->kf);
     t->st.kernels_checked++;
     t->st.lines_checked += tk->kf.lines;
     t->st.bytes_checked += tk->kf.bytes;
@@ -248,6 +266,7 @@ static void *tw_create(struct wl_env *env, const struct cfg_sec *sec, struct err
     t->shared_window = cfg_uint(sec, "shared_window_b");
     t->local_window = cfg_uint(sec, "local_window_b");
     t->ncursors = (unsigned)cfg_uint(sec, "xz_cursors");
+    t->keep_left = cfg_uint(sec, "keep_mib") << 20;
     trace_ops_init(&t->ops, stderr);
     u64map_init(&t->resident, 64);
     if (!is_pow2(t->local_window)) {
@@ -323,7 +342,7 @@ static uint32_t load_tb(struct twl *t, uint64_t wg)
     struct err e;
     const struct trace_tbidx *ix = trace_kfile_find(kf, wg);
     bool present = ix != NULL;
-    struct trace_in *in = present ? cursor_for(t, ix->off) : NULL;
+    struct trace_in *in = present && !ix->kept ? cursor_for(t, ix->off) : NULL;
     if (trace_read_tb(in, kf, &t->ops, wg, &sl->tb, &e))
         BUG("%s (the trace changed while it was simulated)", e.msg);
     sl->wg = wg;
@@ -583,6 +602,10 @@ static bool tw_next_kernel(void *self, struct kernel *k)
     struct twl *t = self;
     close_cursors(t);
     BUG_ON(t->resident_n);
+    if (t->cur) { /* its kept blocks are not needed again */
+        free(t->cur->kf.kept);
+        t->cur->kf.kept = NULL;
+    }
     if (t->next == t->nk)
         return false;
     struct tkern *tk = t->cur = &t->k[t->next++];
