@@ -129,7 +129,7 @@ static void save_for_fill(struct cache *c, int64_t l)
         return;
     struct cache_mshr *x = &c->mshr[m];
     uint32_t wm = req_word_mask(c->line[l].dirty);
-    copy_word_versions(c, x->saved_ver, cache_line_versions(c, l), wm);
+    copy_word_versions(c, c->mshr_ver + (size_t)m * c->words, cache_line_versions(c, l), wm);
     x->saved_words |= wm;
 }
 
@@ -769,7 +769,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     struct cache_mshr *x = &c->mshr[m];
     fill_prefetch(c, ch, x);
     if (x->saved_words)
-        copy_word_versions(c, ch->ver, x->saved_ver, x->saved_words);
+        copy_word_versions(c, ch->ver, c->mshr_ver + (size_t)m * c->words, x->saved_words);
     struct req *targets = x->head;
     uint64_t li = line_index(c, x->line);
     int64_t l = lookup(c, li);
@@ -967,7 +967,9 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     c->bank = xcalloc(p->banks, sizeof *c->bank);
     c->dbank_free = xcalloc((size_t)p->banks * p->data_banks + 1, sizeof *c->dbank_free);
     uint32_t nm = p->mshrs + p->mshrs_remote;
-    c->mshr = xcalloc(nm, sizeof *c->mshr);
+    c->mshr = xcalloc_aligned(nm, sizeof *c->mshr);
+    if (c->wver)
+        c->mshr_ver = xcalloc(nm, c->words * sizeof *c->mshr_ver);
     c->mshr_key = xcalloc(nm, sizeof *c->mshr_key);
     c->mshr_free[0] = xmalloc(nm * sizeof *c->mshr_free[0]);
     c->mshr_free[1] = c->mshr_free[0] + p->mshrs;
@@ -999,6 +1001,7 @@ void cache_free(struct cache *c)
     free(c->bank);
     free(c->dbank_free);
     free(c->mshr);
+    free(c->mshr_ver);
     free(c->mshr_key);
     free(c->mshr_free[0]);
     free(c->mshr_bucket);

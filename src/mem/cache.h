@@ -127,6 +127,8 @@ struct cache_mshr_key {
     uint32_t hnext;          /* next busy MSHR in the same hash bucket, + 1 (0 = none) */
 };
 
+/* One host cache line: an MSHR's rarely used versions are kept apart
+ * (struct cache.mshr_ver). */
 struct cache_mshr {
     addr_t line;             /* line address */
     struct req *head, *tail; /* targets, in arrival order */
@@ -137,9 +139,11 @@ struct cache_mshr {
     bool stale;              /* invalidated while in flight: serve the targets, keep no copy */
     uint64_t wmask[2];       /* bytes its store and atomic targets write: a later access to
                                 them waits behind them here, even one that would hit */
-    uint32_t saved_words;    /* words of the line evicted dirty while its fill was in flight */
-    uint32_t saved_ver[32];  /* their versions: newer than what the fill brings */
+    uint32_t saved_words;    /* words of the line evicted dirty while its fill was in flight;
+                                their versions (newer than what the fill brings) are in
+                                mshr_ver */
 };
+_Static_assert(sizeof(struct cache_mshr) <= 64, "struct cache_mshr: one host cache line");
 
 
 struct cache_bank {
@@ -204,7 +208,8 @@ struct cache {
 
     struct cache_bank *bank;
     ps_t *dbank_free;          /* per bank x data bank: the first cycle its port is free */
-    struct cache_mshr *mshr;
+    struct cache_mshr *mshr;   /* 64-byte aligned */
+    uint32_t *mshr_ver;        /* per MSHR, words_per_line saved versions (with wver) */
     struct cache_mshr_key *mshr_key; /* per MSHR, for the hash chains */
     /* Free MSHR indices, a stack per pool: [0] 0 .. mshrs - 1 for requests
      * from this chiplet, [1] mshrs .. mshrs + mshrs_remote - 1 for requests
