@@ -67,7 +67,19 @@ void *xgrow(void *p, size_t es, size_t *cap, size_t n);
 
 static inline bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 static inline unsigned ilog2(uint64_t x) { return 63u - (unsigned)__builtin_clzll(x | 1); }
-static inline unsigned popcount64(uint64_t x) { return (unsigned)__builtin_popcountll(x); }
+/* Bits set in x. Inline arithmetic: without the POPCNT instruction (not in
+ * the x86-64 baseline this builds for) the builtin is a library call. */
+static inline unsigned popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+    return (unsigned)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
 static inline uint64_t div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 /* The lowest n bits set (all 64 for n >= 64): the first n lanes, chiplets, slots. */
 static inline uint64_t low_bits(uint64_t n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }

@@ -89,7 +89,7 @@ static inline uint32_t ipoly(uint64_t a, uint32_t b, unsigned bits)
 {
     uint32_t n = 0;
     for (unsigned i = 0; i < bits; i++)
-        n |= (uint32_t)((popcount64(a & ipoly_masks[bits][i]) ^ (b >> i)) & 1) << i;
+        n |= (uint32_t)((__builtin_parityll(a & ipoly_masks[bits][i]) ^ (b >> i)) & 1) << i;
     return n;
 }
 

@@ -218,6 +218,22 @@ Test(engine, rng_is_reproducible)
         cr_expect_lt(rng_below(&a, 13), 13);
 }
 
+/* popcount64 is plain arithmetic where the host has no POPCNT instruction:
+ * it counts as a loop over the bits does. */
+Test(engine, popcount_counts_every_bit)
+{
+    uint64_t edge[] = {0, 1, 1ull << 63, ~0ull, 0x8000000000000001ull, 0x5555555555555555ull};
+    struct rng r;
+    rng_seed(&r, 3);
+    for (int i = 0; i < 10006; i++) {
+        uint64_t x = i < 6 ? edge[i] : rng_next(&r) >> (i % 64);
+        unsigned n = 0;
+        for (int b = 0; b < 64; b++)
+            n += (unsigned)(x >> b) & 1;
+        cr_assert_eq(popcount64(x), n, "%llx", (unsigned long long)x);
+    }
+}
+
 /* ---- the event store under load ------------------------------------------ */
 
 /* Events that schedule further events at random delays (0 included, so the
