@@ -113,7 +113,7 @@ static int finish(struct run *r, const struct run_opts *o, struct err *e)
     return status;
 }
 
-enum { O_CONFIG = 1, O_PARAM, O_WORKLOAD, O_TRACE, O_JSON, O_STATS, O_QUIET };
+enum { O_CONFIG = 1, O_PARAM, O_WORKLOAD, O_TRACE, O_SMALL, O_JSON, O_STATS, O_QUIET };
 
 static const struct cli_opt run_opts[] = {
     {O_CONFIG, 'c', "config", "FILE",
@@ -125,6 +125,9 @@ static const struct cli_opt run_opts[] = {
      "the workload (`chipsim list workloads`); same as -p workload.name=NAME"},
     {O_TRACE, 0, "trace", "LIST",
      "replay an Accel-Sim trace, DIR/kernelslist.g\n(same as -w trace -p workload.path=LIST)"},
+    {O_SMALL, 0, "small", NULL,
+     "the workload at its small (test) size: its parameters come after the\nfiles and "
+     "before -p"},
     {O_JSON, 0, "json", "FILE",
      "write the configuration, summary, every counter and the run's\nspeed as JSON (checked "
      "before the run starts)"},
@@ -137,12 +140,14 @@ static const struct cli_optgroup run_groups[] = {{NULL, run_opts}, {NULL, NULL}}
 
 const struct cli_cmd cli_cmd_run = {
     .name = "run",
-    .args = "[-c FILE.ini]... [-p SECTION.KEY=VALUE]... [-w NAME | --trace LIST] [--json FILE]",
+    .args = "[-c FILE.ini]... [-p SECTION.KEY=VALUE]... [-w NAME | --trace LIST] [--small] "
+            "[--json FILE]",
     .summary = "run one simulation and print its summary",
     .about = "Resolves the configuration (built-in defaults, then each -c file in order, then\n"
-             "-w/--trace, then each -p), builds the machine and the workload, runs every kernel\n"
-             "and prints the resolved configuration and a summary (docs/summary.md). Exit\n"
-             "status: 0 ok, 2 bad input (nothing written), 3 simulation failure (deadlock).",
+             "-w/--trace, then --small, then each -p), builds the machine and the workload,\n"
+             "runs every kernel and prints the resolved configuration and a summary\n"
+             "(docs/summary.md). Exit status: 0 ok, 2 bad input (nothing written), 3\n"
+             "simulation failure (deadlock).",
     .groups = run_groups,
     .fn = cli_run,
 };
@@ -163,6 +168,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         case O_PARAM: o->overrides[o->noverrides++] = v; break;
         case O_WORKLOAD: o->workload = v; break;
         case O_TRACE: o->trace = v; break;
+        case O_SMALL: o->small = true; break;
         case O_JSON: o->json = v; break;
         case O_STATS: o->print_stats = true; break;
         case O_QUIET: o->quiet = true; break;

@@ -96,6 +96,30 @@ static int load_configs(struct cfg *c, const char *name, struct err *e)
     return rc;
 }
 
+/* The workload a run will have: the last -p workload.name, else -w or the
+ * files' (NULL if none of them names one known). */
+static const struct wl_ops *final_workload(const struct cfg *c, const struct run_opts *o)
+{
+    const char *name = cfg_peek(c, "workload", "name");
+    static const char key[] = "workload.name=";
+    for (size_t i = 0; i < o->noverrides; i++)
+        if (!strncmp(o->overrides[i], key, sizeof key - 1))
+            name = o->overrides[i] + sizeof key - 1;
+    return name ? wl_find(name) : NULL;
+}
+
+/* --small: the workload's small parameters, after the files and before -p. */
+static void load_small(struct cfg *c, const struct run_opts *o)
+{
+    const struct wl_ops *w = final_workload(c, o);
+    for (const char *const *sm = w ? w->small : NULL; sm && *sm; sm++) {
+        const char *eq = strchr(*sm, '=');
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - *sm), *sm);
+        cfg_load_value(c, "workload", key, eq + 1, "--small", 1);
+    }
+}
+
 int setup_config(struct cfg *c, const struct run_opts *o, struct err *e)
 {
     setup_define_sections(c);
@@ -109,6 +133,8 @@ int setup_config(struct cfg *c, const struct run_opts *o, struct err *e)
         cfg_load_value(c, "workload", "name", "trace", "--trace", 1);
         cfg_load_value(c, "workload", "path", o->trace, "--trace", 1);
     }
+    if (o->small)
+        load_small(c, o);
     for (size_t i = 0; i < o->noverrides; i++)
         if (cfg_load_override(c, o->overrides[i], ++pos, e))
             return -1;

@@ -19,6 +19,7 @@ struct run_opts {
     const char *json;       /* --json FILE or NULL */
     const char *workload;   /* -w NAME or NULL */
     const char *trace;      /* --trace PATH: -w trace -p workload.path=PATH */
+    bool small;             /* --small: the workload's small (test) size */
     bool print_stats;       /* --stats */
     bool quiet;             /* --quiet: no config echo */
 };

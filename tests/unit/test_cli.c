@@ -186,6 +186,33 @@ static void drop_wall_fields(json_t *j)
         json_object_del(sim, k[i]);
 }
 
+static long long wl_param(json_t *j, const char *key)
+{
+    json_t *w = json_object_get(json_object_get(j, "config"), "workload");
+    return json_integer_value(json_object_get(w, key));
+}
+
+/* run --small takes each of the workload's small parameters (hotspot: grid
+ * 64, 5 iterations); a -p given with it still wins. */
+Test(cli, small_takes_the_workloads_small_size_and_p_wins)
+{
+    char *dir = cli_tmpdir();
+    const char *both[] = {"-w", "hotspot", "--small", NULL};
+    json_t *j = run_json(dir, "a.json", both);
+    cr_assert(j);
+    cr_expect_eq(wl_param(j, "grid"), 64);
+    cr_expect_eq(wl_param(j, "iterations"), 5);
+    json_decref(j);
+    const char *p[] = {"-w", "hotspot", "--small", "-p", "workload.iterations=2", NULL};
+    j = run_json(dir, "b.json", p);
+    cr_assert(j);
+    cr_expect_eq(wl_param(j, "grid"), 64);
+    cr_expect_eq(wl_param(j, "iterations"), 2, "-p comes after --small");
+    json_decref(j);
+    rmdir(dir);
+    free(dir);
+}
+
 Test(cli, same_run_twice_is_identical)
 {
     char *dir = cli_tmpdir();
