@@ -55,6 +55,15 @@ static inline void skip_ws(const char **p)
 
 static inline bool at_end(const char *p) { return !*p || *p == ' ' || *p == '\t'; }
 
+/* Length of the token at p: up to white space or the end. */
+static inline size_t token_len(const char *p)
+{
+    size_t n = 0;
+    while (!at_end(p + n))
+        n++;
+    return n;
+}
+
 static inline int hexval(char ch)
 {
     if (ch >= '0' && ch <= '9')
@@ -124,7 +133,7 @@ static bool get_reg(const char **pp, unsigned *out)
     const char *p = *pp;
     skip_ws(&p);
     const char *t = p;
-    size_t n = strcspn(p, " \t");
+    size_t n = token_len(p);
     bool r = t[0] == 'R';
     size_t skip = r ? 1 : t[0] == 'P' ? 1 : (t[0] == 'U' && (t[1] == 'R' || t[1] == 'P')) ? 2 : 0;
     if (!skip || n <= skip)
@@ -274,7 +283,7 @@ static int parse_inst(const struct pctx *c, char *line, struct inst *x)
     }
     skip_ws(&p);
     const char *op = p;
-    size_t oplen = strcspn(p, " \t");
+    size_t oplen = token_len(p);
     if (!(op[0] >= 'A' && op[0] <= 'Z'))
         return bad(c, "an opcode", p);
     for (size_t i = 0; i < oplen; i++)
@@ -342,14 +351,19 @@ static void put_rec(struct sink *s, const struct inst *x)
     tb->len += n;
 }
 
-static bool starts(const char *line, const char *word)
+/* Inline comparisons: these run on every line. */
+static inline bool starts(const char *line, const char *word)
 {
-    return !strncmp(line, word, strlen(word));
+    for (; *word; line++, word++)
+        if (*line != *word)
+            return false;
+    return true;
 }
 
-static bool is_blank(const char *line)
+static inline bool is_blank(const char *line)
 {
-    line += strspn(line, " \t");
+    while (*line == ' ' || *line == '\t')
+        line++;
     return !*line;
 }
 
