@@ -143,6 +143,16 @@ int setup_config(struct cfg *c, const struct run_opts *o, struct err *e)
     return cfg_resolve(c, e);
 }
 
+void setup_wl_env(struct wl_env *env, const struct gpu *g, uint64_t seed)
+{
+    wl_env_init(env, g->page_b, g->cup.warp_size, g->ms.nch, g->ms.ncu, seed);
+    env->lds_b = g->cu[0].lds_size;
+    env->warp_slots = g->cu[0].nslots;
+    env->ngpus = g->ms.t.gpus;
+    env->versions = g->chk.on;
+    env->annotations = g->chk.annotations || g->coh->annotations;
+}
+
 int setup_build(struct setup_machine *m, struct err *e)
 {
     const struct cfg_sec *simsec = cfg_sec(&m->cfg, "sim");
@@ -157,12 +167,7 @@ int setup_build(struct setup_machine *m, struct err *e)
         return -1;
     const struct cfg_sec *ws = cfg_sec(&m->cfg, "workload");
     m->wl = wl_find(cfg_str(ws, "name"));
-    wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, m->g.ms.ncu, seed);
-    m->env.lds_b = m->g.cu[0].lds_size;
-    m->env.warp_slots = m->g.cu[0].nslots;
-    m->env.ngpus = m->g.ms.t.gpus;
-    m->env.versions = m->g.chk.on;
-    m->env.annotations = m->g.chk.annotations || m->g.coh->annotations;
+    setup_wl_env(&m->env, &m->g, seed);
     m->wl_self = m->wl->create(&m->env, ws, e);
     if (!m->wl_self)
         return -1;

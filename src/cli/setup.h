@@ -45,6 +45,9 @@ struct setup_machine {
     void *wl_self;
 };
 
+/* The workload's view of built machine g (wl_env_init and what the caller
+ * knows of the machine). */
+void setup_wl_env(struct wl_env *env, const struct gpu *g, uint64_t seed);
 /* Build everything m->cfg describes; -1 with the message in *e (bad
  * workload parameters, cross-key problems). setup_teardown() either way. */
 int setup_build(struct setup_machine *m, struct err *e);

@@ -36,11 +36,8 @@ static struct machine *build(const char *extra, const struct wl_ops *w, struct e
         return NULL;
     }
     gpu_reg_stats(&m->g, &m->st);
-    wl_env_init(&m->env, m->g.page_b, m->g.cup.warp_size, m->g.ms.nch, m->g.ms.ncu, 1);
-    m->env.lds_b = m->g.cu[0].lds_size;
-    m->env.warp_slots = m->g.cu[0].nslots;
-    m->env.ngpus = m->g.ms.t.gpus;
-    m->env.versions = m->g.chk.on;
+    setup_wl_env(&m->env, &m->g, 1);
+    m->env.annotations = true; /* workloads derive their annotations whatever the scheme */
     if (w) {
         m->wl = w;
         m->wl_self = w->create(&m->env, cfg_sec(&m->cfg, "workload"), ep);
