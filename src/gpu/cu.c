@@ -116,16 +116,18 @@ static inline unsigned dst_count(const struct kernel_op *op)
 
 static bool deps_ready(const struct cu_warp *w)
 {
-    return !(w->pending & src_bits(&w->op));
+    return !(w->pending & w->op_srcs);
 }
 
-/* When the last ALU result the op reads is ready. */
-static ps_t srcs_ready_at(const struct cu_warp *w)
+/* The registers w's op reads, and when the last ALU result among them is
+ * ready (once per op: see struct cu_warp). */
+static void op_srcs(struct cu_warp *w)
 {
     ps_t t = 0;
-    for (uint64_t b = src_bits(&w->op); b; b &= b - 1)
+    w->op_srcs = src_bits(&w->op);
+    for (uint64_t b = w->op_srcs; b; b &= b - 1)
         t = max_u64(t, w->reg_at[__builtin_ctzll(b)]);
-    return t;
+    w->op_srcs_at = t;
 }
 
 static inline unsigned op_ii(const struct cu *cu, const struct kernel_op *op)
@@ -704,12 +706,13 @@ static ps_t warp_ready(const struct cu *cu, struct cu_warp *w)
         memset(&w->op, 0, sizeof w->op);
         w->kw.k->next(w->kw.k, &w->kw, &w->op);
         w->have_op = true;
+        op_srcs(w);
     }
     if (!deps_ready(w)) {
         w->state = W_WAIT_REG;
         return NEVER;
     }
-    return max_u64(max_u64(w->ready_at, srcs_ready_at(w)), pipe_free(cu, &w->op));
+    return max_u64(max_u64(w->ready_at, w->op_srcs_at), pipe_free(cu, &w->op));
 }
 
 /* Whether an older warp of another SIMD could take the CU-wide pipeline that

@@ -104,6 +104,9 @@ struct cu_warp {
     bool spin_old;            /* a line of the spin load held a word not written this kernel */
     uint32_t spins;           /* re-issues of the current KOP_F_SPIN load */
     uint64_t pending;         /* registers with loads in flight */
+    uint64_t op_srcs;         /* registers the op reads (with have_op) */
+    ps_t op_srcs_at;          /* when the last ALU result among them is ready: reg_at only
+                                 changes when the warp issues, so it holds while have_op */
     uint16_t reg_lines[KERNEL_MAX_REGS];
     ps_t reg_at[KERNEL_MAX_REGS]; /* when each register's ALU result is ready */
     uint32_t stores_out;      /* store and atomic lines not yet acknowledged */
