@@ -119,11 +119,32 @@ static bool deps_ready(const struct cu_warp *w)
     return !(w->pending & w->op_srcs);
 }
 
-/* The registers w's op reads, and when the last ALU result among them is
- * ready (once per op: see struct cu_warp). */
-static void op_srcs(struct cu_warp *w)
+/* The CU-wide pipelines of gem5's GCN3 CU: one for global memory and one for
+ * the LDS, each taking an instruction per issue period. */
+enum cu_pipe { PIPE_NONE, PIPE_GMEM, PIPE_LDS };
+
+static enum cu_pipe op_pipe(const struct cu *cu, const struct kernel_op *op)
+{
+    switch (op->kind) {
+    case KOP_LOAD:
+    case KOP_STORE:
+    case KOP_ATOMIC:
+        return cu->p.gmem_pipe_cycles ? PIPE_GMEM : PIPE_NONE;
+    case KOP_LDS_LOAD:
+    case KOP_LDS_STORE:
+        return cu->p.lds_pipe_cycles ? PIPE_LDS : PIPE_NONE;
+    default:
+        return PIPE_NONE;
+    }
+}
+
+/* What the schedulers ask of w's op, once per op (see struct cu_warp): its
+ * pipeline, the registers it reads and when the last ALU result among them
+ * is ready. */
+static void op_fetched(const struct cu *cu, struct cu_warp *w)
 {
     ps_t t = 0;
+    w->op_pipe = (uint8_t)op_pipe(cu, &w->op);
     w->op_srcs = src_bits(&w->op);
     for (uint64_t b = w->op_srcs; b; b &= b - 1)
         t = max_u64(t, w->reg_at[__builtin_ctzll(b)]);
@@ -672,30 +693,10 @@ static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
 
 #define NEVER UINT64_MAX
 
-/* The CU-wide pipelines of gem5's GCN3 CU: one for global memory and one for
- * the LDS, each taking an instruction per issue period. */
-enum cu_pipe { PIPE_NONE, PIPE_GMEM, PIPE_LDS };
-
-static enum cu_pipe op_pipe(const struct cu *cu, const struct kernel_op *op)
+/* When the CU-wide pipeline w's op needs is free. */
+static ps_t pipe_free(const struct cu *cu, const struct cu_warp *w)
 {
-    switch (op->kind) {
-    case KOP_LOAD:
-    case KOP_STORE:
-    case KOP_ATOMIC:
-        return cu->p.gmem_pipe_cycles ? PIPE_GMEM : PIPE_NONE;
-    case KOP_LDS_LOAD:
-    case KOP_LDS_STORE:
-        return cu->p.lds_pipe_cycles ? PIPE_LDS : PIPE_NONE;
-    default:
-        return PIPE_NONE;
-    }
-}
-
-/* When the CU-wide pipeline op needs is free. */
-static ps_t pipe_free(const struct cu *cu, const struct kernel_op *op)
-{
-    enum cu_pipe p = op_pipe(cu, op);
-    return p == PIPE_GMEM ? cu->gmem_free : p == PIPE_LDS ? cu->lds_free : 0;
+    return w->op_pipe == PIPE_GMEM ? cu->gmem_free : w->op_pipe == PIPE_LDS ? cu->lds_free : 0;
 }
 
 /* w's next operation, fetched if needed, and the earliest time it can issue:
@@ -706,13 +707,13 @@ static ps_t warp_ready(const struct cu *cu, struct cu_warp *w)
         memset(&w->op, 0, sizeof w->op);
         w->kw.k->next(w->kw.k, &w->kw, &w->op);
         w->have_op = true;
-        op_srcs(w);
+        op_fetched(cu, w);
     }
     if (!deps_ready(w)) {
         w->state = W_WAIT_REG;
         return NEVER;
     }
-    return max_u64(max_u64(w->ready_at, w->op_srcs_at), pipe_free(cu, &w->op));
+    return max_u64(max_u64(w->ready_at, w->op_srcs_at), pipe_free(cu, w));
 }
 
 /* Whether an older warp of another SIMD could take the CU-wide pipeline that
@@ -720,7 +721,7 @@ static ps_t warp_ready(const struct cu *cu, struct cu_warp *w)
  * for it (gem5's GCN3 CU: one scheduler per execution unit, oldest first). */
 static bool older_wants_pipe(struct cu *cu, const struct cu_warp *w, ps_t T)
 {
-    enum cu_pipe p = op_pipe(cu, &w->op);
+    uint8_t p = w->op_pipe;
     if (p == PIPE_NONE)
         return false;
     for (unsigned i = 0; i < cu->nslots; i++) {
@@ -728,7 +729,7 @@ static bool older_wants_pipe(struct cu *cu, const struct cu_warp *w, ps_t T)
         if (o->simd == w->simd || o->state != W_RUN || o->age > w->age || !o->have_op ||
             cu->simd[o->simd].free > T)
             continue;
-        if (op_pipe(cu, &o->op) == p && warp_ready(cu, o) <= T)
+        if (o->op_pipe == p && warp_ready(cu, o) <= T)
             return true;
     }
     return false;
@@ -929,7 +930,7 @@ void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct
     cu->line_b = l1->p.line_b;
     cu->nslots = p->simds * p->warps_per_simd;
     cu->free_slots = low_bits(cu->nslots);
-    cu->warps = xcalloc(cu->nslots, sizeof *cu->warps);
+    cu->warps = xcalloc_aligned(cu->nslots, sizeof *cu->warps);
     for (unsigned i = 0; i < cu->nslots; i++)
         cu->warps[i].simd = (uint8_t)(i % p->simds);
     cu->wgs = xcalloc(p->max_wgs, sizeof *cu->wgs);

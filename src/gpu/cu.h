@@ -90,32 +90,35 @@ enum cu_drain {
 /* The steps of a scoped synchronization still to do once the drain is over. */
 enum { SYNC_SPIN = 1, SYNC_REL = 2, SYNC_ACQ = 4 };
 
+/* What the sub-core schedulers read of every warp they look at comes first,
+ * in the struct's first host cache line (the warps are 64-byte aligned). */
 struct cu_warp {
-    struct kernel_warp kw;
-    struct kernel_op op;
-    bool have_op;
     uint8_t state;            /* enum cu_warp_state */
     uint8_t simd;
+    bool have_op;
+    uint8_t op_pipe;          /* enum cu_pipe: the CU-wide pipeline the op needs (with have_op) */
     uint8_t drain;            /* enum cu_drain: what W_DRAIN waits for */
     uint8_t sync;             /* SYNC_* steps still to do after the drain */
     uint8_t sync_scope;       /* enum mem_scope of those steps */
     uint8_t sync_step;        /* SYNC_REL or SYNC_ACQ: the one under way in W_SYNC */
-    bool released;            /* the current op's release is done: issue the op itself */
-    bool spin_old;            /* a line of the spin load held a word not written this kernel */
-    uint32_t spins;           /* re-issues of the current KOP_F_SPIN load */
     uint64_t pending;         /* registers with loads in flight */
     uint64_t op_srcs;         /* registers the op reads (with have_op) */
     ps_t op_srcs_at;          /* when the last ALU result among them is ready: reg_at only
                                  changes when the warp issues, so it holds while have_op */
-    uint16_t reg_lines[KERNEL_MAX_REGS];
-    ps_t reg_at[KERNEL_MAX_REGS]; /* when each register's ALU result is ready */
-    uint32_t stores_out;      /* store and atomic lines not yet acknowledged */
-    uint32_t loads_out;       /* load, atomic and LDS results not yet returned */
     ps_t ready_at;
     uint64_t age;             /* dispatch order: smaller is older */
     struct cu_wg *wg;
+    bool released;            /* the current op's release is done: issue the op itself */
+    bool spin_old;            /* a line of the spin load held a word not written this kernel */
+    uint32_t spins;           /* re-issues of the current KOP_F_SPIN load */
+    uint32_t stores_out;      /* store and atomic lines not yet acknowledged */
+    uint32_t loads_out;       /* load, atomic and LDS results not yet returned */
     struct cu *cu;            /* its CU */
-};
+    struct kernel_op op;
+    struct kernel_warp kw;
+    uint16_t reg_lines[KERNEL_MAX_REGS];
+    ps_t reg_at[KERNEL_MAX_REGS]; /* when each register's ALU result is ready */
+} __attribute__((aligned(64)));
 
 /* A SIMD unit (NVIDIA: a sub-core) and its warp scheduler. */
 struct cu_simd {
