@@ -4,8 +4,15 @@
 #ifndef CHIPSIM_BENCH_H
 #define CHIPSIM_BENCH_H
 
+#include <time.h>
+
 /* Monotonic wall time in seconds. */
-double bench_now(void);
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 /* The simulator's distance from a bare functional replay of the L1 request
  * stream of `chipsim run -c config args` (args: "-w", NAME, "-p", KEY=VALUE,
  * ..., NULL), each replay the fastest of reps; sim_ns: the simulator's wall

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -17,13 +16,6 @@
 #include "engine/sim.h"
 #include "gpu/memsys.h"
 #include "workload/synth.h"
-
-double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void tick(struct sim *s, void *obj, uint64_t arg)
 {
