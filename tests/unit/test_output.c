@@ -4,7 +4,8 @@
  * and NULL (an empty CSV cell) in a sweep's database, never 0; compare prints
  * every number of a column in one format and names unreadable files without
  * jansson's line -1; `list params` and `list schemes` speak without internal
- * references and write ranges as users would.
+ * references and write ranges as users would; tools/kernel_groups.py counts
+ * a run's kernels and their groups as the run's sections do.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -354,4 +355,52 @@ Test(output, list_schemes_speaks_to_users)
     cr_expect_null(strstr(r.out, "spec"), "%s", r.out);
     cr_expect_null(strstr(r.out, "(D"), "%s", r.out);
     cli_result_free(&r);
+}
+
+/* tools/kernel_groups.py on a run with per-kernel sections: its count of
+ * kernels and of (name, work-groups) groups, against the sections counted
+ * here; extrapolating from at least every kernel of each group is exact. */
+Test(output, kernel_groups_counts_the_runs_kernels_and_groups)
+{
+    char *dir = cli_tmpdir();
+    const char *args[] = {"-w", "sssp", "--small", "-p", "sim.per_kernel_stats=true", NULL};
+    char *path = cli_run_tiny(dir, "out.json", args, NULL);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    cr_assert(j, "%s", je.text);
+    json_t *secs = json_object_get(json_object_get(j, "stats"), "sections");
+    size_t n = json_array_size(secs), ngroups = 0;
+    char seen[64][96];
+    for (size_t i = 0; i < n; i++) {
+        json_t *sec = json_array_get(secs, i);
+        const char *name = strchr(json_string_value(json_object_get(sec, "name")), '.') + 1;
+        long long wgs = json_integer_value(
+            json_object_get(json_object_get(sec, "stats"), "cp.wgs"));
+        char key[96];
+        snprintf(key, sizeof key, "%s/%lld", name, wgs);
+        size_t k = 0;
+        while (k < ngroups && strcmp(seen[k], key))
+            k++;
+        if (k == ngroups && ngroups < 64)
+            snprintf(seen[ngroups++], sizeof seen[0], "%s", key);
+    }
+    cr_assert(n > 3 && ngroups > 1, "sssp runs several kernels of several kinds");
+    json_decref(j);
+    char *cmd = xasprintf("python3 tools/kernel_groups.py %s --first %zu", path, n);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    char out[8192] = "";
+    size_t len = fread(out, 1, sizeof out - 1, p);
+    out[len] = 0;
+    cr_expect_eq(pclose(p), 0, "%s", out);
+    char want[80];
+    snprintf(want, sizeof want, "%zu kernels in %zu groups (name, work-groups)", n, ngroups);
+    cr_expect(strstr(out, want), "wanted '%s' in:\n%s", want, out);
+    cr_expect(strstr(out, "the first"), "%s", out);
+    cr_expect(strstr(out, "kernel time +0.00% off"), "every kernel of a group: exact\n%s", out);
+    free(cmd);
+    unlink(path);
+    free(path);
+    rmdir(dir);
+    free(dir);
 }
