@@ -684,6 +684,15 @@ static int index_finish(const struct pctx *c, struct trace_kfile *kf, bool sorte
     return 0;
 }
 
+/* Make tb an empty block of kf: a warp table with no records. */
+static void tb_clear(struct trace_tb *tb, const struct trace_kfile *kf)
+{
+    tb->nwarps = kf->warps_per_tb;
+    tb->warp = xgrow(tb->warp, sizeof *tb->warp, &tb->warps_cap, tb->nwarps);
+    memset(tb->warp, 0, tb->nwarps * sizeof *tb->warp);
+    tb->len = 0;
+}
+
 /* The sink's block, just read, into kf's kept blocks if it fits; false once
  * it does not (no later block is kept either). */
 static bool keep_block(struct trace_kfile *kf, const struct trace_tb *tb, struct trace_tbidx *ix)
@@ -699,7 +708,7 @@ static bool keep_block(struct trace_kfile *kf, const struct trace_tb *tb, struct
     memcpy(kf->kept + kf->kept_len, tb->warp, table);
     memcpy(kf->kept + kf->kept_len + table, tb->data, tb->len);
     ix->kept = kf->kept_len + 1;
-    kf->kept_len += (need + 7) & ~(size_t)7; /* records stay 8-byte aligned */
+    kf->kept_len += need; /* never past keep_b: the caller's budget is exact */
     return true;
 }
 
@@ -707,10 +716,6 @@ static int check_body(const struct pctx *c, struct trace_kfile *kf, char *line, 
 {
     struct trace_tb tb = {0};
     struct sink s = {.tb = kf->keep_b ? &tb : NULL};
-    if (s.tb) {
-        tb.nwarps = kf->warps_per_tb;
-        tb.warp = xgrow(tb.warp, sizeof *tb.warp, &tb.warps_cap, tb.nwarps);
-    }
     bool sorted = true;
     int rc = 0;
     /* the header's last line may be #BEGIN_TB already; else the format comment */
@@ -735,10 +740,8 @@ static int check_body(const struct pctx *c, struct trace_kfile *kf, char *line, 
         }
         uint64_t at = c->in->line, tb_id;
         size_t bytes0 = s.bytes;
-        if (s.tb) {
-            memset(tb.warp, 0, tb.nwarps * sizeof *tb.warp);
-            tb.len = 0;
-        }
+        if (s.tb)
+            tb_clear(&tb, kf);
         if ((rc = read_tb(c, &s, &tb_id)))
             break;
         kf->max_tb_bytes = max_u64(kf->max_tb_bytes, s.bytes - bytes0);
@@ -814,10 +817,7 @@ const struct trace_tbidx *trace_kfile_find(const struct trace_kfile *kf, uint64_
 int trace_read_tb(struct trace_in *in, const struct trace_kfile *kf, struct trace_ops *ops,
                   uint64_t tb, struct trace_tb *out, struct err *e)
 {
-    out->nwarps = kf->warps_per_tb;
-    out->warp = xgrow(out->warp, sizeof *out->warp, &out->warps_cap, out->nwarps);
-    memset(out->warp, 0, out->nwarps * sizeof *out->warp);
-    out->len = 0;
+    tb_clear(out, kf);
     const struct trace_tbidx *ix = trace_kfile_find(kf, tb);
     if (!ix)
         return 0;
