@@ -118,6 +118,12 @@ static void evict_wb_done(struct sim *s, struct req *ch, void *obj)
 
 static int64_t mshr_find(const struct cache *c, uint64_t li);
 
+/* The versions MSHR m saved for its fill (with wver). */
+static inline uint32_t *mshr_versions(const struct cache *c, int64_t m)
+{
+    return c->mshr_ver + (size_t)m * c->words;
+}
+
 /* A dirty line evicted while its own fill is in flight (a write-validated
  * line fetching its other bytes): the fill was read below before this
  * write-back arrives there, so it would bring old data for the dirty words;
@@ -129,7 +135,7 @@ static void save_for_fill(struct cache *c, int64_t l)
         return;
     struct cache_mshr *x = &c->mshr[m];
     uint32_t wm = req_word_mask(c->line[l].dirty);
-    copy_word_versions(c, c->mshr_ver + (size_t)m * c->words, cache_line_versions(c, l), wm);
+    copy_word_versions(c, mshr_versions(c, m), cache_line_versions(c, l), wm);
     x->saved_words |= wm;
 }
 
@@ -769,7 +775,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     struct cache_mshr *x = &c->mshr[m];
     fill_prefetch(c, ch, x);
     if (x->saved_words)
-        copy_word_versions(c, ch->ver, c->mshr_ver + (size_t)m * c->words, x->saved_words);
+        copy_word_versions(c, ch->ver, mshr_versions(c, m), x->saved_words);
     struct req *targets = x->head;
     uint64_t li = line_index(c, x->line);
     int64_t l = lookup(c, li);

@@ -143,7 +143,7 @@ struct cache_mshr {
                                 their versions (newer than what the fill brings) are in
                                 mshr_ver */
 };
-_Static_assert(sizeof(struct cache_mshr) <= 64, "struct cache_mshr: one host cache line");
+_Static_assert(sizeof(struct cache_mshr) == 64, "struct cache_mshr: one host cache line");
 
 
 struct cache_bank {
