@@ -67,8 +67,10 @@ static void tags_init(struct tags *t, const struct cache *c)
 {
     *t = (struct tags){.sets = c->sets, .ways = c->p.ways, .set_mask = c->sets - 1};
     BUG_ON(!is_pow2(c->sets));
-    t->tag = xcalloc((size_t)t->sets * t->ways, sizeof *t->tag);
-    t->stamp = xcalloc((size_t)t->sets * t->ways, sizeof *t->stamp);
+    size_t n = (size_t)t->sets * t->ways;
+    /* written here, so that no first-touch page fault falls in the timed replay */
+    t->tag = memset(xmalloc(n * sizeof *t->tag), 0, n * sizeof *t->tag);
+    t->stamp = memset(xmalloc(n * sizeof *t->stamp), 0, n * sizeof *t->stamp);
 }
 
 static void tags_free(struct tags *t)
@@ -166,15 +168,13 @@ void bench_limit(const char *config, const char *const *args, unsigned reps, dou
     if (setup_config(&m.cfg, &o, &e) || setup_build(&m, &e))
         BUG("%s", e.msg);
     tap = (struct tap){.g = &m.g, .line_shift = ilog2(m.g.ms.line_b)};
-    for (unsigned i = 0; i < m.g.ms.ncu; i++) {
+    for (unsigned i = 0; i < m.g.ms.ncu; i++) { /* every CU's L1 path, through the tap */
         struct cu_env *env = &m.g.cu[i].env;
         BUG_ON(i && (env->l1_access != tap.next || env->mem_obj != tap.next_obj));
         tap.next = env->l1_access;
         tap.next_obj = env->mem_obj;
-    }
-    for (unsigned i = 0; i < m.g.ms.ncu; i++) {
-        m.g.cu[i].env.l1_access = tap_access;
-        m.g.cu[i].env.mem_obj = NULL;
+        env->l1_access = tap_access;
+        env->mem_obj = NULL;
     }
     cp_start(&m.g.cp, setup_next_kernel, &m, NULL, NULL);
     if (sim_run(&m.s, 0) != SIM_DONE || !m.g.cp.finished)
@@ -187,7 +187,8 @@ void bench_limit(const char *config, const char *const *args, unsigned reps, dou
             bare[d] = dt < bare[d] ? dt : bare[d];
         }
     double ns[2] = {bare[0] / (double)tap.n * 1e9, bare[1] / (double)tap.n * 1e9};
-    fprintf(stderr, "  %-38s %8.1f ns per L1 access: chipsim (%.0f ns) is %.0fx (hits %llu of %zu)\n",
+    fprintf(stderr,
+            "  %-38s %8.1f ns per L1 access: chipsim (%.0f ns) is %.0fx (hits %llu of %zu)\n",
             "bare replay, L1 only", ns[0], sim_ns, sim_ns / ns[0],
             (unsigned long long)hits[0][0], tap.n);
     fprintf(stderr, "  %-38s %8.1f ns per L1 access: chipsim is %.0fx (hits L1 %llu, L2 %llu, "
