@@ -100,8 +100,8 @@ static int finish(struct run *r, const struct run_opts *o, struct err *e)
     chk_print_reports(&r->m.g.chk, stderr);
     int status = EXIT_OK;
     if (o->json) {
-        json_t *root = json_pack("{s:o, s:O, s:o, s:O}", "config", cfg_to_json(&r->m.cfg), "summary",
-                                 sum, "stats", stats_to_json(&r->m.st), "sim", simj);
+        json_t *root = json_pack("{s:o, s:O, s:o, s:O}", "config", cfg_to_json(&r->m.cfg),
+                                 "summary", sum, "stats", stats_to_json(&r->m.st), "sim", simj);
         if (json_write_atomic(o->json, root, e)) {
             fprintf(stderr, "chipsim: %s\n", e->msg);
             status = EXIT_USAGE;
@@ -214,7 +214,8 @@ int cli_run(int argc, char **argv)
     if (r.progress && r.last_progress > r.t0)
         fprintf(stderr, "\n");
     if (r.m.env.failed) {
-        fprintf(stderr, "chipsim: workload %s: %s; no results written\n", r.m.wl->name, r.m.env.err.msg);
+        fprintf(stderr, "chipsim: workload %s: %s; no results written\n", r.m.wl->name,
+                r.m.env.err.msg);
         goto out;
     }
     if (ss != SIM_DONE || !r.m.g.cp.finished) {
