@@ -98,6 +98,19 @@ def result(binary, args, tmp):
     return j
 
 
+def without_new_keys(old, new):
+    """new's result without the configuration keys old does not have (keys added since,
+    at their defaults, are not a difference in results)."""
+    if not ("config" in old and "config" in new):
+        return new
+    cfg = {}
+    for sec, keys in new["config"].items():
+        if sec in old["config"]:
+            cfg[sec] = ({k: v for k, v in keys.items() if k in old["config"][sec]}
+                        if isinstance(keys, dict) else keys)
+    return {**new, "config": cfg}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("old")
@@ -111,7 +124,8 @@ def main():
             concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         def both(run):
             name, args = run
-            return name, result(a.old, args, tmp) == result(a.new, args, tmp)
+            old = result(a.old, args, tmp)
+            return name, old == without_new_keys(old, result(a.new, args, tmp))
         for name, same in ex.map(both, todo):
             if not same:
                 differ.append(name)

@@ -263,7 +263,7 @@ static void invalidate(struct hmg *h, unsigned home, uint64_t region, uint64_t t
         h->inv_in_flight++;
         h->grp[g % h->grp_cap].left++;
         uint64_t arg = (uint64_t)(uintptr_t)v;
-        if (h->dir_ps)
+        if (h->dir_ps && !h->m->s->functional)
             sim_after(h->m->s, h->dir_ps, inval_send, h, arg);
         else
             inval_send(h->m->s, h, arg);

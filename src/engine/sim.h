@@ -99,6 +99,11 @@ struct sim {
     uint64_t pending_events;  /* scheduled, not yet run */
     uint64_t events;          /* events executed */
     bool stop;
+    /* Functional mode (kernel sampling's warming pass, gpu/sample.h): every
+     * memory component handles a request at once, at `now`, and completes
+     * it before its access() returns; nothing is scheduled. Set only while
+     * the memory system holds no request in flight. */
+    bool functional;
 
     uint64_t progress;        /* bumped by components when work completes */
     ps_t watchdog_ps;         /* 0 disables the no-progress check */

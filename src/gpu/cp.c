@@ -149,6 +149,59 @@ static void dispatch_ev(struct sim *s, void *obj, uint64_t c)
 
 static void all_wgs_done(struct cp *cp);
 
+/* ---- kernel sampling (sample.h) --------------------------------------------- */
+
+/* Warp instructions and scoped synchronizations of every CU so far. */
+static void cu_counts(const struct cp *cp, uint64_t *insts, uint64_t *sync)
+{
+    *insts = *sync = 0;
+    for (unsigned i = 0; i < cp->nch * cp->cu_per_ch; i++) {
+        const struct cu_stats *st = &cp->cus[i].st;
+        *insts += st->warp_insts;
+        *sync += st->fences + st->releases + st->acquires + st->spin_retries;
+    }
+}
+
+static void functional_end_ev(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)s;
+    (void)arg;
+    all_wgs_done(obj);
+}
+
+/* A skipped kernel: once nothing is in flight, its work-groups run at once,
+ * one per CU in turn as dispatch would hand them out, and the kernel ends
+ * after its estimated run time. */
+static void run_functional(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)arg;
+    struct cp *cp = obj;
+    if (s->pending_events) { /* write-backs of the last kernel still on their way */
+        sim_after(s, cp->clk->period, run_functional, cp, 0);
+        return;
+    }
+    uint64_t insts = 0;
+    bool sync = false, more = true;
+    s->functional = true;
+    while (more) {
+        more = false;
+        for (unsigned c = 0; c < cp->nch; c++)
+            for (unsigned u = 0; u < cp->cu_per_ch; u++)
+                if (wgs_has(&cp->ws, c, u)) {
+                    insts += cu_run_functional(&cp->cus[c * cp->cu_per_ch + u], &cp->k,
+                                               wgs_take(&cp->ws, c, u), &sync);
+                    cp->st.wgs++;
+                    more = true;
+                }
+    }
+    s->functional = false;
+    for (unsigned c = 0; c < cp->nch; c++)
+        SIM_ASSERT(s, "cp", !wgs_left(&cp->ws, c));
+    cp->wgs_left = 0;
+    sim_progress(s);
+    sim_after(s, sample_skipped(&cp->smp, cp->sgroup, insts, sync), functional_end_ev, cp, 0);
+}
+
 static void start_dispatch(struct sim *s, void *obj)
 {
     struct cp *cp = obj;
@@ -161,6 +214,14 @@ static void start_dispatch(struct sim *s, void *obj)
     if (!n) {
         all_wgs_done(cp);
         return;
+    }
+    if (cp->smp.p.on) {
+        cp->sgroup = sample_begin(&cp->smp, &cp->k, &cp->sdetailed);
+        if (!cp->sdetailed) {
+            run_functional(s, cp, 0);
+            return;
+        }
+        cu_counts(cp, &cp->sinsts, &cp->ssync);
     }
     for (unsigned c = 0; c < cp->nch; c++) {
         cp->chip[c].rr = 0; /* each kernel starts at the chiplet's first CU */
@@ -276,6 +337,12 @@ void cp_wg_done(void *obj, struct cu *cu, uint32_t wg)
 static void all_wgs_done(struct cp *cp)
 {
     struct sim *s = cp->s;
+    if (cp->smp.p.on && cp->sdetailed && kernel_nwg(&cp->k)) {
+        uint64_t insts, sync;
+        cu_counts(cp, &insts, &sync);
+        sample_detailed(&cp->smp, cp->sgroup, insts - cp->sinsts, s->now - cp->phase_t,
+                        sync != cp->ssync);
+    }
     cp->st.run_ps += s->now - cp->phase_t;
     cp->phase_t = s->now;
     if (cp->coh && cp->coh->kernel_end)
@@ -306,6 +373,7 @@ int cp_init(struct cp *cp, struct sim *s, const struct clock *clk, const struct 
     *cp = (struct cp){.s = s, .clk = clk, .p = *p, .cus = cus, .nch = nch, .cu_per_ch = t->cus};
     if (wgs_init_cfg(&cp->ws, sched, t, e))
         return -1;
+    sample_init(&cp->smp, &p->sample);
     cp->chip = xcalloc(nch, sizeof *cp->chip);
     cp->ranges = xcalloc((size_t)KERNEL_MAX_ARGS * nch, sizeof *cp->ranges);
     sim_watch(s, "cp", cp_pending, cp_dump, cp);
@@ -320,6 +388,7 @@ void cp_free(struct cp *cp)
     free(cp->chip);
     free(cp->kernel_ps);
     wgs_free(&cp->ws);
+    sample_free(&cp->smp);
     *cp = (struct cp){0};
 }
 
@@ -346,6 +415,8 @@ void cp_set_place(struct cp *cp, cp_place_fn fn, void *obj, uint64_t page_b, uin
 void cp_reg_stats(struct cp *cp, struct stats *st, const char *prefix)
 {
     stats_reg_block(st, prefix, cp_desc, &cp->st);
+    if (cp->smp.p.on)
+        sample_reg_stats(&cp->smp, st, "sample");
 }
 
 static int ps_cmp(const void *a, const void *b)

@@ -25,6 +25,7 @@
 
 #include "coherence/coh.h"
 #include "gpu/cu.h"
+#include "gpu/sample.h"
 #include "sched/wgsched.h"
 
 struct cp_params {
@@ -34,6 +35,7 @@ struct cp_params {
     unsigned wg_dispatch_cycles;  /* per chiplet, between two work-group dispatches */
     bool memcpy_place;            /* host copies place their pages */
     bool memcpy_warm_l2;          /* host copies leave their lines in the L2 */
+    struct sample_params sample;  /* [sample], read by the caller */
 };
 
 extern const struct cfg_key cp_keys[];
@@ -89,6 +91,10 @@ struct cp {
     ps_t kernel_t;           /* end of this kernel's launch latency */
     ps_t *kernel_ps;         /* each finished kernel's time without its launch latency */
     size_t nkernel_ps, kernel_ps_cap;
+    struct sample smp;       /* kernel sampling ([sample]) */
+    unsigned sgroup;         /* the kernel's group */
+    bool sdetailed;          /* it runs in detail */
+    uint64_t sinsts, ssync;  /* warp instructions and synchronizations before it */
     struct {
         uint64_t kernels, wgs, launch_ps, acquire_ps, run_ps, release_ps, migrate_ps;
         uint64_t memcpys, memcpy_bytes;

@@ -303,7 +303,11 @@ static inline unsigned wg_agent(const struct cu *cu, const struct cu_warp *w)
     return chk_agent(cu->env.chk, cu->id, (unsigned)(w->wg - cu->wgs));
 }
 
-static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set *ls)
+static void func_line_done(struct sim *s, struct req *r, void *obj);
+
+/* func: the warming pass (cu_run_functional): each line completes before the
+ * next is sent, and the warp waits for nothing. */
+static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set *ls, bool func)
 {
     struct sim *s = cu->env.s;
     const struct kernel_op *op = &w->op;
@@ -333,25 +337,24 @@ static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set 
             check_annotation(cu, w, r->addr, r->mask);
         if (kind != REQ_READ)
             chk_store_cu(cu->env.chk, r->addr, r->mask, r->ver, agent);
-        req_on_done(r, line_done, cu);
-        cu->reqs_out++;
+        req_on_done(r, func ? func_line_done : line_done, cu);
+        cu->reqs_out += !func;
         if (cu->env.l1_access)
             cu->env.l1_access(cu->env.mem_obj, cu->id, r);
         else
             cache_access(s, cu->l1, r);
     }
-    if (kind == REQ_WRITE) {
-        w->stores_out += ls->n;
-        cu->st.store_lines += ls->n;
+    uint64_t *lines = kind == REQ_WRITE    ? &cu->st.store_lines
+                      : kind == REQ_ATOMIC ? &cu->st.atomic_lines
+                                           : &cu->st.load_lines;
+    *lines += ls->n;
+    if (func)
         return;
-    }
-    w->loads_out += ls->n;
-    if (kind == REQ_ATOMIC) {
+    if (kind != REQ_READ)
         w->stores_out += ls->n;
-        cu->st.atomic_lines += ls->n;
-    } else {
-        cu->st.load_lines += ls->n;
-    }
+    if (kind == REQ_WRITE)
+        return;
+    w->loads_out += ls->n;
     if (ls->n)
         regs_pending(w, op->dst, dst_count(op), ls->n);
 }
@@ -490,6 +493,26 @@ static bool written_this_kernel(const struct chk *c, const struct req *r)
     return true;
 }
 
+/* What a returning load line tells the checker, and whether its words are
+ * this kernel's (spin and fresh loads). */
+static void load_checks(struct cu *cu, struct cu_warp *w, const struct req *r)
+{
+    chk_load(cu->env.chk, r->addr, r->mask, r->ver, wg_agent(cu, w));
+    if (TAG_MEAS(r->tag) & (MEAS_SPIN | MEAS_FRESH) && cu->env.chk->on &&
+        !written_this_kernel(cu->env.chk, r)) {
+        w->spin_old |= (TAG_MEAS(r->tag) & MEAS_SPIN) != 0;
+        cu->st.stale_fresh_loads += (TAG_MEAS(r->tag) & MEAS_FRESH) != 0;
+    }
+}
+
+static void func_line_done(struct sim *s, struct req *r, void *obj)
+{
+    struct cu *cu = obj;
+    if (TAG_KIND(r->tag) == REQ_READ)
+        load_checks(cu, &cu->warps[TAG_SLOT(r->tag)], r);
+    req_free(s, r);
+}
+
 static void line_done(struct sim *s, struct req *r, void *obj)
 {
     struct cu *cu = obj;
@@ -497,7 +520,7 @@ static void line_done(struct sim *s, struct req *r, void *obj)
     unsigned kind = TAG_KIND(r->tag);
     cu->reqs_out--;
     if (kind == REQ_READ) {
-        chk_load(cu->env.chk, r->addr, r->mask, r->ver, wg_agent(cu, w));
+        load_checks(cu, w, r);
         if (TAG_MEAS(r->tag) & MEAS_LAT) {
             cu->st.measured_loads++;
             cu->st.measured_latency_ps += s->now - r->issued;
@@ -507,11 +530,6 @@ static void line_done(struct sim *s, struct req *r, void *obj)
                 cu->meas_first = r->issued;
             cu->meas_last = s->now;
             cu->st.measured_bytes += req_mask_bytes(r->mask);
-        }
-        if (TAG_MEAS(r->tag) & (MEAS_SPIN | MEAS_FRESH) && cu->env.chk->on &&
-            !written_this_kernel(cu->env.chk, r)) {
-            w->spin_old |= (TAG_MEAS(r->tag) & MEAS_SPIN) != 0;
-            cu->st.stale_fresh_loads += (TAG_MEAS(r->tag) & MEAS_FRESH) != 0;
         }
     }
     uint64_t tag = r->tag;
@@ -536,7 +554,8 @@ static void lds_done_ev(struct sim *s, void *obj, uint64_t arg)
     drain_check(cu, w);
 }
 
-static void do_lds(struct cu *cu, struct cu_warp *w)
+/* The LDS access of w's op: its cycles. */
+static uint32_t lds_op(struct cu *cu, struct cu_warp *w)
 {
     uint32_t addr[KERNEL_MAX_LANES];
     uint64_t m = active_mask(w);
@@ -544,13 +563,18 @@ static void do_lds(struct cu *cu, struct cu_warp *w)
         unsigned l = (unsigned)__builtin_ctzll(b);
         addr[l] = (uint32_t)lane_addr(w, l);
     }
-    bool write = w->op.kind == KOP_LDS_STORE;
-    uint32_t cyc = lds_access(cu->lds, addr, m, w->kw.warp_size, write);
+    uint32_t cyc = lds_access(cu->lds, addr, m, w->kw.warp_size, w->op.kind == KOP_LDS_STORE);
     if (cyc == LDS_ERR_RANGE)
         SIM_BUG(cu->env.s, "cu", "kernel %s: LDS address 0x%llx outside the LDS",
                 w->kw.k->name, (unsigned long long)cu->lds->err_addr);
     cu->st.lds_insts++;
-    if (!write) {
+    return cyc;
+}
+
+static void do_lds(struct cu *cu, struct cu_warp *w)
+{
+    uint32_t cyc = lds_op(cu, w);
+    if (w->op.kind == KOP_LDS_LOAD) {
         unsigned nreg = dst_count(&w->op);
         regs_pending(w, w->op.dst, nreg, 1);
         w->loads_out++;
@@ -648,7 +672,7 @@ static bool execute(struct cu *cu, struct cu_warp *w)
         if (w->op.flags & KOP_F_SPIN)
             w->spin_old = false;
         coalesce(cu, w, &ls);
-        issue_lines(cu, w, &ls);
+        issue_lines(cu, w, &ls, false);
         return after_access(cu, w);
     case KOP_LDS_LOAD:
     case KOP_LDS_STORE:
@@ -899,6 +923,88 @@ void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg)
         init_warp(cu, &cu->warps[slot], g, i);
         wake_at(cu, &cu->warps[slot], cu->env.s->now);
     }
+}
+
+/* ---- the warming pass of kernel sampling (gpu/sample.h) ------------------------ */
+
+/* Run warp w until it reaches a barrier or exits. */
+static void func_warp(struct cu *cu, struct cu_warp *w, bool *sync)
+{
+    struct line_set ls;
+    const struct kernel_op *op = &w->op;
+    for (;;) {
+        memset(&w->op, 0, sizeof w->op);
+        w->kw.k->next(w->kw.k, &w->kw, &w->op);
+        bool counted = !(op->flags & KOP_F_NOCOUNT);
+        if (op->kind == KOP_ALU) {
+            uint64_t n = op->n ? op->n : 1;
+            cu->st.warp_insts += counted ? n : 0;
+            cu->st.alu_insts += counted ? n : 0;
+            continue;
+        }
+        cu->st.warp_insts += counted;
+        switch (op->kind) {
+        case KOP_LOAD:
+        case KOP_STORE:
+        case KOP_ATOMIC:
+            cu->st.mem_insts++;
+            /* what makes a warp wait on another: not run here (the kernel's
+             * group stays detailed) */
+            if ((op->kind == KOP_LOAD && op->flags & KOP_F_SPIN && cu->env.chk->on) ||
+                (op->scope != SCOPE_CTA && op->sem != SEM_WEAK &&
+                 (mem_sem_acquires(op->sem) || mem_sem_releases(op->sem))))
+                *sync = true;
+            coalesce(cu, w, &ls);
+            issue_lines(cu, w, &ls, true);
+            continue;
+        case KOP_LDS_LOAD:
+        case KOP_LDS_STORE:
+            lds_op(cu, w);
+            continue;
+        case KOP_BARRIER:
+            w->state = W_WAIT_BAR;
+            w->wg->at_barrier++;
+            return;
+        case KOP_FENCE:
+            if (op->scope != SCOPE_CTA) {
+                cu->st.fences++;
+                *sync = true;
+            }
+            continue;
+        case KOP_EXIT:
+            w->state = W_FREE;
+            w->wg->exited++;
+            return;
+        default:
+            SIM_BUG(cu->env.s, "cu", "kernel %s: unknown op kind %u", w->kw.k->name, op->kind);
+        }
+    }
+}
+
+uint64_t cu_run_functional(struct cu *cu, const struct kernel *k, uint32_t wg, bool *sync)
+{
+    struct sim *s = cu->env.s;
+    unsigned nw = warps_of(cu, k);
+    SIM_ASSERT(s, "cu", s->functional && !cu->nwgs && nw <= cu->nslots);
+    struct cu_wg *g = &cu->wgs[0];
+    *g = (struct cu_wg){.k = k, .wg = wg, .nwarps = nw, .lds_b = k->lds_b};
+    uint64_t insts = cu->st.warp_insts;
+    for (unsigned i = 0; i < nw; i++)
+        init_warp(cu, &cu->warps[i], g, i);
+    while (g->exited < nw) {
+        for (unsigned i = 0; i < nw; i++)
+            if (cu->warps[i].state == W_RUN)
+                func_warp(cu, &cu->warps[i], sync);
+        /* every warp left is at the barrier */
+        g->at_barrier = 0;
+        cu->st.barriers += g->exited < nw;
+        for (unsigned i = 0; i < nw; i++)
+            if (cu->warps[i].state == W_WAIT_BAR)
+                cu->warps[i].state = W_RUN;
+    }
+    *g = (struct cu_wg){0};
+    cu->st.wgs++;
+    return cu->st.warp_insts - insts;
 }
 
 /* ---- set-up ---------------------------------------------------------------- */

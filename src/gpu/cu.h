@@ -176,6 +176,14 @@ void cu_reg_stats(struct cu *cu, struct stats *st, const char *prefix);
 bool cu_can_accept(const struct cu *cu, const struct kernel *k);
 /* Start work-group wg of k on this CU now. */
 void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg);
+/* Run work-group wg of k on this idle CU at once, in functional mode
+ * (s->functional; kernel sampling's warming pass, gpu/sample.h): its warps
+ * run in turn between barriers, and each line request completes through the
+ * memory system before the next is sent. The CU's counters count it as
+ * when run in time. *sync is set if the work-group synchronizes with others
+ * (a fence, acquire or release of GPU or system scope, or a spin load):
+ * that is not waited for here. Returns its warp instructions. */
+uint64_t cu_run_functional(struct cu *cu, const struct kernel *k, uint32_t wg, bool *sync);
 /* Work-groups resident. */
 static inline unsigned cu_busy_wgs(const struct cu *cu) { return cu->nwgs; }
 

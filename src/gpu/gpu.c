@@ -25,6 +25,8 @@ void gpu_define_sections(struct cfg *c)
                NULL);
     cfg_define(c, "cp", "command processors: kernel launch and work-group dispatch", cp_keys,
                NULL);
+    cfg_define(c, "sample", "kernel sampling: alike kernels skipped, their time estimated "
+               "(docs/sampling.md)", sample_keys, NULL);
     wgs_define_section(c);
     cfg_define(c, "coherence", "coherence scheme and its switches", coh_common_keys, NULL);
     cfg_define(c, "check", "coherence checker", check_keys, NULL);
@@ -110,6 +112,7 @@ int gpu_build(struct gpu *g, struct sim *s, const struct cfg *c, struct err *e)
     energy_params_from_cfg(cfg_sec(c, "energy"), &g->energy);
     struct cp_params cpp;
     if (build_cus(g, c, e) || cp_params_from_cfg(cfg_sec(c, "cp"), &cpp, e) ||
+        sample_params_from_cfg(cfg_sec(c, "sample"), &cpp.sample, e) ||
         cp_init(&g->cp, s, &g->ms.gpu_clk, &cpp, g->cu, &g->ms.t, cfg_sec(c, "sched"), e))
         goto fail;
     g->cp.chk = &g->chk;

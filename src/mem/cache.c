@@ -85,11 +85,19 @@ static void send_ev(struct sim *s, void *obj, uint64_t arg)
  * never re-enters the cache in the middle of an update. */
 void cache_send_at(struct sim *s, struct cache *c, struct req *ch, ps_t t)
 {
+    if (s->functional) { /* every caller has finished its update before it sends */
+        send_ev(s, c, (uint64_t)(uintptr_t)ch);
+        return;
+    }
     sim_at(s, t, send_ev, c, (uint64_t)(uintptr_t)ch);
 }
 
 static void respond(struct sim *s, struct req *r, ps_t t)
 {
+    if (s->functional) {
+        req_complete(s, r);
+        return;
+    }
     sim_at(s, t, req_complete_ev, r, 0);
     sim_progress(s);
 }
@@ -564,6 +572,16 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
         respond(s, r, done);
         return true;
     case A_FETCH:
+        if (s->functional) {
+            /* the fill is installed before mshr_alloc returns: reserve first */
+            if (c->p.alloc_on_miss && l < 0 && !(r->flags & REQ_F_NOALLOC))
+                alloc_line(s, c, li, r->home, true, true);
+            else if (c->p.alloc_on_miss && l >= 0)
+                touch(c, l);
+            bool sent = mshr_alloc(s, c, li, r, l, need);
+            SIM_ASSERT(s, c->name, sent);
+            return true;
+        }
         if (!mshr_alloc(s, c, li, r, l, need))
             return false;
         if (c->p.alloc_on_miss && l < 0 && !(r->flags & REQ_F_NOALLOC))
@@ -887,6 +905,13 @@ static ps_t data_bank_slot(struct cache *c, const struct req *r, ps_t t)
 void cache_access(struct sim *s, void *self, struct req *r)
 {
     struct cache *c = self;
+    if (s->functional) { /* at once: no port, no latency, and no MSHR left busy */
+        c->st.accesses++;
+        c->st.sectors += req_sectors(r);
+        bool done = process(s, c, r, M_NEW, -1);
+        SIM_ASSERT(s, c->name, done);
+        return;
+    }
     uint64_t li = line_index(c, r->addr);
     prefetch_set(c, li);
     __builtin_prefetch(&c->mshr_bucket[mshr_hash(c, li)]);

@@ -408,6 +408,13 @@ static void dram_access(struct sim *s, void *self, struct req *r)
     struct dram *d = self;
     const struct dram_params *p = &d->p;
     SIM_ASSERT(s, d->name, r->size > 0);
+    if (s->functional) { /* counted and versioned, but no bank, row or bus is touched */
+        count(d, r, bus_cycles(p, dram_bytes(r)));
+        if (d->shadow)
+            shadow_versions(d, r);
+        req_complete(s, r);
+        return;
+    }
     struct dram_loc loc = dram_map(p, r->addr);
     struct dram_bank *b = &d->bank[(size_t)loc.channel * p->banks + loc.bank];
     struct dram_bus *bus = &d->bus[loc.channel];

@@ -290,6 +290,12 @@ static void count(struct link *l, uint32_t bytes, enum traffic_class tc, enum ne
     }
 }
 
+void link_tally(struct link *l, uint32_t bytes, enum traffic_class tc, enum net_mc mc,
+                bool first)
+{
+    count(l, bytes, tc, mc, first, 0);
+}
+
 ps_t link_reserve(struct link *l, ps_t ready, uint32_t bytes, enum traffic_class tc,
                   enum net_mc mc, bool first)
 {
@@ -476,9 +482,30 @@ static void path_response(struct sim *s, struct req *r, void *obj)
         path_up(s, lp, r);
 }
 
+/* Functional mode (engine/sim.h): the messages are counted, and take no
+ * time and no credit. */
+static void path_tally(struct link *l, const struct req *r, bool response)
+{
+    struct link_msg m = link_msg_of(r, response);
+    link_tally(l, link_msg_wire(l, m, response), (enum traffic_class)m.tc, (enum net_mc)m.mc,
+               true);
+}
+
+static void path_func_response(struct sim *s, struct req *r, void *obj)
+{
+    path_tally(((struct link_path *)obj)->up, r, true);
+    req_complete(s, r);
+}
+
 static void path_access(struct sim *s, void *self, struct req *r)
 {
     struct link_path *lp = self;
+    if (s->functional) {
+        path_tally(lp->down, r, false);
+        req_on_done(r, path_func_response, lp);
+        mem_send(s, &lp->target, r);
+        return;
+    }
     if (__builtin_expect(lp->bounded, 0))
         path_offer(s, lp, r, false);
     else

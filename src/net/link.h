@@ -161,6 +161,11 @@ enum traffic_class link_msg_tc(const struct req *r, bool response);
 /* Message class of r's request or response. */
 enum net_mc link_msg_mc(const struct req *r, bool response);
 
+/* Count a message as link_reserve() does, without occupying the link
+ * (functional mode, engine/sim.h). */
+void link_tally(struct link *l, uint32_t bytes, enum traffic_class tc, enum net_mc mc,
+                bool first);
+
 /* Occupy the link for a message ready at time `ready` (>= the caller's now);
  * counts it (and, if `first`, as a message entering its network here) and
  * returns its delivery time. No event is scheduled. Credits are separate. */

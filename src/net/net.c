@@ -463,10 +463,18 @@ static void msg_start(struct net *n, struct net_msg *m)
     offer(n, m);
 }
 
+static void tally_route(struct net *n, unsigned a, unsigned b, uint32_t fixed, uint32_t payload,
+                        bool resp, enum traffic_class tc, enum net_mc mc);
+
 void net_send(struct net *n, unsigned from, unsigned to, uint32_t bytes, enum traffic_class tc,
               ev_fn fn, void *obj, uint64_t arg)
 {
     SIM_ASSERT(n->s, "net", from < n->nch && to < n->nch && bytes > 0);
+    if (n->s->functional) { /* delivered at once */
+        tally_route(n, from, to, bytes, 0, false, tc, tc == TC_COH ? MC_INVAL : MC_REQUEST);
+        fn(n->s, obj, arg);
+        return;
+    }
     struct net_msg *m = msg_new(n, from, to, fn, obj, arg);
     m->fixed = bytes;
     m->payload = 0;
@@ -491,6 +499,33 @@ static void send_req(struct net *n, unsigned a, unsigned b, struct req *r, bool 
 
 /* ---- request paths ---- */
 
+/* Functional mode (engine/sim.h): a message from a to b counted on every
+ * link of its route at once, taking no time and no credit. */
+static void tally_route(struct net *n, unsigned a, unsigned b, uint32_t fixed, uint32_t payload,
+                        bool resp, enum traffic_class tc, enum net_mc mc)
+{
+    struct net_msg m;
+    route(n, a, b, &m);
+    for (unsigned si = 0; si < m.nseg; si++)
+        for (uint32_t h = 0; h < m.seg[si].len; h++) {
+            struct link *l = &n->links[n->hops[m.seg[si].off + h]];
+            link_tally(l, fixed ? fixed : l->hdr[resp] + payload, tc, mc, h == 0);
+        }
+}
+
+static void tally_req(struct net *n, unsigned a, unsigned b, const struct req *r, bool resp)
+{
+    struct link_msg lm = link_msg_of(r, resp);
+    tally_route(n, a, b, 0, lm.payload, resp, (enum traffic_class)lm.tc, (enum net_mc)lm.mc);
+}
+
+static void np_func_response(struct sim *s, struct req *r, void *obj)
+{
+    struct net_pair *p = obj;
+    tally_req(p->net, p->dst, p->src, r, true);
+    req_complete(s, r);
+}
+
 static void np_response(struct sim *s, struct req *r, void *obj)
 {
     (void)s;
@@ -511,6 +546,12 @@ static void np_send(struct sim *s, struct net_pair *p, struct req *r)
     struct net *n = p->net;
     if (!n->target[p->dst].access)
         SIM_BUG(s, "net", "request to chiplet %u, which has no target attached", p->dst);
+    if (s->functional) {
+        tally_req(n, p->src, p->dst, r, false);
+        req_on_done(r, np_func_response, p);
+        mem_send(s, &n->target[p->dst], r);
+        return;
+    }
     send_req(n, p->src, p->dst, r, false, np_arrive, p, (uint64_t)(uintptr_t)r);
 }
 

@@ -1,0 +1,163 @@
+/*
+ * sample.c -- kernel sampling (see sample.h and docs/sampling.md).
+ */
+#include "sample.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+const struct cfg_key sample_keys[] = {
+    {"enable", CFG_BOOL, "false", 0, 0,
+     "run only some kernels of each group of alike kernels in detail, the others functionally "
+     "with their time estimated (docs/sampling.md)", NULL},
+    {"first", CFG_INT, "2", 1, 1e9, "kernels of each group run in detail before any is skipped",
+     NULL},
+    {"every", CFG_INT, "10", 1, 1e9,
+     "after those, one kernel in `every` of each group runs in detail (1: all)", NULL},
+    CFG_END,
+};
+
+int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, struct err *e)
+{
+    (void)e;
+    *p = (struct sample_params){.on = cfg_bool(sec, "enable"),
+                                .first = (uint32_t)cfg_uint(sec, "first"),
+                                .every = (uint32_t)cfg_uint(sec, "every")};
+    return 0;
+}
+
+static const struct stat_desc sample_desc[] = {
+    STAT_DESC(__typeof__(((struct sample *)0)->st), groups, "groups of alike kernels"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), detailed, "kernels run in detail"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), skipped,
+              "kernels run functionally, their time estimated"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), skipped_insts,
+              "warp instructions of the skipped kernels"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), skipped_ps,
+              "estimated run time of the skipped kernels, ps"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), checked,
+              "detailed kernels whose run time was predicted before they ran"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), checked_ps, "their run time, ps"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), checked_err_ps,
+              "the sum of the predictions' absolute errors, ps"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), error_ps,
+              "the estimate's error: skipped_ps x checked_err_ps / checked_ps, ps"),
+    {0},
+};
+
+void sample_init(struct sample *sm, const struct sample_params *p)
+{
+    *sm = (struct sample){.p = *p};
+}
+
+void sample_free(struct sample *sm)
+{
+    free(sm->g);
+    *sm = (struct sample){0};
+}
+
+void sample_reg_stats(struct sample *sm, struct stats *st, const char *prefix)
+{
+    stats_reg_block(st, prefix, sample_desc, &sm->st);
+}
+
+static uint64_t mix(uint64_t h, uint64_t x) { return hash64(h ^ x) + 0x9e3779b97f4a7c15ull; }
+
+static uint64_t signature(const struct kernel *k)
+{
+    uint64_t h = 0;
+    for (const char *c = k->name; *c; c++)
+        h = mix(h, (unsigned char)*c);
+    h = mix(h, (uint64_t)k->grid.x << 32 | k->grid.y);
+    h = mix(h, (uint64_t)k->grid.z << 32 | k->block.x);
+    h = mix(h, (uint64_t)k->block.y << 32 | k->block.z);
+    for (unsigned a = 0; a < k->nargs; a++) {
+        h = mix(h, k->args[a].buf->base);
+        h = mix(h, k->args[a].buf->size << 1 | (k->args[a].mode == KERNEL_RW));
+    }
+    return h;
+}
+
+unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
+{
+    uint64_t sig = signature(k);
+    size_t i = 0;
+    while (i < sm->ng && sm->g[i].sig != sig)
+        i++;
+    if (i == sm->ng) {
+        sm->g = xgrow(sm->g, sizeof *sm->g, &sm->cap, sm->ng + 1);
+        sm->g[sm->ng++] = (struct sample_group){.sig = sig};
+        sm->st.groups++;
+    }
+    struct sample_group *g = &sm->g[i];
+    uint32_t n = g->seen++;
+    *detailed = !sm->p.on || g->sync || n < sm->p.first ||
+                (n - sm->p.first) % sm->p.every == sm->p.every - 1;
+    return (unsigned)i;
+}
+
+static void fit_add(struct sample_fit *f, double x, double y)
+{
+    f->n++;
+    f->sx += x;
+    f->sy += y;
+    f->sxx += x * x;
+    f->sxy += x * y;
+}
+
+/* Least squares through the points when their instruction counts differ
+ * (and the line stays positive there), else in proportion to the mean. */
+static double fit_predict(const struct sample_fit *f, double x)
+{
+    double d = f->n * f->sxx - f->sx * f->sx;
+    if (f->n >= 2 && d > 1e-9 * f->n * f->sxx) {
+        double b = (f->n * f->sxy - f->sx * f->sy) / d, a = (f->sy - b * f->sx) / f->n;
+        if (a + b * x > 0)
+            return a + b * x;
+    }
+    return f->sx > 0 ? x * f->sy / f->sx : f->sy / f->n;
+}
+
+/* The group's first kernel, which finds its data cold, only while it is the
+ * only one. */
+static const struct sample_fit *fit_of(const struct sample_group *g)
+{
+    return g->fit.n ? &g->fit : g->first.n ? &g->first : NULL;
+}
+
+static void update_error(struct sample *sm)
+{
+    sm->st.error_ps = sm->st.checked_ps ? (uint64_t)llround((double)sm->st.skipped_ps *
+                                                            (double)sm->st.checked_err_ps /
+                                                            (double)sm->st.checked_ps)
+                                        : 0;
+}
+
+void sample_detailed(struct sample *sm, unsigned gi, uint64_t insts, ps_t run_ps, bool sync)
+{
+    struct sample_group *g = &sm->g[gi];
+    g->sync |= sync;
+    sm->st.detailed++;
+    const struct sample_fit *f = fit_of(g);
+    if (sm->p.on && f) {
+        double err = fit_predict(f, (double)insts) - (double)run_ps;
+        sm->st.checked++;
+        sm->st.checked_ps += run_ps;
+        sm->st.checked_err_ps += (uint64_t)llround(fabs(err));
+        update_error(sm);
+    }
+    fit_add(g->first.n ? &g->fit : &g->first, (double)insts, (double)run_ps);
+}
+
+ps_t sample_skipped(struct sample *sm, unsigned gi, uint64_t insts, bool sync)
+{
+    struct sample_group *g = &sm->g[gi];
+    const struct sample_fit *f = fit_of(g);
+    ps_t est = (ps_t)llround(fit_predict(f, (double)insts));
+    g->sync |= sync;
+    sm->st.skipped++;
+    sm->st.skipped_insts += insts;
+    sm->st.skipped_ps += est;
+    update_error(sm);
+    return est;
+}

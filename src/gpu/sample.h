@@ -1,0 +1,73 @@
+/*
+ * sample.h -- kernel sampling (docs/sampling.md): the kernels of a run are
+ * grouped by signature (name, grid, block and the data structures passed);
+ * each group's first kernels and then every n-th run in detail, and the
+ * others run only functionally (cu_run_functional): their accesses pass
+ * through the caches, the directories and memory at once, so the contents
+ * of every cache and the checker's versions stay as they would be, and the
+ * time they would take is estimated from the group's detailed kernels
+ * (run time = a + b x warp instructions, least squares). Each detailed
+ * kernel after the group's first is predicted before it runs; the errors of
+ * those predictions give the estimate's error.
+ *
+ * Approximate (docs/sampling.md): a skipped kernel's run time, and what only
+ * timing decides in it (MSHR merges, DRAM row hits, link traffic, the order
+ * in which work-groups of different CUs reach a line).
+ */
+#ifndef CHIPSIM_SAMPLE_H
+#define CHIPSIM_SAMPLE_H
+
+#include "config/cfg.h"
+#include "engine/sim.h"
+#include "gpu/kernel.h"
+#include "stats/stats.h"
+
+struct sample_params {
+    bool on;
+    uint32_t first; /* kernels of each group run in detail before any is skipped */
+    uint32_t every; /* after them, one kernel in `every` runs in detail */
+};
+
+extern const struct cfg_key sample_keys[];
+int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, struct err *e);
+
+/* The detailed kernels' fit of a group: run ps against warp instructions. */
+struct sample_fit {
+    double n, sx, sy, sxx, sxy;
+};
+
+struct sample_group {
+    uint64_t sig;
+    uint32_t seen;     /* kernels of the group so far */
+    bool sync;         /* its work-groups synchronize with each other: never skipped */
+    struct sample_fit first, fit; /* the group's first kernel alone, and the later detailed ones */
+};
+
+struct sample {
+    struct sample_params p;
+    struct sample_group *g;
+    size_t ng, cap;
+    struct {
+        uint64_t groups, detailed, skipped;
+        uint64_t skipped_insts;  /* warp instructions of the skipped kernels */
+        uint64_t skipped_ps;     /* their estimated run time */
+        uint64_t checked;        /* detailed kernels predicted before they ran */
+        uint64_t checked_ps;     /* their run time */
+        uint64_t checked_err_ps; /* the sum of |prediction - run time| */
+        uint64_t error_ps;       /* skipped_ps x checked_err_ps / checked_ps */
+    } st;
+};
+
+void sample_init(struct sample *sm, const struct sample_params *p);
+void sample_free(struct sample *sm);
+void sample_reg_stats(struct sample *sm, struct stats *st, const char *prefix);
+/* Kernel k is about to run: its group, and whether it runs in detail. */
+unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed);
+/* A detailed kernel of group g ended: insts warp instructions in run_ps.
+ * sync: its work-groups synchronized (the group runs in detail from now on). */
+void sample_detailed(struct sample *sm, unsigned g, uint64_t insts, ps_t run_ps, bool sync);
+/* A skipped kernel of group g ran functionally: its estimated run time.
+ * sync: its work-groups synchronized (the group runs in detail from now on). */
+ps_t sample_skipped(struct sample *sm, unsigned g, uint64_t insts, bool sync);
+
+#endif

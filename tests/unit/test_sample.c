@@ -1,0 +1,207 @@
+/*
+ * Kernel sampling (gpu/sample.h, docs/sampling.md): the estimate's fit and
+ * its error; every kernel run in detail gives the unsampled result; skipped
+ * kernels run functionally do the same work (warp instructions, L1
+ * requests) with the checker quiet under every scheme where the schemes'
+ * operations are needed, and a dropped operation still makes it fire.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "gpu/sample.h"
+#include "tiny_run.h"
+#include "workload/wl.h"
+
+static const struct wl_ops *wl_named(const char *name)
+{
+    for (const struct wl_ops *const *w = wl_registry; *w; w++)
+        if (!strcmp((*w)->name, name))
+            return *w;
+    cr_assert_fail("no workload %s", name);
+    return NULL;
+}
+
+static long long stat_of(const json_t *j, const char *name)
+{
+    json_t *v = json_object_get(json_object_get(j, "stats"), name);
+    cr_assert(json_is_integer(v), "no stat %s", name);
+    return json_integer_value(v);
+}
+
+/* Skip all but each group's first kernel. */
+static const char *const skip_most[] = {"-p", "sample.enable=true", "-p", "sample.first=1",
+                                        "-p", "sample.every=1000"};
+
+static json_t *run(const char *wl, const char *const *args, size_t nargs, const char *json)
+{
+    const char *extra[16] = {0};
+    cr_assert(nargs < 16);
+    for (size_t i = 0; i < nargs; i++)
+        extra[i] = args[i];
+    int rc;
+    json_t *j = tiny_run(wl_named(wl), extra, json, &rc);
+    cr_assert_eq(rc, 0, "%s: exit %d", wl, rc);
+    return j;
+}
+
+Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
+{
+    struct sample sm;
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3});
+    struct kernel k = {.name = "k", .grid = {4, 1, 1}, .block = {64, 1, 1}};
+    struct kernel other = {.name = "k", .grid = {8, 1, 1}, .block = {64, 1, 1}};
+    bool det;
+    /* the group's first kernel (cold) alone sets the estimate only until a second comes */
+    unsigned g = sample_begin(&sm, &k, &det);
+    cr_assert(det);
+    sample_detailed(&sm, g, 100, 5000, false);
+    cr_assert_eq(sample_begin(&sm, &other, &det), g + 1, "another grid, another group");
+    cr_assert(det);
+    cr_assert_eq(sample_begin(&sm, &k, &det), g);
+    cr_assert(det);
+    sample_detailed(&sm, g, 100, 1100, false); /* predicted 5000: off by 3900 */
+    cr_assert_eq(sm.st.checked, 1);
+    cr_assert_eq(sm.st.checked_err_ps, 3900);
+    /* kernels 2 and 3 skipped, 4 detailed (one in every 3 after the first 2) */
+    cr_assert_eq(sample_begin(&sm, &k, &det), g);
+    cr_assert(!det);
+    cr_assert_eq(sample_skipped(&sm, g, 300, false), 3300, "in proportion to the one point");
+    cr_assert_eq(sample_begin(&sm, &k, &det), g);
+    cr_assert(!det);
+    cr_assert_eq(sample_skipped(&sm, g, 100, false), 1100);
+    cr_assert_eq(sample_begin(&sm, &k, &det), g);
+    cr_assert(det);
+    sample_detailed(&sm, g, 200, 2100, false); /* predicted 2200 */
+    cr_assert_eq(sm.st.checked_err_ps, 4000);
+    /* two points: the line 100 + 10 x insts */
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(sample_begin(&sm, &k, &det), g);
+        cr_assert(!det);
+    }
+    cr_assert_eq(sample_skipped(&sm, g, 400, false), 4100);
+    cr_assert_eq(sm.st.skipped, 3);
+    cr_assert_eq(sm.st.skipped_insts, 800);
+    cr_assert_eq(sm.st.skipped_ps, 3300 + 1100 + 4100);
+    cr_assert_eq(sm.st.checked_ps, 1100 + 2100);
+    /* error: skipped time x the checked kernels' relative miss, 8500 x 4000 / 3200 */
+    cr_assert_eq(sm.st.error_ps, 10625);
+    /* a group that synchronizes runs in detail from then on */
+    sample_begin(&sm, &k, &det);
+    cr_assert(det);
+    sample_detailed(&sm, g, 100, 1100, true);
+    for (int i = 0; i < 5; i++) {
+        sample_begin(&sm, &k, &det);
+        cr_assert(det);
+    }
+    sample_free(&sm);
+}
+
+Test(sample, every_kernel_in_detail_gives_the_unsampled_result)
+{
+    char json[] = "/tmp/chipsim-sample-XXXXXX";
+    tiny_begin(json);
+    const char *const all[] = {"-p", "sample.enable=true", "-p", "sample.every=1"};
+    const char *const wls[] = {"babelstream", "gaussian", "sssp"};
+    for (size_t i = 0; i < sizeof wls / sizeof *wls; i++) {
+        json_t *a = run(wls[i], NULL, 0, json), *b = run(wls[i], all, 4, json);
+        cr_expect(json_equal(json_object_get(a, "summary"), json_object_get(b, "summary")),
+                  "%s: every kernel in detail changed the result", wls[i]);
+        cr_expect_eq(stat_of(b, "sample.skipped"), 0);
+        cr_expect_eq(stat_of(b, "sample.detailed"), tiny_summary(a, "kernels"));
+        cr_expect_null(json_object_get(json_object_get(a, "stats"), "sample.skipped"),
+                       "no sampling counters without sampling");
+        json_decref(a);
+        json_decref(b);
+    }
+    unlink(json);
+}
+
+Test(sample, skipped_kernels_do_the_same_work_with_the_checker_quiet)
+{
+    char json[] = "/tmp/chipsim-sample-XXXXXX";
+    tiny_begin(json);
+    /* HMG with a directory lookup time: its invalidations are sent after a delay in
+     * time, and at once in the functional pass */
+    const char *const schemes[][2] = {
+        {"viper", "sim.seed=1"}, {"cpelide", "sim.seed=1"}, {"hmg", "sim.seed=1"},
+        {"hmg", "coherence.dir_lookup_cycles=20"}, {"ideal", "sim.seed=1"},
+        {"nocache", "sim.seed=1"}, {"swcoh", "sim.seed=1"},
+    };
+    const char *const wls[] = {"gaussian", "sssp", "lulesh", "fw"};
+    for (size_t s = 0; s < sizeof schemes / sizeof *schemes; s++)
+        for (size_t i = 0; i < sizeof wls / sizeof *wls; i++) {
+            char sch[64];
+            snprintf(sch, sizeof sch, "coherence.scheme=%s", schemes[s][0]);
+            const char *base[] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", schemes[s][1]};
+            const char *sampled[12];
+            memcpy(sampled, base, sizeof base);
+            memcpy(sampled + 6, skip_most, sizeof skip_most);
+            json_t *a = run(wls[i], base, 6, json), *b = run(wls[i], sampled, 12, json);
+            cr_expect_gt(stat_of(b, "sample.skipped"), 0, "%s x %s", schemes[s][0], wls[i]);
+            cr_expect_eq(tiny_summary(b, "stale_reads"), 0, "%s x %s", schemes[s][0], wls[i]);
+            cr_expect_eq(tiny_summary(a, "warp_insts"), tiny_summary(b, "warp_insts"),
+                         "%s x %s", schemes[s][0], wls[i]);
+            cr_expect_eq(tiny_summary(a, "l1_accesses"), tiny_summary(b, "l1_accesses"),
+                         "%s x %s", schemes[s][0], wls[i]);
+            cr_expect_eq(tiny_summary(a, "kernels"), tiny_summary(b, "kernels"));
+            json_decref(a);
+            json_decref(b);
+        }
+    unlink(json);
+}
+
+/* Under the artifact reading of D4 each fault drops an operation the scheme
+ * needs; with all but each group's first kernel skipped, the stale reads it
+ * causes are seen in the functional pass. */
+Test(sample, a_dropped_operation_makes_the_checker_fire_in_skipped_kernels)
+{
+    char json[] = "/tmp/chipsim-sample-XXXXXX";
+    tiny_begin(json);
+    fflush(stderr);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY); /* the checker's reports */
+    cr_assert(saved >= 0 && null >= 0 && dup2(null, 2) == 2);
+    static const struct {
+        const char *scheme, *fault, *wl;
+    } cases[] = {
+        {"viper", "skip_l1_inv", "gaussian"}, {"viper", "skip_l2_inv", "sssp"},
+        {"cpelide", "no_xstale", "sssp"},     {"hmg", "no_inval", "gaussian"},
+        {"ideal", "no_drop", "sssp"},         {"swcoh", "skip_bulk_inv", "gaussian"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sch[64], fl[64];
+        snprintf(sch, sizeof sch, "coherence.scheme=%s", cases[i].scheme);
+        snprintf(fl, sizeof fl, "coherence.fault=%s", cases[i].fault);
+        const char *args[12] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", fl};
+        memcpy(args + 6, skip_most, sizeof skip_most);
+        json_t *j = run(cases[i].wl, args, 12, json);
+        long long det = stat_of(j, "sample.detailed"), groups = stat_of(j, "sample.groups");
+        cr_expect_eq(det, groups, "%s/%s: only each group's first kernel in detail",
+                     cases[i].scheme, cases[i].fault);
+        cr_expect_gt(stat_of(j, "sample.skipped"), 4 * det);
+        cr_expect_gt(tiny_summary(j, "stale_reads"), 0, "%s with %s on %s: no stale read",
+                     cases[i].scheme, cases[i].fault, cases[i].wl);
+        json_decref(j);
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(null);
+    unlink(json);
+}
+
+Test(sample, a_bad_key_is_refused_with_its_name)
+{
+    char json[] = "/tmp/chipsim-sample-XXXXXX";
+    tiny_begin(json);
+    const char *extra[] = {"-p", "sample.enable=true", "-p", "sample.every=0", NULL};
+    int rc;
+    json_t *j = tiny_run(wl_named("square"), extra, json, &rc);
+    cr_expect_eq(rc, 2);
+    cr_expect_null(j);
+    unlink(json);
+}
