@@ -46,7 +46,7 @@ static const struct study_def studies[] = {
 struct study_args {
     const struct study_def *def;
     const char *out, *file;
-    bool quick, full, artifact;
+    bool quick, full, artifact, sample;
     struct sweep_args sa;
 };
 
@@ -59,17 +59,21 @@ static int report(const struct study_def *d, const char *out, bool quick)
     return cli_run_python(d->report, args);
 }
 
-enum { O_QUICK = 1, O_FULL, O_D4, O_OUT, O_FILE };
+enum { O_QUICK = 1, O_FULL, O_SAMPLE, O_D4, O_OUT, O_FILE };
 
 static const struct cli_opt study_opts[] = {
     {O_QUICK, 0, "quick", NULL,
      "the quick slice: cpelide's 4-chiplet runs (about 8 minutes\non 2 cores); hmg's main "
      "comparison, without the\nsensitivity sweeps; ladm's eight main configurations"},
     {O_FULL, 0, "full", NULL, "every workload at its paper size and machine (long)"},
+    {O_SAMPLE, 0, "sample", NULL,
+     "kernel sampling in every run (sample.enable=true; docs/sampling.md):\nalike kernels "
+     "run functionally, their time estimated"},
     {O_D4, 0, "d4", "paper|artifact",
      "cpelide: which reading of the CPElide spec's decision D4\n(default paper; docs/study.md)"},
     {O_OUT, 0, "out", "DIR",
-     "results, summary and plots (default results/NAME, with\n-full and -artifact appended)"},
+     "results, summary and plots (default results/NAME, with\n-full, -artifact and -sampled "
+     "appended)"},
     {O_FILE, 0, "file", "STUDY.ini",
      "the study's sweep file (default the bundled\nstudies/NAME.ini)"},
     {0},
@@ -80,7 +84,8 @@ static const struct cli_optgroup study_groups[] = {
 
 const struct cli_cmd cli_cmd_study = {
     .name = "study",
-    .args = "cpelide|hmg|ladm [--quick] [--full] [--d4 paper|artifact] [--out DIR] [--jobs N]",
+    .args = "cpelide|hmg|ladm [--quick] [--full] [--sample] [--d4 paper|artifact] [--out DIR] "
+            "[--jobs N]",
     .summary = "a paper's whole evaluation: sweep, summary table and plots (resumable)",
     .about = "Runs a paper's evaluation (docs/study.md) into DIR/results.db, then writes\n"
              "DIR/results.csv, DIR/matrices.csv, DIR/summary.txt and the figures (PNG and\n"
@@ -107,6 +112,8 @@ static int parse(int argc, char **argv, struct study_args *x)
             x->quick = true;
         else if (id == O_FULL)
             x->full = true;
+        else if (id == O_SAMPLE)
+            x->sample = true;
         else if (id == O_OUT)
             x->out = v;
         else if (id == O_FILE)
@@ -154,6 +161,8 @@ static int load(const struct study_args *x, struct sweep *sw)
         sweep_filter(sw, x->def->quick_override);
     if (x->quick && x->def->quick_matrices)
         sweep_keep_matrices(sw, x->def->quick_matrices);
+    if (x->sample)
+        sweep_add_override(sw, "sample.enable=true");
     if (x->artifact) { /* the overrides of configs/d4-artifact.ini */
         sweep_add_override(sw, "coherence.remote_read_alloc=requester_yes");
         sweep_add_override(sw, "coherence.remote_store=write_back");
@@ -247,8 +256,8 @@ int cli_study(int argc, char **argv)
         return prc == CLI_HELP ? EXIT_OK : EXIT_USAGE;
     }
     char dflt[PATH_MAX];
-    snprintf(dflt, sizeof dflt, "results/%s%s%s", x.def->name, x.full ? "-full" : "",
-             x.artifact ? "-artifact" : "");
+    snprintf(dflt, sizeof dflt, "results/%s%s%s%s", x.def->name, x.full ? "-full" : "",
+             x.artifact ? "-artifact" : "", x.sample ? "-sampled" : "");
     const char *out = x.out ? x.out : dflt;
     struct err e;
     if (cli_check_out_dir(out, "--out", &e)) {

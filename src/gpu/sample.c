@@ -14,6 +14,10 @@ const struct cfg_key sample_keys[] = {
      NULL},
     {"every", CFG_INT, "10", 1, 1e9,
      "after those, one kernel in `every` of each group runs in detail (1: all)", NULL},
+    {"reach", CFG_FLOAT, "0.1", 0, 1e9,
+     "a kernel also runs in detail when its group's last kernel ran more warp instructions "
+     "than the detailed ones the estimate is fitted on by more than this fraction, or fewer "
+     "(an estimate interpolates rather than extrapolates)", NULL},
     CFG_END,
 };
 
@@ -22,7 +26,8 @@ int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, s
     (void)e;
     *p = (struct sample_params){.on = cfg_bool(sec, "enable"),
                                 .first = (uint32_t)cfg_uint(sec, "first"),
-                                .every = (uint32_t)cfg_uint(sec, "every")};
+                                .every = (uint32_t)cfg_uint(sec, "every"),
+                                .reach = cfg_float(sec, "reach")};
     return 0;
 }
 
@@ -41,7 +46,8 @@ static const struct stat_desc sample_desc[] = {
     STAT_DESC(__typeof__(((struct sample *)0)->st), checked_err_ps,
               "the sum of the predictions' absolute errors, ps"),
     STAT_DESC(__typeof__(((struct sample *)0)->st), error_ps,
-              "the estimate's error: skipped_ps x checked_err_ps / checked_ps, ps"),
+              "the estimate's error: skipped_ps x checked_err_ps / checked_ps (skipped_ps "
+              "while none was checked), ps"),
     {0},
 };
 
@@ -78,6 +84,15 @@ static uint64_t signature(const struct kernel *k)
     return h;
 }
 
+/* Whether x warp instructions lie within reach of the instruction counts of
+ * the kernels the group's estimate is fitted on (fit_of). */
+static bool in_reach(const struct sample *sm, const struct sample_group *g, uint64_t x)
+{
+    unsigned f = g->fit.n ? 1 : 0;
+    double r = 1 + sm->p.reach;
+    return (double)x * r >= (double)g->lo[f] && (double)x <= (double)g->hi[f] * r;
+}
+
 unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
 {
     uint64_t sig = signature(k);
@@ -92,7 +107,8 @@ unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
     struct sample_group *g = &sm->g[i];
     uint32_t n = g->seen++;
     *detailed = !sm->p.on || g->sync || n < sm->p.first ||
-                (n - sm->p.first) % sm->p.every == sm->p.every - 1;
+                (n - sm->p.first) % sm->p.every == sm->p.every - 1 ||
+                !in_reach(sm, g, g->last);
     return (unsigned)i;
 }
 
@@ -125,12 +141,14 @@ static const struct sample_fit *fit_of(const struct sample_group *g)
     return g->fit.n ? &g->fit : g->first.n ? &g->first : NULL;
 }
 
+/* With no detailed kernel predicted, nothing bounds the estimate but itself:
+ * the whole estimated time counts as the error. */
 static void update_error(struct sample *sm)
 {
     sm->st.error_ps = sm->st.checked_ps ? (uint64_t)llround((double)sm->st.skipped_ps *
                                                             (double)sm->st.checked_err_ps /
                                                             (double)sm->st.checked_ps)
-                                        : 0;
+                                        : sm->st.skipped_ps;
 }
 
 void sample_detailed(struct sample *sm, unsigned gi, uint64_t insts, ps_t run_ps, bool sync)
@@ -138,15 +156,23 @@ void sample_detailed(struct sample *sm, unsigned gi, uint64_t insts, ps_t run_ps
     struct sample_group *g = &sm->g[gi];
     g->sync |= sync;
     sm->st.detailed++;
-    const struct sample_fit *f = fit_of(g);
-    if (sm->p.on && f) {
-        double err = fit_predict(f, (double)insts) - (double)run_ps;
+    /* checked as a skipped kernel would be estimated: only within reach */
+    const struct sample_fit *known = fit_of(g);
+    if (sm->p.on && known && in_reach(sm, g, insts)) {
+        double err = fit_predict(known, (double)insts) - (double)run_ps;
         sm->st.checked++;
         sm->st.checked_ps += run_ps;
         sm->st.checked_err_ps += (uint64_t)llround(fabs(err));
         update_error(sm);
     }
-    fit_add(g->first.n ? &g->fit : &g->first, (double)insts, (double)run_ps);
+    unsigned f = g->first.n ? 1 : 0; /* [0]: the group's first kernel, [1]: the later ones */
+    struct sample_fit *fit = f ? &g->fit : &g->first;
+    if (!fit->n || insts < g->lo[f])
+        g->lo[f] = insts;
+    if (!fit->n || insts > g->hi[f])
+        g->hi[f] = insts;
+    fit_add(fit, (double)insts, (double)run_ps);
+    g->last = insts;
 }
 
 ps_t sample_skipped(struct sample *sm, unsigned gi, uint64_t insts, bool sync)
@@ -155,6 +181,7 @@ ps_t sample_skipped(struct sample *sm, unsigned gi, uint64_t insts, bool sync)
     const struct sample_fit *f = fit_of(g);
     ps_t est = (ps_t)llround(fit_predict(f, (double)insts));
     g->sync |= sync;
+    g->last = insts;
     sm->st.skipped++;
     sm->st.skipped_insts += insts;
     sm->st.skipped_ps += est;

@@ -26,6 +26,8 @@ struct sample_params {
     bool on;
     uint32_t first; /* kernels of each group run in detail before any is skipped */
     uint32_t every; /* after them, one kernel in `every` runs in detail */
+    double reach;   /* and so does one whose group's last kernel ran more than this fraction
+                       beyond the instruction counts the estimate was fitted on */
 };
 
 extern const struct cfg_key sample_keys[];
@@ -39,6 +41,8 @@ struct sample_fit {
 struct sample_group {
     uint64_t sig;
     uint32_t seen;     /* kernels of the group so far */
+    uint64_t last;     /* warp instructions of the last of them */
+    uint64_t lo[2], hi[2]; /* those of the kernels fitted: [0] first, [1] fit */
     bool sync;         /* its work-groups synchronize with each other: never skipped */
     struct sample_fit first, fit; /* the group's first kernel alone, and the later detailed ones */
 };
@@ -54,7 +58,8 @@ struct sample {
         uint64_t checked;        /* detailed kernels predicted before they ran */
         uint64_t checked_ps;     /* their run time */
         uint64_t checked_err_ps; /* the sum of |prediction - run time| */
-        uint64_t error_ps;       /* skipped_ps x checked_err_ps / checked_ps */
+        uint64_t error_ps;       /* skipped_ps x checked_err_ps / checked_ps (skipped_ps
+                                    while no kernel was checked) */
     } st;
 };
 

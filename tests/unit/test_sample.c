@@ -33,9 +33,9 @@ static long long stat_of(const json_t *j, const char *name)
     return json_integer_value(v);
 }
 
-/* Skip all but each group's first kernel. */
+/* Skip all but each group's first kernel, whatever the others' work. */
 static const char *const skip_most[] = {"-p", "sample.enable=true", "-p", "sample.first=1",
-                                        "-p", "sample.every=1000"};
+                                        "-p", "sample.every=1000", "-p", "sample.reach=1e9"};
 
 static json_t *run(const char *wl, const char *const *args, size_t nargs, const char *json)
 {
@@ -52,7 +52,7 @@ static json_t *run(const char *wl, const char *const *args, size_t nargs, const 
 Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
 {
     struct sample sm;
-    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3});
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3, .reach = 1e9});
     struct kernel k = {.name = "k", .grid = {4, 1, 1}, .block = {64, 1, 1}};
     struct kernel other = {.name = "k", .grid = {8, 1, 1}, .block = {64, 1, 1}};
     bool det;
@@ -71,6 +71,23 @@ Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
     cr_assert_eq(sample_begin(&sm, &k, &det), g);
     cr_assert(!det);
     cr_assert_eq(sample_skipped(&sm, g, 300, false), 3300, "in proportion to the one point");
+    sample_free(&sm);
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 1, .every = 100, .reach = 1e9});
+    g = sample_begin(&sm, &k, &det);
+    sample_detailed(&sm, g, 100, 1000, false);
+    sample_begin(&sm, &k, &det);
+    cr_assert(!det);
+    cr_assert_eq(sample_skipped(&sm, g, 100, false), 1000);
+    cr_assert_eq(sm.st.error_ps, 1000, "nothing checked: the whole estimate is the error");
+    sample_free(&sm);
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3, .reach = 1e9});
+    g = sample_begin(&sm, &k, &det);
+    sample_detailed(&sm, g, 100, 5000, false);
+    sample_begin(&sm, &other, &det);
+    sample_begin(&sm, &k, &det);
+    sample_detailed(&sm, g, 100, 1100, false);
+    cr_assert_eq(sample_begin(&sm, &k, &det), g);
+    cr_assert_eq(sample_skipped(&sm, g, 300, false), 3300);
     cr_assert_eq(sample_begin(&sm, &k, &det), g);
     cr_assert(!det);
     cr_assert_eq(sample_skipped(&sm, g, 100, false), 1100);
@@ -98,6 +115,41 @@ Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
         sample_begin(&sm, &k, &det);
         cr_assert(det);
     }
+    sample_free(&sm);
+}
+
+Test(sample, a_kernel_after_one_beyond_reach_of_the_fitted_ones_runs_in_detail)
+{
+    struct sample sm;
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 1000,
+                                             .reach = 0.1});
+    struct kernel k = {.name = "k", .grid = {4, 1, 1}, .block = {64, 1, 1}};
+    bool det;
+    unsigned g = sample_begin(&sm, &k, &det);
+    sample_detailed(&sm, g, 50, 900, false); /* the first: not what the fit is on */
+    sample_begin(&sm, &k, &det);
+    sample_detailed(&sm, g, 100, 1000, false);
+    sample_begin(&sm, &k, &det);
+    cr_assert(!det, "the last kernel ran what the fit is on");
+    sample_skipped(&sm, g, 109, false);
+    sample_begin(&sm, &k, &det);
+    cr_assert(!det, "109 is within 10%% of 100");
+    sample_skipped(&sm, g, 120, false);
+    sample_begin(&sm, &k, &det);
+    cr_assert(det, "120 is beyond it");
+    sample_detailed(&sm, g, 130, 1300, false);
+    sample_begin(&sm, &k, &det);
+    cr_assert(!det, "now fitted on 100 .. 130");
+    sample_skipped(&sm, g, 91, false);
+    sample_begin(&sm, &k, &det);
+    cr_assert(!det, "91 x 1.1 reaches 100");
+    sample_skipped(&sm, g, 90, false);
+    sample_begin(&sm, &k, &det);
+    cr_assert(det, "90 x 1.1 does not");
+    cr_assert_eq(sm.st.checked, 0, "only kernels within reach are checked: 100 and 130 were not");
+    sample_detailed(&sm, g, 120, 1250, false); /* within reach: predicted 1200 */
+    cr_assert_eq(sm.st.checked, 1);
+    cr_assert_eq(sm.st.checked_err_ps, 50);
     sample_free(&sm);
 }
 
@@ -138,10 +190,10 @@ Test(sample, skipped_kernels_do_the_same_work_with_the_checker_quiet)
             char sch[64];
             snprintf(sch, sizeof sch, "coherence.scheme=%s", schemes[s][0]);
             const char *base[] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", schemes[s][1]};
-            const char *sampled[12];
+            const char *sampled[14];
             memcpy(sampled, base, sizeof base);
             memcpy(sampled + 6, skip_most, sizeof skip_most);
-            json_t *a = run(wls[i], base, 6, json), *b = run(wls[i], sampled, 12, json);
+            json_t *a = run(wls[i], base, 6, json), *b = run(wls[i], sampled, 14, json);
             cr_expect_gt(stat_of(b, "sample.skipped"), 0, "%s x %s", schemes[s][0], wls[i]);
             cr_expect_eq(tiny_summary(b, "stale_reads"), 0, "%s x %s", schemes[s][0], wls[i]);
             cr_expect_eq(tiny_summary(a, "warp_insts"), tiny_summary(b, "warp_insts"),
@@ -176,9 +228,9 @@ Test(sample, a_dropped_operation_makes_the_checker_fire_in_skipped_kernels)
         char sch[64], fl[64];
         snprintf(sch, sizeof sch, "coherence.scheme=%s", cases[i].scheme);
         snprintf(fl, sizeof fl, "coherence.fault=%s", cases[i].fault);
-        const char *args[12] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", fl};
+        const char *args[14] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", fl};
         memcpy(args + 6, skip_most, sizeof skip_most);
-        json_t *j = run(cases[i].wl, args, 12, json);
+        json_t *j = run(cases[i].wl, args, 14, json);
         long long det = stat_of(j, "sample.detailed"), groups = stat_of(j, "sample.groups");
         cr_expect_eq(det, groups, "%s/%s: only each group's first kernel in detail",
                      cases[i].scheme, cases[i].fault);
