@@ -6,7 +6,8 @@ Each workload runs twice on the same configuration, once with every kernel in
 detail and once with `-p sample.enable=true` (plus any --set given), and the
 table gives the kernels skipped, the cycles of both runs, the sampled run's
 error against the detailed one, the error the sampled run estimated for
-itself (sample.error_ps over its simulated time), and both runs' wall times.
+itself (sample.error_ps over its simulated time), both runs' L2 hits, and both
+runs' wall times.
 Runs go through `chipsim run`, --jobs workloads at a time (each its two runs in
 turn); results are kept as JSON in --dir, named by their arguments, so a second
 call reuses them.
@@ -60,23 +61,24 @@ def row(name, full, smp):
             "skipped": st.get("sample.skipped", 0), "cycles": c0, "sampled_cycles": c1,
             "error_pct": 100.0 * (c1 - c0) / c0 if c0 else 0.0,
             "estimated_pct": 100.0 * st.get("sample.error_ps", 0) / t if t else 0.0,
+            "l2_hits": full["summary"]["l2_hits"], "sampled_l2_hits": smp["summary"]["l2_hits"],
             "wall_s": full["sim"]["wall_s"], "sampled_wall_s": smp["sim"]["wall_s"]}
 
 
-def table(rows):
-    head = ("| workload | kernels | skipped | cycles | sampled | error | estimated error "
-            "| wall (s) | sampled (s) | speed-up |\n|---|---|---|---|---|---|---|---|---|---|")
-    lines = [head]
+def table(rows, wall=True):
+    cols = ["workload", "kernels", "skipped", "cycles", "sampled", "error", "estimated error",
+            "L2 hits", "sampled"]
+    if wall:
+        cols += ["wall (s)", "sampled (s)", "speed-up"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
-        sp = r["wall_s"] / r["sampled_wall_s"] if r["sampled_wall_s"] else 0.0
-        lines.append(f"| {r['workload']} | {r['kernels']:,} | {r['skipped']:,} | "
-                     f"{r['cycles']:,} | {r['sampled_cycles']:,} | {r['error_pct']:+.2f}% | "
-                     f"{r['estimated_pct']:.2f}% | {r['wall_s']:.1f} | "
-                     f"{r['sampled_wall_s']:.1f} | {sp:.2f} |")
-    tw, ts = sum(r["wall_s"] for r in rows), sum(r["sampled_wall_s"] for r in rows)
-    lines.append(f"| all | {sum(r['kernels'] for r in rows):,} | "
-                 f"{sum(r['skipped'] for r in rows):,} | | | | | {tw:.1f} | {ts:.1f} | "
-                 f"{tw / ts if ts else 0:.2f} |")
+        cells = [r["workload"], f"{r['kernels']:,}", f"{r['skipped']:,}", f"{r['cycles']:,}",
+                 f"{r['sampled_cycles']:,}", f"{r['error_pct']:+.2f}%",
+                 f"{r['estimated_pct']:.2f}%", f"{r['l2_hits']:,}", f"{r['sampled_l2_hits']:,}"]
+        if wall:
+            sp = r["wall_s"] / r["sampled_wall_s"] if r["sampled_wall_s"] else 0.0
+            cells += [f"{r['wall_s']:.1f}", f"{r['sampled_wall_s']:.1f}", f"{sp:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -97,6 +99,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--dir", default="results/sampling", help="where the runs' JSON goes")
     ap.add_argument("--json", help="write the rows here too")
+    ap.add_argument("--no-wall", action="store_true",
+                    help="leave the wall times out (when other work shared the machine)")
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     base = []
@@ -118,7 +122,7 @@ def main():
 
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
         rows = list(ex.map(both, names))
-    print(table(rows))
+    print(table(rows, not a.no_wall))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

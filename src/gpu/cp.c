@@ -169,9 +169,26 @@ static void functional_end_ev(struct sim *s, void *obj, uint64_t arg)
     all_wgs_done(obj);
 }
 
+/* Work-groups of chiplet c's share to its CUs that have room, one per CU in
+ * turn as its local CP would hand them out. */
+static void func_fill(struct cp *cp, unsigned c)
+{
+    for (bool more = true; more;) {
+        more = false;
+        for (unsigned u = 0; u < cp->cu_per_ch; u++) {
+            struct cu *cu = &cp->cus[c * cp->cu_per_ch + u];
+            if (wgs_has(&cp->ws, c, u) && cu_can_accept(cu, &cp->k)) {
+                cu_func_dispatch(cu, &cp->k, wgs_take(&cp->ws, c, u));
+                cp->st.wgs++;
+                more = true;
+            }
+        }
+    }
+}
+
 /* A skipped kernel: once nothing is in flight, its work-groups run at once,
- * one per CU in turn as dispatch would hand them out, and the kernel ends
- * after its estimated run time. */
+ * every CU full as dispatch would keep it and every warp one operation per
+ * round, and the kernel ends after its estimated run time. */
 static void run_functional(struct sim *s, void *obj, uint64_t arg)
 {
     (void)arg;
@@ -180,26 +197,38 @@ static void run_functional(struct sim *s, void *obj, uint64_t arg)
         sim_after(s, cp->clk->period, run_functional, cp, 0);
         return;
     }
-    uint64_t insts = 0;
-    bool sync = false, more = true;
+    uint64_t insts, insts1, syncs;
+    cu_counts(cp, &insts, &syncs);
+    bool sync = false, busy = true;
     s->functional = true;
-    while (more) {
-        more = false;
-        for (unsigned c = 0; c < cp->nch; c++)
-            for (unsigned u = 0; u < cp->cu_per_ch; u++)
-                if (wgs_has(&cp->ws, c, u)) {
-                    insts += cu_run_functional(&cp->cus[c * cp->cu_per_ch + u], &cp->k,
-                                               wgs_take(&cp->ws, c, u), &sync);
-                    cp->st.wgs++;
-                    more = true;
-                }
+    for (unsigned c = 0; c < cp->nch; c++)
+        cp->chip[c].refill = true;
+    while (busy) {
+        busy = false;
+        for (unsigned c = 0; c < cp->nch; c++) {
+            struct cp_chiplet *ch = &cp->chip[c];
+            if (ch->refill && wgs_left(&cp->ws, c))
+                func_fill(cp, c);
+            ch->refill = false;
+            for (unsigned u = 0; u < cp->cu_per_ch; u++) {
+                struct cu *cu = &cp->cus[c * cp->cu_per_ch + u];
+                unsigned resident = cu_busy_wgs(cu);
+                if (!resident)
+                    continue;
+                busy |= cu_func_round(cu, &sync);
+                ch->refill |= cu_busy_wgs(cu) < resident;
+            }
+            busy |= wgs_left(&cp->ws, c);
+        }
     }
     s->functional = false;
     for (unsigned c = 0; c < cp->nch; c++)
         SIM_ASSERT(s, "cp", !wgs_left(&cp->ws, c));
     cp->wgs_left = 0;
+    cu_counts(cp, &insts1, &syncs);
     sim_progress(s);
-    sim_after(s, sample_skipped(&cp->smp, cp->sgroup, insts, sync), functional_end_ev, cp, 0);
+    sim_after(s, sample_skipped(&cp->smp, cp->sgroup, insts1 - insts, sync), functional_end_ev,
+              cp, 0);
 }
 
 static void start_dispatch(struct sim *s, void *obj)

@@ -54,6 +54,7 @@ typedef ps_t (*cp_place_fn)(void *obj, const struct sched_launch *l);
 struct cp_chiplet {
     unsigned rr;             /* next CU to try, round-robin */
     bool dispatching;        /* a dispatch event is pending */
+    bool refill;             /* functional pass: a work-group ended, its CU has room */
 };
 
 struct cp {

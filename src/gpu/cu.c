@@ -906,7 +906,8 @@ static void init_warp(struct cu *cu, struct cu_warp *w, struct cu_wg *g, unsigne
     w->age = cu->next_age++;
 }
 
-void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg)
+/* Give work-group wg of k a work-group slot, its LDS and warp slots. */
+static struct cu_wg *place_wg(struct cu *cu, const struct kernel *k, uint32_t wg)
 {
     SIM_ASSERT(cu->env.s, "cu", cu_can_accept(cu, k));
     struct cu_wg *g = cu->wgs;
@@ -921,90 +922,106 @@ void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg)
         cu->free_slots &= cu->free_slots - 1;
         g->slots |= 1ull << slot;
         init_warp(cu, &cu->warps[slot], g, i);
-        wake_at(cu, &cu->warps[slot], cu->env.s->now);
     }
+    return g;
+}
+
+void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg)
+{
+    struct cu_wg *g = place_wg(cu, k, wg);
+    for (uint64_t m = g->slots; m; m &= m - 1)
+        wake_at(cu, &cu->warps[__builtin_ctzll(m)], cu->env.s->now);
 }
 
 /* ---- the warming pass of kernel sampling (gpu/sample.h) ------------------------ */
 
-/* Run warp w until it reaches a barrier or exits. */
-static void func_warp(struct cu *cu, struct cu_warp *w, bool *sync)
+void cu_func_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg)
 {
-    struct line_set ls;
+    SIM_ASSERT(cu->env.s, "cu", cu->env.s->functional);
+    place_wg(cu, k, wg);
+}
+
+/* Warp w's next operation, carried out at once. */
+static void func_op(struct cu *cu, struct cu_warp *w, bool *sync)
+{
     const struct kernel_op *op = &w->op;
-    for (;;) {
-        memset(&w->op, 0, sizeof w->op);
-        w->kw.k->next(w->kw.k, &w->kw, &w->op);
-        bool counted = !(op->flags & KOP_F_NOCOUNT);
-        if (op->kind == KOP_ALU) {
-            uint64_t n = op->n ? op->n : 1;
-            cu->st.warp_insts += counted ? n : 0;
-            cu->st.alu_insts += counted ? n : 0;
-            continue;
+    memset(&w->op, 0, sizeof w->op);
+    w->kw.k->next(w->kw.k, &w->kw, &w->op);
+    bool counted = !(op->flags & KOP_F_NOCOUNT);
+    if (op->kind == KOP_ALU) {
+        uint64_t n = op->n ? op->n : 1;
+        cu->st.warp_insts += counted ? n : 0;
+        cu->st.alu_insts += counted ? n : 0;
+        return;
+    }
+    cu->st.warp_insts += counted;
+    struct line_set ls;
+    switch (op->kind) {
+    case KOP_LOAD:
+    case KOP_STORE:
+    case KOP_ATOMIC:
+        cu->st.mem_insts++;
+        /* what makes a warp wait on another: not done here (the kernel's group
+         * runs in detail from now on) */
+        if ((op->kind == KOP_LOAD && op->flags & KOP_F_SPIN && cu->env.chk->on) ||
+            (op->scope != SCOPE_CTA && op->sem != SEM_WEAK &&
+             (mem_sem_acquires(op->sem) || mem_sem_releases(op->sem))))
+            *sync = true;
+        coalesce(cu, w, &ls);
+        issue_lines(cu, w, &ls, true);
+        return;
+    case KOP_LDS_LOAD:
+    case KOP_LDS_STORE:
+        lds_op(cu, w);
+        return;
+    case KOP_BARRIER:
+        w->state = W_WAIT_BAR;
+        w->wg->at_barrier++;
+        return;
+    case KOP_FENCE:
+        if (op->scope != SCOPE_CTA) {
+            cu->st.fences++;
+            *sync = true;
         }
-        cu->st.warp_insts += counted;
-        switch (op->kind) {
-        case KOP_LOAD:
-        case KOP_STORE:
-        case KOP_ATOMIC:
-            cu->st.mem_insts++;
-            /* what makes a warp wait on another: not run here (the kernel's
-             * group stays detailed) */
-            if ((op->kind == KOP_LOAD && op->flags & KOP_F_SPIN && cu->env.chk->on) ||
-                (op->scope != SCOPE_CTA && op->sem != SEM_WEAK &&
-                 (mem_sem_acquires(op->sem) || mem_sem_releases(op->sem))))
-                *sync = true;
-            coalesce(cu, w, &ls);
-            issue_lines(cu, w, &ls, true);
-            continue;
-        case KOP_LDS_LOAD:
-        case KOP_LDS_STORE:
-            lds_op(cu, w);
-            continue;
-        case KOP_BARRIER:
-            w->state = W_WAIT_BAR;
-            w->wg->at_barrier++;
-            return;
-        case KOP_FENCE:
-            if (op->scope != SCOPE_CTA) {
-                cu->st.fences++;
-                *sync = true;
-            }
-            continue;
-        case KOP_EXIT:
-            w->state = W_FREE;
-            w->wg->exited++;
-            return;
-        default:
-            SIM_BUG(cu->env.s, "cu", "kernel %s: unknown op kind %u", w->kw.k->name, op->kind);
-        }
+        return;
+    case KOP_EXIT:
+        w->state = W_FREE;
+        w->wg->exited++;
+        return;
+    default:
+        SIM_BUG(cu->env.s, "cu", "kernel %s: unknown op kind %u", w->kw.k->name, op->kind);
     }
 }
 
-uint64_t cu_run_functional(struct cu *cu, const struct kernel *k, uint32_t wg, bool *sync)
+bool cu_func_round(struct cu *cu, bool *sync)
 {
-    struct sim *s = cu->env.s;
-    unsigned nw = warps_of(cu, k);
-    SIM_ASSERT(s, "cu", s->functional && !cu->nwgs && nw <= cu->nslots);
-    struct cu_wg *g = &cu->wgs[0];
-    *g = (struct cu_wg){.k = k, .wg = wg, .nwarps = nw, .lds_b = k->lds_b};
-    uint64_t insts = cu->st.warp_insts;
-    for (unsigned i = 0; i < nw; i++)
-        init_warp(cu, &cu->warps[i], g, i);
-    while (g->exited < nw) {
-        for (unsigned i = 0; i < nw; i++)
-            if (cu->warps[i].state == W_RUN)
-                func_warp(cu, &cu->warps[i], sync);
-        /* every warp left is at the barrier */
-        g->at_barrier = 0;
-        cu->st.barriers += g->exited < nw;
-        for (unsigned i = 0; i < nw; i++)
-            if (cu->warps[i].state == W_WAIT_BAR)
-                cu->warps[i].state = W_RUN;
+    bool stopped = false; /* a warp reached a barrier or its end */
+    for (uint64_t m = ~cu->free_slots & low_bits(cu->nslots); m; m &= m - 1) {
+        struct cu_warp *w = &cu->warps[__builtin_ctzll(m)];
+        if (w->state == W_RUN) {
+            func_op(cu, w, sync);
+            stopped |= w->state != W_RUN;
+        }
     }
-    *g = (struct cu_wg){0};
-    cu->st.wgs++;
-    return cu->st.warp_insts - insts;
+    for (unsigned j = 0; stopped && j < cu->p.max_wgs; j++) {
+        struct cu_wg *g = &cu->wgs[j];
+        if (!g->busy)
+            continue;
+        if (g->exited == g->nwarps) {
+            cu->free_slots |= g->slots;
+            cu->lds_used -= g->lds_b;
+            cu->nwgs--;
+            cu->st.wgs++;
+            *g = (struct cu_wg){0};
+        } else if (g->at_barrier && g->at_barrier == g->nwarps - g->exited) {
+            g->at_barrier = 0;
+            cu->st.barriers++;
+            for (uint64_t m = g->slots; m; m &= m - 1)
+                if (cu->warps[__builtin_ctzll(m)].state == W_WAIT_BAR)
+                    cu->warps[__builtin_ctzll(m)].state = W_RUN;
+        }
+    }
+    return cu->nwgs > 0;
 }
 
 /* ---- set-up ---------------------------------------------------------------- */

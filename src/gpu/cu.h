@@ -176,14 +176,17 @@ void cu_reg_stats(struct cu *cu, struct stats *st, const char *prefix);
 bool cu_can_accept(const struct cu *cu, const struct kernel *k);
 /* Start work-group wg of k on this CU now. */
 void cu_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg);
-/* Run work-group wg of k on this idle CU at once, in functional mode
- * (s->functional; kernel sampling's warming pass, gpu/sample.h): its warps
- * run in turn between barriers, and each line request completes through the
- * memory system before the next is sent. The CU's counters count it as
- * when run in time. *sync is set if the work-group synchronizes with others
- * (a fence, acquire or release of GPU or system scope, or a spin load):
- * that is not waited for here. Returns its warp instructions. */
-uint64_t cu_run_functional(struct cu *cu, const struct kernel *k, uint32_t wg, bool *sync);
+/* Kernel sampling's warming pass (gpu/sample.h), in functional mode
+ * (s->functional): cu_func_dispatch places a work-group as cu_dispatch does,
+ * but schedules nothing; each cu_func_round then carries out the next
+ * operation of every warp that can go on, memory requests completing through
+ * the memory system before the next is sent, and frees the work-groups that
+ * have ended (the CU's counters count them as in time). *sync is set if a
+ * warp synchronizes with other work-groups (a fence, acquire or release of
+ * GPU or system scope, or a spin load): that is not waited for. Returns
+ * whether work-groups remain. */
+void cu_func_dispatch(struct cu *cu, const struct kernel *k, uint32_t wg);
+bool cu_func_round(struct cu *cu, bool *sync);
 /* Work-groups resident. */
 static inline unsigned cu_busy_wgs(const struct cu *cu) { return cu->nwgs; }
 

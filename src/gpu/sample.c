@@ -18,6 +18,9 @@ const struct cfg_key sample_keys[] = {
      "a kernel also runs in detail when its group's last kernel ran more warp instructions "
      "than the detailed ones the estimate is fitted on by more than this fraction, or fewer "
      "(an estimate interpolates rather than extrapolates)", NULL},
+    {"tolerance", CFG_FLOAT, "0.02", 0, 1e9,
+     "a group's kernels keep running in detail while the last of them checked differed from "
+     "its estimate by more than this fraction of its time", NULL},
     CFG_END,
 };
 
@@ -27,7 +30,8 @@ int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, s
     *p = (struct sample_params){.on = cfg_bool(sec, "enable"),
                                 .first = (uint32_t)cfg_uint(sec, "first"),
                                 .every = (uint32_t)cfg_uint(sec, "every"),
-                                .reach = cfg_float(sec, "reach")};
+                                .reach = cfg_float(sec, "reach"),
+                                .tolerance = cfg_float(sec, "tolerance")};
     return 0;
 }
 
@@ -84,13 +88,34 @@ static uint64_t signature(const struct kernel *k)
     return h;
 }
 
+/* The points the group's estimate is fitted on: its latest detailed kernels
+ * after its first, or the first while it is the only one. */
+static unsigned points(const struct sample_group *g, const uint64_t **x, const ps_t **y)
+{
+    if (g->n) {
+        *x = g->x;
+        *y = g->y;
+        return g->n;
+    }
+    *x = &g->x0;
+    *y = &g->y0;
+    return g->have0;
+}
+
 /* Whether x warp instructions lie within reach of the instruction counts of
- * the kernels the group's estimate is fitted on (fit_of). */
+ * the points the estimate is fitted on. */
 static bool in_reach(const struct sample *sm, const struct sample_group *g, uint64_t x)
 {
-    unsigned f = g->fit.n ? 1 : 0;
+    const uint64_t *px;
+    const ps_t *py;
+    unsigned n = points(g, &px, &py);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (unsigned i = 0; i < n; i++) {
+        lo = px[i] < lo ? px[i] : lo;
+        hi = px[i] > hi ? px[i] : hi;
+    }
     double r = 1 + sm->p.reach;
-    return (double)x * r >= (double)g->lo[f] && (double)x <= (double)g->hi[f] * r;
+    return n && (double)x * r >= (double)lo && (double)x <= (double)hi * r;
 }
 
 unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
@@ -108,37 +133,32 @@ unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
     uint32_t n = g->seen++;
     *detailed = !sm->p.on || g->sync || n < sm->p.first ||
                 (n - sm->p.first) % sm->p.every == sm->p.every - 1 ||
-                !in_reach(sm, g, g->last);
+                !in_reach(sm, g, g->last) || g->miss > sm->p.tolerance;
     return (unsigned)i;
 }
 
-static void fit_add(struct sample_fit *f, double x, double y)
-{
-    f->n++;
-    f->sx += x;
-    f->sy += y;
-    f->sxx += x * x;
-    f->sxy += x * y;
-}
-
 /* Least squares through the points when their instruction counts differ
- * (and the line stays positive there), else in proportion to the mean. */
-static double fit_predict(const struct sample_fit *f, double x)
+ * (and the line stays positive at x), else their mean time in proportion to
+ * their mean count. */
+static double predict(const struct sample_group *g, uint64_t x)
 {
-    double d = f->n * f->sxx - f->sx * f->sx;
-    if (f->n >= 2 && d > 1e-9 * f->n * f->sxx) {
-        double b = (f->n * f->sxy - f->sx * f->sy) / d, a = (f->sy - b * f->sx) / f->n;
-        if (a + b * x > 0)
-            return a + b * x;
+    const uint64_t *px;
+    const ps_t *py;
+    unsigned n = points(g, &px, &py);
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (unsigned i = 0; i < n; i++) {
+        sx += (double)px[i];
+        sy += (double)py[i];
+        sxx += (double)px[i] * (double)px[i];
+        sxy += (double)px[i] * (double)py[i];
     }
-    return f->sx > 0 ? x * f->sy / f->sx : f->sy / f->n;
-}
-
-/* The group's first kernel, which finds its data cold, only while it is the
- * only one. */
-static const struct sample_fit *fit_of(const struct sample_group *g)
-{
-    return g->fit.n ? &g->fit : g->first.n ? &g->first : NULL;
+    double d = n * sxx - sx * sx;
+    if (n >= 2 && d > 1e-9 * n * sxx) {
+        double b = (n * sxy - sx * sy) / d, a = (sy - b * sx) / n;
+        if (a + b * (double)x > 0)
+            return a + b * (double)x;
+    }
+    return sx > 0 ? (double)x * sy / sx : sy / n;
 }
 
 /* With no detailed kernel predicted, nothing bounds the estimate but itself:
@@ -157,29 +177,31 @@ void sample_detailed(struct sample *sm, unsigned gi, uint64_t insts, ps_t run_ps
     g->sync |= sync;
     sm->st.detailed++;
     /* checked as a skipped kernel would be estimated: only within reach */
-    const struct sample_fit *known = fit_of(g);
-    if (sm->p.on && known && in_reach(sm, g, insts)) {
-        double err = fit_predict(known, (double)insts) - (double)run_ps;
+    if (sm->p.on && in_reach(sm, g, insts)) {
+        double err = fabs(predict(g, insts) - (double)run_ps);
         sm->st.checked++;
         sm->st.checked_ps += run_ps;
-        sm->st.checked_err_ps += (uint64_t)llround(fabs(err));
+        sm->st.checked_err_ps += (uint64_t)llround(err);
+        g->miss = run_ps ? err / (double)run_ps : 0;
         update_error(sm);
     }
-    unsigned f = g->first.n ? 1 : 0; /* [0]: the group's first kernel, [1]: the later ones */
-    struct sample_fit *fit = f ? &g->fit : &g->first;
-    if (!fit->n || insts < g->lo[f])
-        g->lo[f] = insts;
-    if (!fit->n || insts > g->hi[f])
-        g->hi[f] = insts;
-    fit_add(fit, (double)insts, (double)run_ps);
+    if (!g->have0) {
+        g->x0 = insts;
+        g->y0 = run_ps;
+        g->have0 = true;
+    } else {
+        g->x[g->next] = insts;
+        g->y[g->next] = run_ps;
+        g->next = (g->next + 1) % SAMPLE_WINDOW;
+        g->n += g->n < SAMPLE_WINDOW;
+    }
     g->last = insts;
 }
 
 ps_t sample_skipped(struct sample *sm, unsigned gi, uint64_t insts, bool sync)
 {
     struct sample_group *g = &sm->g[gi];
-    const struct sample_fit *f = fit_of(g);
-    ps_t est = (ps_t)llround(fit_predict(f, (double)insts));
+    ps_t est = (ps_t)llround(predict(g, insts));
     g->sync |= sync;
     g->last = insts;
     sm->st.skipped++;

@@ -6,9 +6,11 @@
  * through the caches, the directories and memory at once, so the contents
  * of every cache and the checker's versions stay as they would be, and the
  * time they would take is estimated from the group's detailed kernels
- * (run time = a + b x warp instructions, least squares). Each detailed
- * kernel after the group's first is predicted before it runs; the errors of
- * those predictions give the estimate's error.
+ * (run time = a + b x warp instructions, least squares over its latest
+ * detailed kernels). Each detailed kernel is predicted before it runs; the
+ * errors of those predictions give the estimate's error, and a group whose
+ * last prediction missed, or whose work moved beyond what was measured,
+ * runs in detail again.
  *
  * Approximate (docs/sampling.md): a skipped kernel's run time, and what only
  * timing decides in it (MSHR merges, DRAM row hits, link traffic, the order
@@ -28,23 +30,27 @@ struct sample_params {
     uint32_t every; /* after them, one kernel in `every` runs in detail */
     double reach;   /* and so does one whose group's last kernel ran more than this fraction
                        beyond the instruction counts the estimate was fitted on */
+    double tolerance; /* and every one while the last checked missed by more than this */
 };
 
 extern const struct cfg_key sample_keys[];
 int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, struct err *e);
 
-/* The detailed kernels' fit of a group: run ps against warp instructions. */
-struct sample_fit {
-    double n, sx, sy, sxx, sxy;
-};
+#define SAMPLE_WINDOW 4 /* the latest detailed kernels a group's estimate is fitted on */
 
 struct sample_group {
     uint64_t sig;
     uint32_t seen;     /* kernels of the group so far */
-    uint64_t last;     /* warp instructions of the last of them */
-    uint64_t lo[2], hi[2]; /* those of the kernels fitted: [0] first, [1] fit */
     bool sync;         /* its work-groups synchronize with each other: never skipped */
-    struct sample_fit first, fit; /* the group's first kernel alone, and the later detailed ones */
+    bool have0;        /* its first kernel ran (x0, y0: it finds its data cold, so it is
+                          fitted on only while it is the only one) */
+    uint64_t last;     /* warp instructions of its last kernel */
+    double miss;       /* relative error of the estimate of its last kernel checked */
+    uint64_t x0;
+    ps_t y0;
+    uint64_t x[SAMPLE_WINDOW]; /* warp instructions and run ps of its latest detailed */
+    ps_t y[SAMPLE_WINDOW];     /* kernels after the first, n of them, the next at next */
+    unsigned n, next;
 };
 
 struct sample {

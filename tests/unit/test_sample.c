@@ -3,7 +3,8 @@
  * its error; every kernel run in detail gives the unsampled result; skipped
  * kernels run functionally do the same work (warp instructions, L1
  * requests) with the checker quiet under every scheme where the schemes'
- * operations are needed, and a dropped operation still makes it fire.
+ * operations are needed, and a dropped operation still makes it fire;
+ * tools/sampling_error.py compares sampled and whole runs.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -13,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "base/base.h"
+#include "cli_util.h"
 #include "gpu/sample.h"
 #include "tiny_run.h"
 #include "workload/wl.h"
@@ -35,12 +38,13 @@ static long long stat_of(const json_t *j, const char *name)
 
 /* Skip all but each group's first kernel, whatever the others' work. */
 static const char *const skip_most[] = {"-p", "sample.enable=true", "-p", "sample.first=1",
-                                        "-p", "sample.every=1000", "-p", "sample.reach=1e9"};
+                                        "-p", "sample.every=1000", "-p", "sample.reach=1e9",
+                                        "-p", "sample.tolerance=1e9"};
 
 static json_t *run(const char *wl, const char *const *args, size_t nargs, const char *json)
 {
-    const char *extra[16] = {0};
-    cr_assert(nargs < 16);
+    const char *extra[24] = {0};
+    cr_assert(nargs < 24);
     for (size_t i = 0; i < nargs; i++)
         extra[i] = args[i];
     int rc;
@@ -52,7 +56,7 @@ static json_t *run(const char *wl, const char *const *args, size_t nargs, const 
 Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
 {
     struct sample sm;
-    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3, .reach = 1e9});
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3, .reach = 1e9, .tolerance = 1e9});
     struct kernel k = {.name = "k", .grid = {4, 1, 1}, .block = {64, 1, 1}};
     struct kernel other = {.name = "k", .grid = {8, 1, 1}, .block = {64, 1, 1}};
     bool det;
@@ -72,7 +76,7 @@ Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
     cr_assert(!det);
     cr_assert_eq(sample_skipped(&sm, g, 300, false), 3300, "in proportion to the one point");
     sample_free(&sm);
-    sample_init(&sm, &(struct sample_params){.on = true, .first = 1, .every = 100, .reach = 1e9});
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 1, .every = 100, .reach = 1e9, .tolerance = 1e9});
     g = sample_begin(&sm, &k, &det);
     sample_detailed(&sm, g, 100, 1000, false);
     sample_begin(&sm, &k, &det);
@@ -80,7 +84,7 @@ Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
     cr_assert_eq(sample_skipped(&sm, g, 100, false), 1000);
     cr_assert_eq(sm.st.error_ps, 1000, "nothing checked: the whole estimate is the error");
     sample_free(&sm);
-    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3, .reach = 1e9});
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3, .reach = 1e9, .tolerance = 1e9});
     g = sample_begin(&sm, &k, &det);
     sample_detailed(&sm, g, 100, 5000, false);
     sample_begin(&sm, &other, &det);
@@ -122,7 +126,7 @@ Test(sample, a_kernel_after_one_beyond_reach_of_the_fitted_ones_runs_in_detail)
 {
     struct sample sm;
     sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 1000,
-                                             .reach = 0.1});
+                                             .reach = 0.1, .tolerance = 1e9});
     struct kernel k = {.name = "k", .grid = {4, 1, 1}, .block = {64, 1, 1}};
     bool det;
     unsigned g = sample_begin(&sm, &k, &det);
@@ -150,6 +154,28 @@ Test(sample, a_kernel_after_one_beyond_reach_of_the_fitted_ones_runs_in_detail)
     sample_detailed(&sm, g, 120, 1250, false); /* within reach: predicted 1200 */
     cr_assert_eq(sm.st.checked, 1);
     cr_assert_eq(sm.st.checked_err_ps, 50);
+    sample_free(&sm);
+}
+
+Test(sample, a_group_runs_in_detail_while_its_estimate_misses)
+{
+    struct sample sm;
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 1000,
+                                             .reach = 1e9, .tolerance = 0.02});
+    struct kernel k = {.name = "k", .grid = {4, 1, 1}, .block = {64, 1, 1}};
+    bool det;
+    unsigned g = sample_begin(&sm, &k, &det);
+    sample_detailed(&sm, g, 100, 1000, false); /* cold */
+    sample_begin(&sm, &k, &det);
+    sample_detailed(&sm, g, 100, 2000, false); /* predicted 1000: missed by half */
+    sample_begin(&sm, &k, &det);
+    cr_assert(det, "the last estimate missed by 50%%");
+    sample_detailed(&sm, g, 100, 2020, false); /* predicted 2000: 1% */
+    sample_begin(&sm, &k, &det);
+    cr_assert(!det);
+    cr_assert_eq(sample_skipped(&sm, g, 100, false), 2010, "the mean of the window");
+    cr_assert_eq(sm.st.checked, 2);
+    cr_assert_eq(sm.st.checked_err_ps, 1000 + 20);
     sample_free(&sm);
 }
 
@@ -190,10 +216,10 @@ Test(sample, skipped_kernels_do_the_same_work_with_the_checker_quiet)
             char sch[64];
             snprintf(sch, sizeof sch, "coherence.scheme=%s", schemes[s][0]);
             const char *base[] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", schemes[s][1]};
-            const char *sampled[14];
+            const char *sampled[16];
             memcpy(sampled, base, sizeof base);
             memcpy(sampled + 6, skip_most, sizeof skip_most);
-            json_t *a = run(wls[i], base, 6, json), *b = run(wls[i], sampled, 14, json);
+            json_t *a = run(wls[i], base, 6, json), *b = run(wls[i], sampled, 16, json);
             cr_expect_gt(stat_of(b, "sample.skipped"), 0, "%s x %s", schemes[s][0], wls[i]);
             cr_expect_eq(tiny_summary(b, "stale_reads"), 0, "%s x %s", schemes[s][0], wls[i]);
             cr_expect_eq(tiny_summary(a, "warp_insts"), tiny_summary(b, "warp_insts"),
@@ -228,9 +254,9 @@ Test(sample, a_dropped_operation_makes_the_checker_fire_in_skipped_kernels)
         char sch[64], fl[64];
         snprintf(sch, sizeof sch, "coherence.scheme=%s", cases[i].scheme);
         snprintf(fl, sizeof fl, "coherence.fault=%s", cases[i].fault);
-        const char *args[14] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", fl};
+        const char *args[16] = {"-c", "configs/d4-artifact.ini", "-p", sch, "-p", fl};
         memcpy(args + 6, skip_most, sizeof skip_most);
-        json_t *j = run(cases[i].wl, args, 14, json);
+        json_t *j = run(cases[i].wl, args, 16, json);
         long long det = stat_of(j, "sample.detailed"), groups = stat_of(j, "sample.groups");
         cr_expect_eq(det, groups, "%s/%s: only each group's first kernel in detail",
                      cases[i].scheme, cases[i].fault);
@@ -256,4 +282,49 @@ Test(sample, a_bad_key_is_refused_with_its_name)
     cr_expect_eq(rc, 2);
     cr_expect_null(j);
     unlink(json);
+}
+
+/* tools/sampling_error.py's rows: with every kernel in detail the sampled
+ * run is the whole run; with the defaults it skips kernels. */
+static json_t *tool_rows(const char *dir, const char *set)
+{
+    const char *b = getenv("CHIPSIM_BIN");
+    char *cmd = xasprintf("python3 tools/sampling_error.py --binary %s -c configs/tiny.ini --small "
+                          "-w gaussian -w sssp --jobs 1 --no-wall --dir %s --json %s/rows.json%s%s "
+                          ">/dev/null", b ? b : "bin/chipsim", dir, dir, set ? " --set " : "",
+                          set ? set : "");
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    free(cmd);
+    char *path = xasprintf("%s/rows.json", dir);
+    json_error_t je;
+    json_t *rows = json_load_file(path, 0, &je);
+    cr_assert(json_is_array(rows) && json_array_size(rows) == 2, "%s", je.text);
+    unlink(path);
+    free(path);
+    return rows;
+}
+
+static long long field(const json_t *rows, size_t i, const char *k)
+{
+    return json_integer_value(json_object_get(json_array_get(rows, i), k));
+}
+
+Test(sample, the_error_tool_compares_sampled_and_whole_runs)
+{
+    char *dir = cli_tmpdir();
+    json_t *all = tool_rows(dir, "sample.every=1"), *dflt = tool_rows(dir, NULL);
+    for (size_t i = 0; i < 2; i++) {
+        cr_expect_eq(field(all, i, "skipped"), 0);
+        cr_expect_eq(field(all, i, "cycles"), field(all, i, "sampled_cycles"));
+        cr_expect_eq(field(all, i, "l2_hits"), field(all, i, "sampled_l2_hits"));
+        cr_expect_eq(field(dflt, i, "cycles"), field(all, i, "cycles"), "the same whole run");
+        cr_expect_gt(field(dflt, i, "skipped"), 0);
+        cr_expect_gt(field(dflt, i, "kernels"), field(dflt, i, "skipped"));
+    }
+    json_decref(all);
+    json_decref(dflt);
+    char *rm = xasprintf("rm -rf %s", dir);
+    cr_assert_eq(system(rm), 0);
+    free(rm);
+    free(dir);
 }
