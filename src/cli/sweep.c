@@ -540,10 +540,27 @@ void sweep_keep_matrices(struct sweep *sw, const char *prefix)
     sw->nruns = k;
 }
 
+/* Is name one of the space-separated list? */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list ? list : ""; *p; p += strcspn(p, " "), p += *p == ' ')
+        if (!strncmp(p, name, n) && (p[n] == ' ' || !p[n]))
+            return true;
+    return false;
+}
+
 void sweep_add_override(struct sweep *sw, const char *override)
+{
+    sweep_add_override_except(sw, override, NULL);
+}
+
+void sweep_add_override_except(struct sweep *sw, const char *override, const char *except)
 {
     for (size_t i = 0; i < sw->nruns; i++) {
         struct sweep_run *r = &sw->runs[i];
+        if (listed(except, r->workload))
+            continue;
         r->overrides = xrealloc(r->overrides, (r->noverrides + 2) * sizeof *r->overrides);
         r->overrides[r->noverrides++] = xstrdup(override);
         r->overrides[r->noverrides] = NULL;

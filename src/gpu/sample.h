@@ -2,10 +2,11 @@
  * sample.h -- kernel sampling (docs/sampling.md): the kernels of a run are
  * grouped by signature (name, grid, block and the data structures passed);
  * each group's first kernels and then every n-th run in detail, and the
- * others run only functionally (cu_run_functional): their accesses pass
- * through the caches, the directories and memory at once, so the contents
- * of every cache and the checker's versions stay as they would be, and the
- * time they would take is estimated from the group's detailed kernels
+ * others run only functionally (cu_func_dispatch, cu_func_round): their
+ * accesses pass through the caches, the directories, memory and the checker
+ * at once, so every later kernel starts from the caches, directories and
+ * versions an execution of them leaves, and the time they would take is
+ * estimated from the group's detailed kernels
  * (run time = a + b x warp instructions, least squares over its latest
  * detailed kernels). Each detailed kernel is predicted before it runs; the
  * errors of those predictions give the estimate's error, and a group whose
@@ -13,8 +14,8 @@
  * runs in detail again.
  *
  * Approximate (docs/sampling.md): a skipped kernel's run time, and what only
- * timing decides in it (MSHR merges, DRAM row hits, link traffic, the order
- * in which work-groups of different CUs reach a line).
+ * timing decides in it (the order of its accesses and so its hits and MSHR
+ * merges, DRAM row hits, the occupancy of links, ports and banks).
  */
 #ifndef CHIPSIM_SAMPLE_H
 #define CHIPSIM_SAMPLE_H

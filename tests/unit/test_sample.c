@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "base/base.h"
+#include "cli/sweep.h"
 #include "cli_util.h"
 #include "gpu/sample.h"
 #include "tiny_run.h"
@@ -327,4 +328,28 @@ Test(sample, the_error_tool_compares_sampled_and_whole_runs)
     cr_assert_eq(system(rm), 0);
     free(rm);
     free(dir);
+}
+
+/* What `study cpelide --sample` adds: sampling in the runs of every workload
+ * but those listed (a name is matched whole, not as a prefix). */
+Test(sample, the_study_samples_every_workload_but_those_listed)
+{
+    struct sweep sw;
+    struct err e;
+    cr_assert_eq(sweep_load_sections(&sw, "studies/cpelide.ini", false, &e), 0, "%s", e.msg);
+    sweep_filter(&sw, "gpu.chiplets=4");
+    sweep_add_override_except(&sw, "sample.enable=true", "hotspot3d lulesh rnn-gru");
+    size_t on = 0, off = 0;
+    for (size_t i = 0; i < sw.nruns; i++) {
+        const struct sweep_run *r = &sw.runs[i];
+        bool has = !strcmp(r->overrides[r->noverrides - 1], "sample.enable=true");
+        bool listed = !strcmp(r->workload, "hotspot3d") || !strcmp(r->workload, "lulesh");
+        cr_expect_eq(has, !listed, "%s", r->key);
+        cr_expect_eq(has, strstr(r->key, "sample.enable=true") != NULL, "%s", r->key);
+        on += has;
+        off += !has;
+    }
+    cr_expect_eq(off, 2 * 6, "two workloads x six runs each");
+    cr_expect_eq(on, 22 * 6);
+    sweep_free(&sw);
 }
