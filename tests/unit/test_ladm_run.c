@@ -16,13 +16,6 @@
 
 #include "tiny_run.h"
 
-static const struct wl_ops *wl_named(const char *name)
-{
-    const struct wl_ops *w = wl_find(name);
-    cr_assert(w, "no workload %s", name);
-    return w;
-}
-
 #define SWFLAT "-p", "coherence.scheme=swcoh", "-p", "coherence.mode=flat", "-p", \
                "coherence.write_through=remote", "-p", "check.enable=true"
 
@@ -51,7 +44,7 @@ Test(ladm_run, remote_sends_equal_remote_local_accesses_with_zero_stale_reads)
                 const char *extra[] = {SWFLAT, "-p", pol[p][0], "-p", pol[p][1], "-p",
                                        gpus > 1 ? "gpu.gpus=2" : "gpu.gpus=1", NULL};
                 int rc;
-                json_t *j = tiny_run(wl_named(*n), extra, json, &rc);
+                json_t *j = tiny_run(tiny_wl(*n), extra, json, &rc);
                 cr_assert_eq(rc, 0, "%s, %s", *n, pol[p][0]);
                 long long sent = tiny_summary(j, "l2_sent_remote");
                 long long rl = tiny_summary(j, "l2_remote_local_accesses");
@@ -73,7 +66,7 @@ static json_t *run_summary(const char *wl, const char *const *extra, const char 
                            long long *ronce)
 {
     int rc;
-    json_t *j = tiny_run(wl_named(wl), extra, json, &rc);
+    json_t *j = tiny_run(tiny_wl(wl), extra, json, &rc);
     cr_assert_eq(rc, 0, "%s", wl);
     *ronce = stat_of(j, "coherence.ronce_kernels");
     json_t *s = json_deep_copy(json_object_get(j, "summary"));
@@ -141,7 +134,7 @@ Test(ladm_run, every_policy_runs_every_ladm_workload_with_zero_stale_reads, .tim
             const char *extra[] = {SWFLAT, "-p", "gpu.gpus=2", "-p", pol[p][0], "-p", pol[p][1],
                                    "-p", pol[p][2], "-p", pol[p][3], NULL};
             int rc;
-            json_t *j = tiny_run(wl_named(*n), extra, json, &rc);
+            json_t *j = tiny_run(tiny_wl(*n), extra, json, &rc);
             cr_assert_eq(rc, 0, "%s under %s, %s", *n, pol[p][0], pol[p][1]);
             cr_expect_eq(tiny_summary(j, "stale_reads"), 0, "%s under %s, %s", *n, pol[p][0],
                          pol[p][1]);
@@ -168,7 +161,7 @@ Test(ladm_run, the_dynamically_shared_l2_needs_its_bulk_invalidation)
                                    fault ? "coherence.fault=skip_bulk_inv" : "coherence.fault=none",
                                    NULL};
             int rc;
-            json_t *j = tiny_run(wl_named(*n), extra, json, &rc);
+            json_t *j = tiny_run(tiny_wl(*n), extra, json, &rc);
             cr_assert_eq(rc, 0, "%s", *n);
             long long stale = tiny_summary(j, "stale_reads");
             if (fault)

@@ -35,15 +35,6 @@ static const struct must musts[] = {
     {"hmg", "no_forward", {"gaussian", "srad-v2"}, "configs/hmg-4x4.ini"},
 };
 
-static const struct wl_ops *wl_named(const char *name)
-{
-    for (const struct wl_ops *const *w = wl_registry; *w; w++)
-        if (!strcmp((*w)->name, name))
-            return *w;
-    cr_assert_fail("no workload %s", name);
-    return NULL;
-}
-
 /* Stale reads of one run. */
 static long stale_reads(const struct must *m, const char *fault, const struct wl_ops *w,
                         const char *json)
@@ -70,7 +61,7 @@ Test(mustfire, every_dropped_operation_makes_the_checker_fire)
     cr_assert(nerr);
     for (size_t i = 0; i < sizeof musts / sizeof *musts; i++)
         for (const char *const *name = musts[i].wl; *name; name++) {
-            const struct wl_ops *w = wl_named(*name);
+            const struct wl_ops *w = tiny_wl(*name);
             cr_expect_gt(stale_reads(&musts[i], musts[i].fault, w, json), 0,
                          "%s with fault %s on %s: no stale read", musts[i].scheme,
                          musts[i].fault, *name);

@@ -21,15 +21,6 @@
 #include "tiny_run.h"
 #include "workload/wl.h"
 
-static const struct wl_ops *wl_named(const char *name)
-{
-    for (const struct wl_ops *const *w = wl_registry; *w; w++)
-        if (!strcmp((*w)->name, name))
-            return *w;
-    cr_assert_fail("no workload %s", name);
-    return NULL;
-}
-
 static long long stat_of(const json_t *j, const char *name)
 {
     json_t *v = json_object_get(json_object_get(j, "stats"), name);
@@ -49,7 +40,7 @@ static json_t *run(const char *wl, const char *const *args, size_t nargs, const 
     for (size_t i = 0; i < nargs; i++)
         extra[i] = args[i];
     int rc;
-    json_t *j = tiny_run(wl_named(wl), extra, json, &rc);
+    json_t *j = tiny_run(tiny_wl(wl), extra, json, &rc);
     cr_assert_eq(rc, 0, "%s: exit %d", wl, rc);
     return j;
 }
@@ -279,7 +270,7 @@ Test(sample, a_bad_key_is_refused_with_its_name)
     tiny_begin(json);
     const char *extra[] = {"-p", "sample.enable=true", "-p", "sample.every=0", NULL};
     int rc;
-    json_t *j = tiny_run(wl_named("square"), extra, json, &rc);
+    json_t *j = tiny_run(tiny_wl("square"), extra, json, &rc);
     cr_expect_eq(rc, 2);
     cr_expect_null(j);
     unlink(json);

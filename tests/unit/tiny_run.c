@@ -51,3 +51,10 @@ void tiny_begin(char *path)
     close(fd);
     cr_assert(freopen("/dev/null", "w", stdout));
 }
+
+const struct wl_ops *tiny_wl(const char *name)
+{
+    const struct wl_ops *w = wl_find(name);
+    cr_assert(w, "no workload %s", name);
+    return w;
+}

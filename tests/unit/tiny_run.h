@@ -22,6 +22,8 @@ json_t *preset_run(const char *config, const struct wl_ops *w, const char *const
 /* Make the temporary result file (path: a mkstemp template) and send the
  * runs' printed output to /dev/null. */
 void tiny_begin(char *path);
+/* The registered workload of that name (the test fails without one). */
+const struct wl_ops *tiny_wl(const char *name);
 /* A summary figure of a result. */
 long long tiny_summary(const json_t *j, const char *key);
 
