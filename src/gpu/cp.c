@@ -151,15 +151,19 @@ static void all_wgs_done(struct cp *cp);
 
 /* ---- kernel sampling (sample.h) --------------------------------------------- */
 
-/* Warp instructions and scoped synchronizations of every CU so far. */
-static void cu_counts(const struct cp *cp, uint64_t *insts, uint64_t *sync)
+/* Warp instructions of every CU so far; with sync, also their scoped
+ * synchronizations. */
+static uint64_t cu_counts(const struct cp *cp, uint64_t *sync)
 {
-    *insts = *sync = 0;
+    uint64_t insts = 0, syncs = 0;
     for (unsigned i = 0; i < cp->nch * cp->cu_per_ch; i++) {
         const struct cu_stats *st = &cp->cus[i].st;
-        *insts += st->warp_insts;
-        *sync += st->fences + st->releases + st->acquires + st->spin_retries;
+        insts += st->warp_insts;
+        syncs += st->fences + st->releases + st->acquires + st->spin_retries;
     }
+    if (sync)
+        *sync = syncs;
+    return insts;
 }
 
 static void functional_end_ev(struct sim *s, void *obj, uint64_t arg)
@@ -197,8 +201,7 @@ static void run_functional(struct sim *s, void *obj, uint64_t arg)
         sim_after(s, cp->clk->period, run_functional, cp, 0);
         return;
     }
-    uint64_t insts, insts1, syncs;
-    cu_counts(cp, &insts, &syncs);
+    uint64_t insts = cu_counts(cp, NULL);
     bool sync = false, busy = true;
     s->functional = true;
     for (unsigned c = 0; c < cp->nch; c++)
@@ -225,10 +228,9 @@ static void run_functional(struct sim *s, void *obj, uint64_t arg)
     for (unsigned c = 0; c < cp->nch; c++)
         SIM_ASSERT(s, "cp", !wgs_left(&cp->ws, c));
     cp->wgs_left = 0;
-    cu_counts(cp, &insts1, &syncs);
+    insts = cu_counts(cp, NULL) - insts;
     sim_progress(s);
-    sim_after(s, sample_skipped(&cp->smp, cp->sgroup, insts1 - insts, sync), functional_end_ev,
-              cp, 0);
+    sim_after(s, sample_skipped(&cp->smp, cp->sgroup, insts, sync), functional_end_ev, cp, 0);
 }
 
 static void start_dispatch(struct sim *s, void *obj)
@@ -250,7 +252,7 @@ static void start_dispatch(struct sim *s, void *obj)
             run_functional(s, cp, 0);
             return;
         }
-        cu_counts(cp, &cp->sinsts, &cp->ssync);
+        cp->sinsts = cu_counts(cp, &cp->ssync);
     }
     for (unsigned c = 0; c < cp->nch; c++) {
         cp->chip[c].rr = 0; /* each kernel starts at the chiplet's first CU */
@@ -367,8 +369,7 @@ static void all_wgs_done(struct cp *cp)
 {
     struct sim *s = cp->s;
     if (cp->smp.p.on && cp->sdetailed && kernel_nwg(&cp->k)) {
-        uint64_t insts, sync;
-        cu_counts(cp, &insts, &sync);
+        uint64_t sync, insts = cu_counts(cp, &sync);
         sample_detailed(&cp->smp, cp->sgroup, insts - cp->sinsts, s->now - cp->phase_t,
                         sync != cp->ssync);
     }

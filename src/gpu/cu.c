@@ -305,7 +305,7 @@ static inline unsigned wg_agent(const struct cu *cu, const struct cu_warp *w)
 
 static void func_line_done(struct sim *s, struct req *r, void *obj);
 
-/* func: the warming pass (cu_run_functional): each line completes before the
+/* func: the warming pass (cu_func_round): each line completes before the
  * next is sent, and the warp waits for nothing. */
 static void issue_lines(struct cu *cu, struct cu_warp *w, const struct line_set *ls, bool func)
 {
@@ -586,16 +586,35 @@ static void do_lds(struct cu *cu, struct cu_warp *w)
 
 /* ---- barriers, exit ------------------------------------------------------ */
 
-static void barrier_check(struct cu *cu, struct cu_wg *g)
+/* Whether every warp of g still running has reached the barrier; if so the
+ * barrier is counted and reset, and the caller lets them go on. */
+static bool barrier_full(struct cu *cu, struct cu_wg *g)
 {
     if (!g->at_barrier || g->at_barrier < g->nwarps - g->exited)
-        return;
+        return false;
     g->at_barrier = 0;
     cu->st.barriers++;
+    return true;
+}
+
+static void barrier_check(struct cu *cu, struct cu_wg *g)
+{
+    if (!barrier_full(cu, g))
+        return;
     ps_t t = cu->env.s->now + cu->env.clk->period;
     for (unsigned i = 0; i < cu->nslots; i++)
         if (cu->warps[i].wg == g && cu->warps[i].state == W_WAIT_BAR)
             wake_at(cu, &cu->warps[i], t);
+}
+
+/* Work-group g has ended: its slots and LDS are free. */
+static void wg_end(struct cu *cu, struct cu_wg *g)
+{
+    cu->free_slots |= g->slots;
+    cu->lds_used -= g->lds_b;
+    cu->nwgs--;
+    cu->st.wgs++;
+    g->busy = false;
 }
 
 static void warp_exit(struct cu *cu, struct cu_warp *w)
@@ -607,11 +626,7 @@ static void warp_exit(struct cu *cu, struct cu_warp *w)
         barrier_check(cu, g);
         return;
     }
-    cu->free_slots |= g->slots;
-    cu->lds_used -= g->lds_b;
-    cu->nwgs--;
-    cu->st.wgs++;
-    g->busy = false;
+    wg_end(cu, g);
     cu->env.wg_done(cu->env.wg_done_obj, cu, g->wg);
 }
 
@@ -619,10 +634,16 @@ static void warp_exit(struct cu *cu, struct cu_warp *w)
 
 /* After a global access issued: a spin load and an acquiring load or atomic
  * make the warp wait for their result (and a spin load may come again). */
+/* A spin load that waits for its flag (it needs the checker's versions). */
+static inline bool spins(const struct cu *cu, const struct kernel_op *op)
+{
+    return op->kind == KOP_LOAD && op->flags & KOP_F_SPIN && cu->env.chk->on;
+}
+
 static bool after_access(struct cu *cu, struct cu_warp *w)
 {
     const struct kernel_op *op = &w->op;
-    bool spin = op->kind == KOP_LOAD && op->flags & KOP_F_SPIN && cu->env.chk->on;
+    bool spin = spins(cu, op);
     bool acq = mem_sem_acquires(op->sem) && op->scope != SCOPE_CTA;
     if (!spin && !acq)
         return true;
@@ -693,6 +714,14 @@ static bool execute(struct cu *cu, struct cu_warp *w)
     }
 }
 
+/* The warp instructions of a compute op. */
+static inline void count_alu(struct cu *cu, const struct kernel_op *op)
+{
+    uint64_t n = op->flags & KOP_F_NOCOUNT ? 0 : op->n ? op->n : 1;
+    cu->st.warp_insts += n;
+    cu->st.alu_insts += n;
+}
+
 /* A compute op issued at t (which may lie ahead of now: runs of compute are
  * accounted without events). */
 static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
@@ -706,10 +735,7 @@ static void alu_issue(struct cu *cu, struct cu_warp *w, ps_t t)
         for (unsigned i = 0; i < dst_count(op); i++)
             w->reg_at[op->dst + i] = at;
     }
-    if (!(op->flags & KOP_F_NOCOUNT)) {
-        cu->st.warp_insts += n;
-        cu->st.alu_insts += n;
-    }
+    count_alu(cu, op);
     w->have_op = false;
 }
 
@@ -947,14 +973,11 @@ static void func_op(struct cu *cu, struct cu_warp *w, bool *sync)
     const struct kernel_op *op = &w->op;
     memset(&w->op, 0, sizeof w->op);
     w->kw.k->next(w->kw.k, &w->kw, &w->op);
-    bool counted = !(op->flags & KOP_F_NOCOUNT);
     if (op->kind == KOP_ALU) {
-        uint64_t n = op->n ? op->n : 1;
-        cu->st.warp_insts += counted ? n : 0;
-        cu->st.alu_insts += counted ? n : 0;
+        count_alu(cu, op);
         return;
     }
-    cu->st.warp_insts += counted;
+    cu->st.warp_insts += !(op->flags & KOP_F_NOCOUNT);
     struct line_set ls;
     switch (op->kind) {
     case KOP_LOAD:
@@ -963,9 +986,8 @@ static void func_op(struct cu *cu, struct cu_warp *w, bool *sync)
         cu->st.mem_insts++;
         /* what makes a warp wait on another: not done here (the kernel's group
          * runs in detail from now on) */
-        if ((op->kind == KOP_LOAD && op->flags & KOP_F_SPIN && cu->env.chk->on) ||
-            (op->scope != SCOPE_CTA && op->sem != SEM_WEAK &&
-             (mem_sem_acquires(op->sem) || mem_sem_releases(op->sem))))
+        if (spins(cu, op) || (op->scope != SCOPE_CTA &&
+                              (mem_sem_acquires(op->sem) || mem_sem_releases(op->sem))))
             *sync = true;
         coalesce(cu, w, &ls);
         issue_lines(cu, w, &ls, true);
@@ -1008,14 +1030,8 @@ bool cu_func_round(struct cu *cu, bool *sync)
         if (!g->busy)
             continue;
         if (g->exited == g->nwarps) {
-            cu->free_slots |= g->slots;
-            cu->lds_used -= g->lds_b;
-            cu->nwgs--;
-            cu->st.wgs++;
-            *g = (struct cu_wg){0};
-        } else if (g->at_barrier && g->at_barrier == g->nwarps - g->exited) {
-            g->at_barrier = 0;
-            cu->st.barriers++;
+            wg_end(cu, g);
+        } else if (barrier_full(cu, g)) {
             for (uint64_t m = g->slots; m; m &= m - 1)
                 if (cu->warps[__builtin_ctzll(m)].state == W_WAIT_BAR)
                     cu->warps[__builtin_ctzll(m)].state = W_RUN;

@@ -470,8 +470,9 @@ void net_send(struct net *n, unsigned from, unsigned to, uint32_t bytes, enum tr
               ev_fn fn, void *obj, uint64_t arg)
 {
     SIM_ASSERT(n->s, "net", from < n->nch && to < n->nch && bytes > 0);
+    enum net_mc mc = tc == TC_COH ? MC_INVAL : MC_REQUEST;
     if (n->s->functional) { /* delivered at once */
-        tally_route(n, from, to, bytes, 0, false, tc, tc == TC_COH ? MC_INVAL : MC_REQUEST);
+        tally_route(n, from, to, bytes, 0, false, tc, mc);
         fn(n->s, obj, arg);
         return;
     }
@@ -480,7 +481,7 @@ void net_send(struct net *n, unsigned from, unsigned to, uint32_t bytes, enum tr
     m->payload = 0;
     m->resp = 0;
     m->tc = (uint8_t)tc;
-    m->mc = tc == TC_COH ? MC_INVAL : MC_REQUEST;
+    m->mc = (uint8_t)mc;
     msg_start(n, m);
 }
 
