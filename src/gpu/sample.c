@@ -44,6 +44,9 @@ static const struct stat_desc sample_desc[] = {
               "warp instructions of the skipped kernels"),
     STAT_DESC(__typeof__(((struct sample *)0)->st), skipped_ps,
               "estimated run time of the skipped kernels, ps"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), drain_ps,
+              "of that time, the part from their dispatch until the traffic of the kernel "
+              "before them had drained (their functional pass waits for it), ps"),
     STAT_DESC(__typeof__(((struct sample *)0)->st), checked,
               "detailed kernels whose run time was predicted before they ran"),
     STAT_DESC(__typeof__(((struct sample *)0)->st), checked_ps, "their run time, ps"),

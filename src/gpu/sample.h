@@ -62,6 +62,8 @@ struct sample {
         uint64_t groups, detailed, skipped;
         uint64_t skipped_insts;  /* warp instructions of the skipped kernels */
         uint64_t skipped_ps;     /* their estimated run time */
+        uint64_t drain_ps;       /* of it, the time from their dispatch until the traffic
+                                    of the kernel before them had drained */
         uint64_t checked;        /* detailed kernels predicted before they ran */
         uint64_t checked_ps;     /* their run time */
         uint64_t checked_err_ps; /* the sum of |prediction - run time| */
