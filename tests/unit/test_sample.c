@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,7 +16,6 @@
 #include <jansson.h>
 
 #include "base/base.h"
-#include "cli/sweep.h"
 #include "cli_util.h"
 #include "gpu/sample.h"
 #include "tiny_run.h"
@@ -353,26 +353,48 @@ Test(sample, the_error_tool_compares_sampled_and_whole_runs)
     free(dir);
 }
 
-/* What `study cpelide --sample` adds: sampling in the runs of every workload
- * but those listed (a name is matched whole, not as a prefix). */
-Test(sample, the_study_samples_every_workload_but_those_listed)
+/* `study cpelide --sample`: every run of every workload sampled; the studies
+ * whose sampling error is not measured refuse --sample. */
+Test(sample, the_study_samples_every_run)
 {
-    struct sweep sw;
-    struct err e;
-    cr_assert_eq(sweep_load_sections(&sw, "studies/cpelide.ini", false, &e), 0, "%s", e.msg);
-    sweep_filter(&sw, "gpu.chiplets=4");
-    sweep_add_override_except(&sw, "sample.enable=true", "hotspot3d lulesh rnn-gru");
-    size_t on = 0, off = 0;
-    for (size_t i = 0; i < sw.nruns; i++) {
-        const struct sweep_run *r = &sw.runs[i];
-        bool has = !strcmp(r->overrides[r->noverrides - 1], "sample.enable=true");
-        bool listed = !strcmp(r->workload, "hotspot3d") || !strcmp(r->workload, "lulesh");
-        cr_expect_eq(has, !listed, "%s", r->key);
-        cr_expect_eq(has, strstr(r->key, "sample.enable=true") != NULL, "%s", r->key);
-        on += has;
-        off += !has;
+    char *dir = cli_tmpdir(), cwd[PATH_MAX];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    char *ini = xasprintf("[sweep]\nconfigs = %s/configs/tiny.ini\nworkloads = babelstream, "
+                          "gaussian\n\n[matrix schemes]\nschemes = viper, cpelide, hmg\n"
+                          "chiplets = 2, 4\n\n[matrix bound]\nschemes = ideal\nchiplets = 4\n\n"
+                          "[matrix reuse]\nschemes = ideal\nchiplets = 4\n"
+                          "set = coherence.caching=d4\n\n[workload babelstream]\nn = 4096\n"
+                          "iterations = 4\n\n[workload gaussian]\nsize = 32\n", cwd);
+    char *file = cli_write_file(dir, "s.ini", ini), *out = xasprintf("%s/out", dir);
+    const char *argv[] = {"study", "cpelide", "--file", file, "--out", out, "--quick",
+                          "--sample", "--jobs", "2", "-q", NULL};
+    struct cli_result r = cli_exec(argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    char *csv = xasprintf("%s/results.csv", out);
+    FILE *f = fopen(csv, "r");
+    cr_assert(f, "%s", csv);
+    char line[1 << 14];
+    size_t rows = 0, sampled = 0;
+    cr_assert(fgets(line, sizeof line, f), "a header");
+    while (fgets(line, sizeof line, f)) {
+        rows++;
+        sampled += strstr(line, "sample.enable=true") != NULL;
     }
-    cr_expect_eq(off, 2 * 6, "two workloads x six runs each");
-    cr_expect_eq(on, 22 * 6);
-    sweep_free(&sw);
+    fclose(f);
+    cr_expect_eq(rows, 10, "two workloads x five runs");
+    cr_expect_eq(sampled, rows, "every run sampled");
+    const char *hmg[] = {"study", "hmg", "--sample", "--out", out, NULL};
+    r = cli_exec(hmg);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--sample") != NULL, "%s", r.err);
+    cli_result_free(&r);
+    char *rm = xasprintf("rm -rf %s", dir);
+    cr_assert_eq(system(rm), 0);
+    free(rm);
+    free(csv);
+    free(out);
+    free(file);
+    free(ini);
+    free(dir);
 }
