@@ -225,6 +225,12 @@ static void run_bucket(struct sim *s)
         if (s->stop)
             return; /* stopped in the middle: the rest runs on the next sim_run() */
         struct event ev = c->ev[bk->pos++];
+        /* the next event's object (often a request back from below, long out
+         * of the host's caches), fetched while this one runs */
+        if (bk->pos < n) {
+            __builtin_prefetch(c->ev[bk->pos].obj);
+            __builtin_prefetch((const char *)c->ev[bk->pos].obj + 64);
+        }
         s->pending_events--;
         s->events++;
         ev.fn(s, ev.obj, ev.arg);
