@@ -518,13 +518,13 @@ void sweep_filter(struct sweep *sw, const char *override)
     sw->nruns = k;
 }
 
-/* Does the space-separated list of names (NULL: empty) hold a name
- * beginning with prefix? */
-static bool list_has_prefix(const char *names, const char *prefix)
+/* Does the space-separated list of names (NULL: empty) hold word, or with
+ * prefix set, a name beginning with it? */
+static bool list_has(const char *names, const char *word, bool prefix)
 {
-    size_t n = strlen(prefix);
+    size_t n = strlen(word);
     for (const char *p = names ? names : ""; *p; p += strcspn(p, " "), p += *p == ' ')
-        if (!strncmp(p, prefix, n))
+        if (!strncmp(p, word, n) && (prefix || p[n] == ' ' || !p[n]))
             return true;
     return false;
 }
@@ -533,7 +533,7 @@ void sweep_keep_matrices(struct sweep *sw, const char *prefix)
 {
     size_t k = 0;
     for (size_t i = 0; i < sw->nruns; i++) {
-        if (list_has_prefix(sw->runs[i].matrices, prefix))
+        if (list_has(sw->runs[i].matrices, prefix, true))
             sw->runs[k++] = sw->runs[i];
         else
             sweep_run_free(&sw->runs[i]);
@@ -543,8 +543,15 @@ void sweep_keep_matrices(struct sweep *sw, const char *prefix)
 
 void sweep_add_override(struct sweep *sw, const char *override)
 {
+    sweep_add_override_except(sw, override, NULL);
+}
+
+void sweep_add_override_except(struct sweep *sw, const char *override, const char *except)
+{
     for (size_t i = 0; i < sw->nruns; i++) {
         struct sweep_run *r = &sw->runs[i];
+        if (list_has(except, r->workload, false))
+            continue;
         r->overrides = xrealloc(r->overrides, (r->noverrides + 2) * sizeof *r->overrides);
         r->overrides[r->noverrides++] = xstrdup(override);
         r->overrides[r->noverrides] = NULL;

@@ -46,6 +46,9 @@ void sweep_filter(struct sweep *sw, const char *override);
 void sweep_keep_matrices(struct sweep *sw, const char *prefix);
 /* Append `override` (section.key=value, known to be valid) to every run. */
 void sweep_add_override(struct sweep *sw, const char *override);
+/* The same for the runs of every workload but those of the space-separated
+ * list `except` (NULL: none). */
+void sweep_add_override_except(struct sweep *sw, const char *override, const char *except);
 void sweep_free(struct sweep *sw);
 void sweep_run_free(struct sweep_run *r);
 

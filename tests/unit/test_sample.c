@@ -353,18 +353,20 @@ Test(sample, the_error_tool_compares_sampled_and_whole_runs)
     free(dir);
 }
 
-/* `study cpelide --sample`: every run of every workload sampled; the studies
- * whose sampling error is not measured refuse --sample. */
-Test(sample, the_study_samples_every_run)
+/* `study cpelide --sample`: every run sampled but those of the workloads it
+ * leaves in detail (lulesh); the studies whose sampling error is not measured
+ * refuse --sample. */
+Test(sample, the_study_samples_every_run_but_those_of_the_workloads_left_in_detail)
 {
     char *dir = cli_tmpdir(), cwd[PATH_MAX];
     cr_assert(getcwd(cwd, sizeof cwd));
     char *ini = xasprintf("[sweep]\nconfigs = %s/configs/tiny.ini\nworkloads = babelstream, "
-                          "gaussian\n\n[matrix schemes]\nschemes = viper, cpelide, hmg\n"
+                          "gaussian, lulesh\n\n[matrix schemes]\nschemes = viper, cpelide, hmg\n"
                           "chiplets = 2, 4\n\n[matrix bound]\nschemes = ideal\nchiplets = 4\n\n"
                           "[matrix reuse]\nschemes = ideal\nchiplets = 4\n"
                           "set = coherence.caching=d4\n\n[workload babelstream]\nn = 4096\n"
-                          "iterations = 4\n\n[workload gaussian]\nsize = 32\n", cwd);
+                          "iterations = 4\n\n[workload gaussian]\nsize = 32\n\n"
+                          "[workload lulesh]\nsize = 4\niterations = 2\n", cwd);
     char *file = cli_write_file(dir, "s.ini", ini), *out = xasprintf("%s/out", dir);
     const char *argv[] = {"study", "cpelide", "--file", file, "--out", out, "--quick",
                           "--sample", "--jobs", "2", "-q", NULL};
@@ -375,15 +377,19 @@ Test(sample, the_study_samples_every_run)
     FILE *f = fopen(csv, "r");
     cr_assert(f, "%s", csv);
     char line[1 << 14];
-    size_t rows = 0, sampled = 0;
+    size_t rows = 0, sampled = 0, lulesh = 0;
     cr_assert(fgets(line, sizeof line, f), "a header");
     while (fgets(line, sizeof line, f)) {
         rows++;
-        sampled += strstr(line, "sample.enable=true") != NULL;
+        bool s = strstr(line, "sample.enable=true") != NULL, l = strstr(line, ",lulesh,") != NULL;
+        cr_expect_neq(s, l, "%s", line);
+        sampled += s;
+        lulesh += l;
     }
     fclose(f);
-    cr_expect_eq(rows, 10, "two workloads x five runs");
-    cr_expect_eq(sampled, rows, "every run sampled");
+    cr_expect_eq(rows, 15, "three workloads x five runs");
+    cr_expect_eq(lulesh, 5);
+    cr_expect_eq(sampled, 10, "every run sampled but lulesh's");
     const char *hmg[] = {"study", "hmg", "--sample", "--out", out, NULL};
     r = cli_exec(hmg);
     cr_expect_eq(r.status, 2);
