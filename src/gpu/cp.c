@@ -193,10 +193,7 @@ static void func_fill(struct cp *cp, unsigned c)
 /* A skipped kernel: once nothing is in flight, its work-groups run at once,
  * every CU full as dispatch would keep it and every warp one operation per
  * round, and the kernel ends its estimated run time after its dispatch began
- * (cp->phase_t). A detailed kernel's time, which the estimate is fitted on,
- * runs from that point too and overlaps the last kernel's write-backs still
- * in flight; the wait for them is therefore part of the estimate, not added
- * to it (it ends the kernel only where it is longer). */
+ * (cp->phase_t; sample_skipped() says why the wait lies within it). */
 static void run_functional(struct sim *s, void *obj, uint64_t arg)
 {
     (void)arg;
@@ -234,9 +231,8 @@ static void run_functional(struct sim *s, void *obj, uint64_t arg)
     cp->wgs_left = 0;
     insts = cu_counts(cp, NULL) - insts;
     sim_progress(s);
-    ps_t est = sample_skipped(&cp->smp, cp->sgroup, insts, sync), waited = s->now - cp->phase_t;
-    cp->smp.st.drain_ps += waited < est ? waited : est;
-    sim_at(s, cp->phase_t + (waited < est ? est : waited), functional_end_ev, cp, 0);
+    ps_t run = sample_skipped(&cp->smp, cp->sgroup, insts, sync, s->now - cp->phase_t);
+    sim_at(s, cp->phase_t + run, functional_end_ev, cp, 0);
 }
 
 static void start_dispatch(struct sim *s, void *obj)

@@ -632,14 +632,14 @@ static void warp_exit(struct cu *cu, struct cu_warp *w)
 
 /* ---- the warp ------------------------------------------------------------ */
 
-/* After a global access issued: a spin load and an acquiring load or atomic
- * make the warp wait for their result (and a spin load may come again). */
 /* A spin load that waits for its flag (it needs the checker's versions). */
 static inline bool spins(const struct cu *cu, const struct kernel_op *op)
 {
     return op->kind == KOP_LOAD && op->flags & KOP_F_SPIN && cu->env.chk->on;
 }
 
+/* After a global access issued: a spin load and an acquiring load or atomic
+ * make the warp wait for their result (and a spin load may come again). */
 static bool after_access(struct cu *cu, struct cu_warp *w)
 {
     const struct kernel_op *op = &w->op;

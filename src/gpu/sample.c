@@ -201,7 +201,7 @@ void sample_detailed(struct sample *sm, unsigned gi, uint64_t insts, ps_t run_ps
     g->last = insts;
 }
 
-ps_t sample_skipped(struct sample *sm, unsigned gi, uint64_t insts, bool sync)
+ps_t sample_skipped(struct sample *sm, unsigned gi, uint64_t insts, bool sync, ps_t waited)
 {
     struct sample_group *g = &sm->g[gi];
     ps_t est = (ps_t)llround(predict(g, insts));
@@ -210,6 +210,7 @@ ps_t sample_skipped(struct sample *sm, unsigned gi, uint64_t insts, bool sync)
     sm->st.skipped++;
     sm->st.skipped_insts += insts;
     sm->st.skipped_ps += est;
+    sm->st.drain_ps += waited < est ? waited : est;
     update_error(sm);
-    return est;
+    return waited < est ? est : waited;
 }

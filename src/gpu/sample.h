@@ -80,8 +80,11 @@ unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
 /* A detailed kernel of group g ended: insts warp instructions in run_ps.
  * sync: its work-groups synchronized (the group runs in detail from now on). */
 void sample_detailed(struct sample *sm, unsigned g, uint64_t insts, ps_t run_ps, bool sync);
-/* A skipped kernel of group g ran functionally: its estimated run time.
+/* A skipped kernel of group g ran functionally, waited ps after its dispatch
+ * for the last kernel's traffic to drain: its run time from its dispatch, the
+ * estimate (the detailed kernels' times it is fitted on overlap that traffic
+ * too, so the wait lies within it), or the wait where that is longer.
  * sync: its work-groups synchronized (the group runs in detail from now on). */
-ps_t sample_skipped(struct sample *sm, unsigned g, uint64_t insts, bool sync);
+ps_t sample_skipped(struct sample *sm, unsigned g, uint64_t insts, bool sync, ps_t waited);
 
 #endif

@@ -19,6 +19,7 @@
 #include "cli_util.h"
 #include "gpu/sample.h"
 #include "tiny_run.h"
+#include "trace_util.h"
 #include "workload/wl.h"
 
 static long long stat_of(const json_t *j, const char *name)
@@ -66,14 +67,14 @@ Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
     /* kernels 2 and 3 skipped, 4 detailed (one in every 3 after the first 2) */
     cr_assert_eq(sample_begin(&sm, &k, &det), g);
     cr_assert(!det);
-    cr_assert_eq(sample_skipped(&sm, g, 300, false), 3300, "in proportion to the one point");
+    cr_assert_eq(sample_skipped(&sm, g, 300, false, 0), 3300, "in proportion to the one point");
     sample_free(&sm);
     sample_init(&sm, &(struct sample_params){.on = true, .first = 1, .every = 100, .reach = 1e9, .tolerance = 1e9});
     g = sample_begin(&sm, &k, &det);
     sample_detailed(&sm, g, 100, 1000, false);
     sample_begin(&sm, &k, &det);
     cr_assert(!det);
-    cr_assert_eq(sample_skipped(&sm, g, 100, false), 1000);
+    cr_assert_eq(sample_skipped(&sm, g, 100, false, 0), 1000);
     cr_assert_eq(sm.st.error_ps, 1000, "nothing checked: the whole estimate is the error");
     sample_free(&sm);
     sample_init(&sm, &(struct sample_params){.on = true, .first = 2, .every = 3, .reach = 1e9, .tolerance = 1e9});
@@ -83,10 +84,10 @@ Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
     sample_begin(&sm, &k, &det);
     sample_detailed(&sm, g, 100, 1100, false);
     cr_assert_eq(sample_begin(&sm, &k, &det), g);
-    cr_assert_eq(sample_skipped(&sm, g, 300, false), 3300);
+    cr_assert_eq(sample_skipped(&sm, g, 300, false, 0), 3300);
     cr_assert_eq(sample_begin(&sm, &k, &det), g);
     cr_assert(!det);
-    cr_assert_eq(sample_skipped(&sm, g, 100, false), 1100);
+    cr_assert_eq(sample_skipped(&sm, g, 100, false, 0), 1100);
     cr_assert_eq(sample_begin(&sm, &k, &det), g);
     cr_assert(det);
     sample_detailed(&sm, g, 200, 2100, false); /* predicted 2200 */
@@ -96,7 +97,7 @@ Test(sample, the_fit_follows_the_detailed_kernels_and_its_misses_give_the_error)
         cr_assert_eq(sample_begin(&sm, &k, &det), g);
         cr_assert(!det);
     }
-    cr_assert_eq(sample_skipped(&sm, g, 400, false), 4100);
+    cr_assert_eq(sample_skipped(&sm, g, 400, false, 0), 4100);
     cr_assert_eq(sm.st.skipped, 3);
     cr_assert_eq(sm.st.skipped_insts, 800);
     cr_assert_eq(sm.st.skipped_ps, 3300 + 1100 + 4100);
@@ -127,19 +128,19 @@ Test(sample, a_kernel_after_one_beyond_reach_of_the_fitted_ones_runs_in_detail)
     sample_detailed(&sm, g, 100, 1000, false);
     sample_begin(&sm, &k, &det);
     cr_assert(!det, "the last kernel ran what the fit is on");
-    sample_skipped(&sm, g, 109, false);
+    sample_skipped(&sm, g, 109, false, 0);
     sample_begin(&sm, &k, &det);
     cr_assert(!det, "109 is within 10%% of 100");
-    sample_skipped(&sm, g, 120, false);
+    sample_skipped(&sm, g, 120, false, 0);
     sample_begin(&sm, &k, &det);
     cr_assert(det, "120 is beyond it");
     sample_detailed(&sm, g, 130, 1300, false);
     sample_begin(&sm, &k, &det);
     cr_assert(!det, "now fitted on 100 .. 130");
-    sample_skipped(&sm, g, 91, false);
+    sample_skipped(&sm, g, 91, false, 0);
     sample_begin(&sm, &k, &det);
     cr_assert(!det, "91 x 1.1 reaches 100");
-    sample_skipped(&sm, g, 90, false);
+    sample_skipped(&sm, g, 90, false, 0);
     sample_begin(&sm, &k, &det);
     cr_assert(det, "90 x 1.1 does not");
     cr_assert_eq(sm.st.checked, 0, "only kernels within reach are checked: 100 and 130 were not");
@@ -165,12 +166,16 @@ Test(sample, a_group_runs_in_detail_while_its_estimate_misses)
     sample_detailed(&sm, g, 100, 2020, false); /* predicted 2000: 1% */
     sample_begin(&sm, &k, &det);
     cr_assert(!det);
-    cr_assert_eq(sample_skipped(&sm, g, 100, false), 2010, "the mean of the window");
+    cr_assert_eq(sample_skipped(&sm, g, 100, false, 0), 2010, "the mean of the window");
     cr_assert_eq(sm.st.checked, 2);
     cr_assert_eq(sm.st.checked_err_ps, 1000 + 20);
+    /* a wait for the last kernel's traffic lies within the estimate; a longer
+     * one ends the kernel */
+    cr_assert_eq(sample_skipped(&sm, g, 100, false, 500), 2010);
+    cr_assert_eq(sample_skipped(&sm, g, 100, false, 3000), 3000);
+    cr_assert_eq(sm.st.drain_ps, 500 + 2010);
     sample_free(&sm);
 }
-
 
 /* A skipped kernel's functional pass waits until the traffic of the kernel
  * before it has drained (here DRAM writes behind the L3 of the tiny machine,
@@ -203,6 +208,7 @@ Test(sample, a_skipped_kernel_runs_its_estimate_from_its_dispatch)
     json_decref(j);
     unlink(json);
 }
+
 Test(sample, every_kernel_in_detail_gives_the_unsampled_result)
 {
     char json[] = "/tmp/chipsim-sample-XXXXXX";
@@ -347,10 +353,7 @@ Test(sample, the_error_tool_compares_sampled_and_whole_runs)
     }
     json_decref(all);
     json_decref(dflt);
-    char *rm = xasprintf("rm -rf %s", dir);
-    cr_assert_eq(system(rm), 0);
-    free(rm);
-    free(dir);
+    tu_rmdir(dir);
 }
 
 /* `study cpelide --sample`: every run sampled but those of the workloads it
@@ -395,12 +398,9 @@ Test(sample, the_study_samples_every_run_but_those_of_the_workloads_left_in_deta
     cr_expect_eq(r.status, 2);
     cr_expect(strstr(r.err, "--sample") != NULL, "%s", r.err);
     cli_result_free(&r);
-    char *rm = xasprintf("rm -rf %s", dir);
-    cr_assert_eq(system(rm), 0);
-    free(rm);
+    tu_rmdir(dir);
     free(csv);
     free(out);
     free(file);
     free(ini);
-    free(dir);
 }
