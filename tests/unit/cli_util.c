@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "trace_util.h"
 
 static char *slurp(FILE *f)
 {
@@ -65,11 +66,26 @@ void cli_result_free(struct cli_result *r)
     free(r->err);
 }
 
+/* Every directory cli_tmpdir made in this test process, removed when the
+ * process exits, so a test that fails midway leaves nothing behind. */
+static char *made[64];
+static size_t nmade;
+
+static void rm_made(void)
+{
+    for (size_t i = 0; i < nmade; i++)
+        tu_rmdir(made[i]);
+}
+
 char *cli_tmpdir(void)
 {
     char *d = xstrdup("/tmp/chipsim-test-XXXXXX");
     if (!mkdtemp(d))
         BUG("mkdtemp failed");
+    if (nmade == 0)
+        atexit(rm_made);
+    if (nmade < sizeof made / sizeof made[0])
+        made[nmade++] = xstrdup(d);
     return d;
 }
 
