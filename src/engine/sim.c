@@ -1,7 +1,7 @@
 /*
- * sim.c -- event queue (buckets of one time, found by hash, ordered by a
- * 4-ary heap of distinct times), run loop, clocks and the deadlock watchdog.
- * See sim.h for the model.
+ * sim.c -- event queue (buckets of one time on a timing wheel, or for times
+ * beyond it found by hash and ordered by a 4-ary heap), run loop, clocks and
+ * the deadlock watchdog. See sim.h for the model.
  */
 #include "sim.h"
 
@@ -11,12 +11,16 @@
 #include <string.h>
 
 #define HEAP_D 4
+#define WHEEL_MASK (SIM_WHEEL_SLOTS - 1)
+#define WHEEL_WORDS (SIM_WHEEL_SLOTS / 64)
 
 void sim_init(struct sim *s, uint64_t seed)
 {
     *s = (struct sim){0};
     s->report = stderr;
-    u64map_init(&s->bk_of, 1024);
+    u64map_init(&s->bk_of, 16);
+    s->wheel = xcalloc_big(SIM_WHEEL_SLOTS, sizeof *s->wheel);
+    s->wheel_used = xcalloc(WHEEL_WORDS, sizeof *s->wheel_used);
     rng_seed(&s->rng, seed);
 }
 
@@ -25,6 +29,8 @@ void sim_destroy(struct sim *s)
     xfree_big(s->ch);
     free(s->bk);
     free(s->heap);
+    xfree_big(s->wheel);
+    free(s->wheel_used);
     u64map_free(&s->bk_of);
     free(s->watches);
     if (s->req_pool.nchunks)
@@ -112,30 +118,88 @@ static void heap_pop(struct sim *s)
         s->heap[i] = last;
 }
 
+/* A new bucket of time t with one empty chunk, index. */
+static uint32_t bucket_new(struct sim *s, ps_t t)
+{
+    if (!s->bk_free)
+        bk_grow(s);
+    uint32_t b = s->bk_free - 1;
+    s->bk_free = s->bk[b].head;
+    uint32_t c = ch_alloc(s);
+    s->bk[b] = (struct ev_bucket){.t = t, .head = c, .tail = c};
+    return b;
+}
+
+/* Hang bucket b in its wheel slot's chain, in order of time. */
+static void wheel_link(struct sim *s, uint32_t b)
+{
+    ps_t t = s->bk[b].t;
+    uint32_t slot = (uint32_t)(t >> SIM_WHEEL_SHIFT) & WHEEL_MASK;
+    uint32_t *p = &s->wheel[slot];
+    while (*p && s->bk[*p - 1].t < t)
+        p = &s->bk[*p - 1].wnext;
+    s->bk[b].wnext = *p;
+    *p = b + 1;
+    s->wheel_used[slot / 64] |= 1ull << (slot % 64);
+    s->wheel_n++;
+}
+
 /* The bucket of time t, created (with one empty chunk, and entered in the
- * heap) if needed. */
+ * wheel or the heap) if needed. */
 static uint32_t bucket_of(struct sim *s, ps_t t)
 {
     if (t == s->last_t && s->last_b)
         return s->last_b - 1;
-    size_t n = s->bk_of.n;
-    uint64_t *slot = u64map_put(&s->bk_of, t);
     uint32_t b;
-    if (s->bk_of.n == n) {
-        b = (uint32_t)*slot;
+    if ((t >> SIM_WHEEL_SHIFT) - s->wheel_base < SIM_WHEEL_SLOTS) {
+        uint32_t i = s->wheel[(t >> SIM_WHEEL_SHIFT) & WHEEL_MASK];
+        while (i && s->bk[i - 1].t < t)
+            i = s->bk[i - 1].wnext;
+        if (i && s->bk[i - 1].t == t) {
+            b = i - 1;
+        } else {
+            b = bucket_new(s, t);
+            wheel_link(s, b);
+        }
     } else {
-        if (!s->bk_free)
-            bk_grow(s);
-        b = s->bk_free - 1;
-        s->bk_free = s->bk[b].head;
-        uint32_t c = ch_alloc(s);
-        s->bk[b] = (struct ev_bucket){.t = t, .head = c, .tail = c};
-        *slot = b;
-        heap_push(s, t, b);
+        size_t n = s->bk_of.n;
+        uint64_t *slot = u64map_put(&s->bk_of, t);
+        if (s->bk_of.n == n) {
+            b = (uint32_t)*slot;
+        } else {
+            b = bucket_new(s, t); /* slot stays valid: the map does not move */
+            *slot = b;
+            heap_push(s, t, b);
+        }
     }
     s->last_t = t;
     s->last_b = b + 1;
     return b;
+}
+
+/* The earliest bucket, index + 1 (0 = no event left). Moves the wheel on to
+ * the earliest time beyond it when it is empty, and the times it then
+ * reaches from the heap into it. */
+static uint32_t earliest(struct sim *s)
+{
+    if (!s->wheel_n) {
+        if (!s->heap_n)
+            return 0;
+        s->wheel_base = s->heap[0].t >> SIM_WHEEL_SHIFT;
+    }
+    while (s->heap_n && (s->heap[0].t >> SIM_WHEEL_SHIFT) - s->wheel_base < SIM_WHEEL_SLOTS) {
+        uint32_t b = s->heap[0].bucket;
+        heap_pop(s);
+        u64map_del(&s->bk_of, s->bk[b].t);
+        wheel_link(s, b);
+    }
+    uint32_t slot = (uint32_t)s->wheel_base & WHEEL_MASK, w = slot / 64;
+    uint64_t bits = s->wheel_used[w] & (~0ull << (slot % 64));
+    while (!bits) { /* wheel_n > 0: some slot at or after the base is used */
+        w = (w + 1) % WHEEL_WORDS;
+        bits = s->wheel_used[w];
+    }
+    return s->wheel[w * 64 + (uint32_t)__builtin_ctzll(bits)];
 }
 
 void sim_at_slow(struct sim *s, ps_t t, ev_fn fn, void *obj, uint64_t arg)
@@ -203,10 +267,10 @@ static inline uint32_t chunk_fill(const struct ev_bucket *b, uint32_t c)
 /* Run every event of the earliest time, including those scheduled for
  * that same time while it runs (handlers may grow the stores, so nothing
  * is held by pointer across a call). */
-static void run_bucket(struct sim *s)
+static void run_bucket(struct sim *s, uint32_t b)
 {
-    uint32_t b = s->heap[0].bucket;
-    s->now = s->heap[0].t;
+    s->now = s->bk[b].t;
+    s->wheel_base = s->now >> SIM_WHEEL_SHIFT;
     s->last_t = s->now;
     s->last_b = b + 1;
     for (;;) {
@@ -235,8 +299,11 @@ static void run_bucket(struct sim *s)
         s->events++;
         ev.fn(s, ev.obj, ev.arg);
     }
-    heap_pop(s);
-    u64map_del(&s->bk_of, s->now);
+    uint32_t slot = (uint32_t)s->wheel_base & WHEEL_MASK; /* b leads its slot's chain */
+    s->wheel[slot] = s->bk[b].wnext;
+    if (!s->wheel[slot])
+        s->wheel_used[slot / 64] &= ~(1ull << (slot % 64));
+    s->wheel_n--;
     if (s->last_b == b + 1)
         s->last_b = 0;
     ch_release(s, s->bk[b].head);
@@ -250,10 +317,16 @@ enum sim_status sim_run(struct sim *s, ps_t until)
     ps_t next_check = s->watchdog_ps ? s->now + s->watchdog_ps : 0;
     s->stop = false;
     uint32_t buckets = 0;
-    while (s->heap_n && !s->stop) {
-        if (until && s->heap[0].t > until)
+    for (;;) {
+        /* past `until` with only far times left: stop before the wheel moves on */
+        if (until && !s->wheel_n && s->heap_n && s->heap[0].t > until)
             return SIM_STOPPED;
-        run_bucket(s);
+        uint32_t b = s->stop ? 0 : earliest(s);
+        if (!b)
+            break;
+        if (until && s->bk[b - 1].t > until)
+            return SIM_STOPPED;
+        run_bucket(s, b - 1);
         if (s->tick && ++buckets % SIM_TICK_BUCKETS == 0)
             s->tick(s->tick_obj);
         if (next_check && s->now >= next_check) {

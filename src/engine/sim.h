@@ -3,15 +3,19 @@
  * ordered by (time, insertion sequence), clock domains, and a watchdog.
  *
  * Events are ordered by (time, insertion sequence). They are kept in one FIFO
- * list per distinct time (a hash map finds the list of a time; a 4-ary heap
- * orders the distinct times), so events at one time run in the order they
- * were scheduled and the heap only sees each time once. Most events are
+ * list per distinct time, so events at one time run in the order they were
+ * scheduled. The lists of times within SIM_WHEEL_SPAN of now hang from a
+ * timing wheel: one slot per 2^SIM_WHEEL_SHIFT ps, each slot the chain of
+ * its times in order, and a bitmap of the slots in use, so finding a time's
+ * list and the earliest time touch the few host cache lines near `now`.
+ * Times farther ahead (rare) wait in a hash map and a 4-ary heap, and move
+ * into the wheel as it comes within reach of them. Most events are
  * scheduled for the same time as the one before them, so the list of that
- * time is remembered and the hash map is skipped; a list is made of chunks
- * of consecutive event slots, so running one time's events reads memory in
- * order (the host's caches, not arithmetic, bound the speed). Events, lists and
- * heap live in arrays that reach their steady size early in a run, so
- * scheduling allocates nothing on the hot path. The same input always
+ * time is remembered and the wheel is skipped; a list is made of chunks of
+ * consecutive event slots, so running one time's events reads memory in
+ * order (the host's caches, not arithmetic, bound the speed). Events, lists,
+ * wheel and heap live in arrays that reach their steady size early in a run,
+ * so scheduling allocates nothing on the hot path. The same input always
  * produces the same order and bit-identical output.
  *
  * Components tick at their own frequency: a struct clock gives a period in
@@ -61,7 +65,14 @@ struct ev_bucket {
     uint32_t head, tail;      /* chunk indices + 1; the free list through head */
     uint32_t pos;             /* events of the head chunk already run */
     uint32_t tail_n;          /* slots of the tail chunk filled */
+    uint32_t wnext;           /* next later time of the same wheel slot, index + 1 */
+    uint32_t unused;
 };
+
+/* The timing wheel: 2^SIM_WHEEL_SHIFT ps per slot, SIM_WHEEL_SLOTS slots. */
+#define SIM_WHEEL_SHIFT 8
+#define SIM_WHEEL_SLOTS 16384u
+#define SIM_WHEEL_SPAN ((ps_t)SIM_WHEEL_SLOTS << SIM_WHEEL_SHIFT)
 
 struct ev_heap_ent {
     ps_t t;
@@ -91,10 +102,15 @@ struct sim {
     struct ev_bucket *bk;     /* bucket store, free list through head */
     size_t bk_cap;
     uint32_t bk_free;         /* index + 1 */
-    struct u64map bk_of;      /* time -> bucket index */
+    uint32_t *wheel;          /* slot -> its earliest bucket, index + 1 (0 = none) */
+    uint64_t *wheel_used;     /* bitmap of the slots with a bucket */
+    uint64_t wheel_base;      /* now >> SIM_WHEEL_SHIFT; the wheel holds the times of the
+                                 slots wheel_base .. wheel_base + SIM_WHEEL_SLOTS - 1 */
+    uint64_t wheel_n;         /* buckets in the wheel */
+    struct u64map bk_of;      /* time -> bucket index, for times beyond the wheel */
     ps_t last_t;              /* time of last_b: most events go to the time of the */
     uint32_t last_b;          /* previous one; bucket index + 1 (0 = none) */
-    struct ev_heap_ent *heap; /* distinct times */
+    struct ev_heap_ent *heap; /* the distinct times beyond the wheel */
     size_t heap_n, heap_cap;
     uint64_t pending_events;  /* scheduled, not yet run */
     uint64_t events;          /* events executed */

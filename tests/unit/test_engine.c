@@ -1,6 +1,6 @@
 /*
  * Engine: event ordering by (time, insertion sequence), also under a storm
- * of events and stopped runs, clock edges, pools, the deadlock watchdog, and
+ * of events, times beyond the timing wheel and stopped runs, clock edges, pools, the deadlock watchdog, and
  * the base containers the engine relies on (u64map, big blocks).
  */
 #include <criterion/criterion.h>
@@ -260,7 +260,10 @@ static void storm_ev(struct sim *s, void *obj, uint64_t id)
     unsigned kids = (unsigned)rng_below(&st->r, 3);
     for (unsigned k = 0; k < kids && st->left; k++, st->left--) {
         uint64_t pick = rng_below(&st->r, 8);
-        ps_t dt = pick < 3 ? 0 : pick < 6 ? rng_below(&st->r, 4) * 555 : rng_below(&st->r, 100000);
+        ps_t dt = pick < 3   ? 0
+                  : pick < 6 ? rng_below(&st->r, 4) * 555
+                  : pick < 7 ? rng_below(&st->r, 100000)
+                             : rng_below(&st->r, 4 * SIM_WHEEL_SPAN);
         sim_after(s, dt, storm_ev, st, st->next_id++);
     }
 }
@@ -284,6 +287,47 @@ Test(engine, storm_of_events_runs_in_time_then_scheduling_order)
     cr_expect(!st.bad, "an event ran out of (time, scheduling) order");
     cr_expect_eq(st.n, st.next_id);
     cr_expect_eq(s.events, st.next_id);
+    sim_destroy(&s);
+}
+
+static void far_kid(struct sim *s, void *obj, uint64_t arg)
+{
+    record(s, obj, arg);
+    if (arg == 3) { /* the first of two events at a time that was beyond the wheel */
+        sim_at(s, s->now, record, obj, 5);
+        sim_after(s, 1, record, obj, 6);
+    }
+}
+
+/* Times beyond the timing wheel wait in the heap: a run stopped short of
+ * them leaves the wheel where it was, so an event scheduled before them
+ * still runs first, and once reached they order and gather events as any
+ * other time. */
+Test(engine, far_times_keep_their_order)
+{
+    const ps_t span = SIM_WHEEL_SPAN;
+    struct sim s;
+    sim_init(&s, 1);
+    struct log l = {0};
+    sim_at(&s, 10, record, &l, 0);
+    sim_at(&s, 2 * span, far_kid, &l, 3);
+    sim_at(&s, 9 * span, record, &l, 8);
+    sim_at(&s, 2 * span, record, &l, 4);
+    sim_at(&s, 2 * span + 1, record, &l, 7);
+    cr_expect_eq(sim_run(&s, 100), SIM_STOPPED);
+    cr_expect_eq(sim_run(&s, span), SIM_STOPPED); /* nothing left before span */
+    cr_assert_eq(l.n, 1);
+    sim_at(&s, span / 2, record, &l, 1);
+    sim_at(&s, 2 * span - 1, record, &l, 2);
+    cr_expect_eq(sim_run(&s, 0), SIM_DONE);
+    int want[] = {0, 1, 2, 3, 4, 5, 7, 6, 8};
+    ps_t at[] = {10, span / 2, 2 * span - 1, 2 * span, 2 * span, 2 * span, 2 * span + 1,
+                 2 * span + 1, 9 * span};
+    cr_assert_eq(l.n, 9);
+    for (int i = 0; i < 9; i++) {
+        cr_expect_eq(l.order[i], want[i], "event %d", i);
+        cr_expect_eq(l.when[i], at[i], "event %d", i);
+    }
     sim_destroy(&s);
 }
 
