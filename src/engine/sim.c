@@ -292,8 +292,11 @@ static void run_bucket(struct sim *s, uint32_t b)
         /* the next event's object (often a request back from below, long out
          * of the host's caches), fetched while this one runs */
         if (bk->pos < n) {
-            __builtin_prefetch(c->ev[bk->pos].obj);
-            __builtin_prefetch((const char *)c->ev[bk->pos].obj + 64);
+            const struct event *next = &c->ev[bk->pos];
+            __builtin_prefetch(next->obj);
+            __builtin_prefetch((const char *)next->obj + 64);
+            if (next->arg >= 1u << 16) /* often a request: a prefetch never faults */
+                __builtin_prefetch((const void *)(uintptr_t)next->arg);
         }
         s->pending_events--;
         s->events++;
