@@ -546,11 +546,24 @@ void sweep_add_override(struct sweep *sw, const char *override)
     sweep_add_override_except(sw, override, NULL);
 }
 
+/* Does the list name run r: its workload, or WORKLOAD@OVERRIDE for one of
+ * its overrides? */
+static bool run_listed(const char *names, const struct sweep_run *r)
+{
+    bool hit = list_has(names, r->workload, false);
+    for (size_t i = 0; !hit && names && i < r->noverrides; i++) {
+        char *w = xasprintf("%s@%s", r->workload, r->overrides[i]);
+        hit = list_has(names, w, false);
+        free(w);
+    }
+    return hit;
+}
+
 void sweep_add_override_except(struct sweep *sw, const char *override, const char *except)
 {
     for (size_t i = 0; i < sw->nruns; i++) {
         struct sweep_run *r = &sw->runs[i];
-        if (list_has(except, r->workload, false))
+        if (run_listed(except, r))
             continue;
         r->overrides = xrealloc(r->overrides, (r->noverrides + 2) * sizeof *r->overrides);
         r->overrides[r->noverrides++] = xstrdup(override);
