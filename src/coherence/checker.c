@@ -29,7 +29,7 @@ static const struct stat_desc chk_desc[] = {
 void chk_init(struct chk *c, bool on, unsigned line_b)
 {
     *c = (struct chk){.on = on, .line_b = line_b, .words = line_b / 4, .kernel_again = true};
-    u64map_init(&c->pages, 256);
+    pagemap_init(&c->pages);
     u64map_init(&c->kernels_seen, 16);
     c->period = xgrow(NULL, sizeof *c->period, &c->period_cap, 1);
     c->period[c->nperiod++] = (struct chk_period){0, 0};
@@ -39,7 +39,7 @@ void chk_free(struct chk *c)
 {
     if (c->blocks.nchunks)
         pool_destroy(&c->blocks);
-    u64map_free(&c->pages);
+    pagemap_free(&c->pages);
     u64map_free(&c->kernels_seen);
     free(c->period);
     free(c->stored.v);
@@ -120,16 +120,16 @@ static inline struct chk_word *page_line(uint64_t blk, addr_t line)
 /* The words of a line; NULL if never written (all versions 0). */
 static const struct chk_word *find_words(const struct chk *c, addr_t line)
 {
-    const uint64_t *blk = u64map_get(&c->pages, line / PAGE_B);
+    const uint64_t *blk = pagemap_get(&c->pages, line / PAGE_B);
     return blk ? page_line(*blk, line) : NULL;
 }
 
 /* The words of a line, made if the line was never written. */
 static struct chk_word *line_words(struct chk *c, addr_t line)
 {
-    size_t n = c->pages.n;
-    uint64_t *blk = u64map_put(&c->pages, line / PAGE_B);
-    if (c->pages.n != n)
+    bool added;
+    uint64_t *blk = pagemap_put(&c->pages, line / PAGE_B, &added);
+    if (added)
         *blk = (uint64_t)(uintptr_t)new_block(c);
     return page_line(*blk, line);
 }

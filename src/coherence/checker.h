@@ -20,7 +20,7 @@
 #define CHIPSIM_CHECKER_H
 
 #include "base/pool.h"
-#include "base/u64map.h"
+#include "base/pagemap.h"
 #include "mem/req.h"
 #include "mem/scope.h"
 #include "stats/stats.h"
@@ -79,7 +79,7 @@ struct chk {
     bool kernel_again;     /* the current kernel number also names an earlier period
                               (or is 0, the number of words never written) */
     struct u64map kernels_seen; /* kernel numbers (+1) of every period so far */
-    struct u64map pages;   /* page -> its words (pointer into blocks) */
+    struct pagemap pages;  /* page -> its words (pointer into blocks) */
     struct pool blocks;    /* the words of one page per object, on huge pages */
     bool track_lines;      /* record the lines stored in the current period */
     struct {

@@ -9,20 +9,20 @@
 void shadow_init(struct shadow *sh)
 {
     *sh = (struct shadow){0};
-    u64map_init(&sh->pages, 256);
+    pagemap_init(&sh->pages);
 }
 
 void shadow_free(struct shadow *sh)
 {
     if (sh->blocks.nchunks)
         pool_destroy(&sh->blocks);
-    u64map_free(&sh->pages);
+    pagemap_free(&sh->pages);
     *sh = (struct shadow){0};
 }
 
 void shadow_read(const struct shadow *sh, addr_t addr, unsigned words, uint32_t *out)
 {
-    const uint64_t *blk = u64map_get(&sh->pages, addr / SHADOW_PAGE_B);
+    const uint64_t *blk = pagemap_get(&sh->pages, addr / SHADOW_PAGE_B);
     if (!blk) {
         memset(out, 0, words * sizeof *out);
         return;
@@ -35,9 +35,9 @@ void shadow_read(const struct shadow *sh, addr_t addr, unsigned words, uint32_t 
  * for the pool's free-list link. */
 static uint32_t *page_of(struct shadow *sh, addr_t addr)
 {
-    size_t n = sh->pages.n;
-    uint64_t *blk = u64map_put(&sh->pages, addr / SHADOW_PAGE_B);
-    if (sh->pages.n != n) {
+    bool added;
+    uint64_t *blk = pagemap_put(&sh->pages, addr / SHADOW_PAGE_B, &added);
+    if (added) {
         if (!sh->blocks.nchunks)
             pool_init(&sh->blocks, SHADOW_PAGE_B, 512);
         uint32_t *b = pool_get(&sh->blocks);

@@ -9,13 +9,13 @@
 #define CHIPSIM_SHADOW_H
 
 #include "base/pool.h"
-#include "base/u64map.h"
+#include "base/pagemap.h"
 
 #define SHADOW_PAGE_B 4096u
 #define SHADOW_PAGE_WORDS (SHADOW_PAGE_B / 4)
 
 struct shadow {
-    struct u64map pages; /* page number -> its versions (pointer into blocks) */
+    struct pagemap pages; /* page number -> its versions (pointer into blocks) */
     struct pool blocks;  /* one page's versions per object, on huge pages */
 };
 

@@ -61,7 +61,7 @@ void place_init(struct place *p, const struct place_params *pp, const struct top
                         .nhomes = topo_nchiplets(t)};
     if (!p->p.interleave_b)
         p->p.interleave_b = pp->page_b;
-    u64map_init(&p->pages, 1024);
+    pagemap_init(&p->pages);
     u64map_init(&p->faults, 16);
     u64map_init(&p->bufs, 16);
 }
@@ -100,7 +100,7 @@ int place_init_cfg(struct place *p, const struct cfg_sec *sec, const struct topo
 
 void place_free(struct place *p)
 {
-    u64map_free(&p->pages);
+    pagemap_free(&p->pages);
     u64map_free(&p->faults);
     u64map_free(&p->bufs);
     free(p->gates);
@@ -136,12 +136,12 @@ unsigned place_home(struct place *p, addr_t addr, unsigned toucher)
 {
     uint64_t page = addr >> p->page_shift;
     if (p->p.ops->rule == PLACE_INTERLEAVE) {
-        const uint64_t *v = p->pages.n ? u64map_get(&p->pages, page) : NULL;
+        const uint64_t *v = p->pages.n ? pagemap_get(&p->pages, page) : NULL;
         return v ? (unsigned)(*v & PLACE_HOME_MASK) : interleave_home(p, addr);
     }
-    size_t n = p->pages.n;
-    uint64_t *home = u64map_put(&p->pages, page);
-    if (p->pages.n != n) {
+    bool added;
+    uint64_t *home = pagemap_put(&p->pages, page, &added);
+    if (added) {
         *home = toucher | (p->p.fault_ps ? PLACE_F_FAULT : 0);
         p->st.first_touches++;
     }
@@ -150,7 +150,7 @@ unsigned place_home(struct place *p, addr_t addr, unsigned toucher)
 
 int place_lookup(const struct place *p, addr_t addr)
 {
-    const uint64_t *v = u64map_get(&p->pages, addr >> p->page_shift);
+    const uint64_t *v = pagemap_get(&p->pages, addr >> p->page_shift);
     if (v)
         return (int)(*v & PLACE_HOME_MASK);
     return p->p.ops->rule == PLACE_INTERLEAVE ? (int)interleave_home(p, addr) : -1;
@@ -160,18 +160,18 @@ void place_copy(struct place *p, addr_t addr, unsigned home)
 {
     if (p->p.ops->rule == PLACE_INTERLEAVE)
         return;
-    size_t n = p->pages.n;
-    uint64_t *v = u64map_put(&p->pages, addr >> p->page_shift);
-    if (p->pages.n != n)
+    bool added;
+    uint64_t *v = pagemap_put(&p->pages, addr >> p->page_shift, &added);
+    if (added)
         *v = home;
 }
 
 void place_set(struct place *p, addr_t addr, unsigned home)
 {
     BUG_ON(home >= p->nhomes);
-    size_t n = p->pages.n;
-    uint64_t *v = u64map_put(&p->pages, addr >> p->page_shift);
-    if (p->pages.n == n && (*v & PLACE_HOME_MASK) != home) {
+    bool added;
+    uint64_t *v = pagemap_put(&p->pages, addr >> p->page_shift, &added);
+    if (!added && (*v & PLACE_HOME_MASK) != home) {
         p->st.migrations++;
         p->owed_ps += p->p.migrate_ps;
     }
@@ -198,7 +198,7 @@ ps_t place_launch(struct place *p, const struct sched_launch *l)
 ps_t place_ready(struct place *p, addr_t addr, ps_t now)
 {
     uint64_t page = addr >> p->page_shift;
-    uint64_t *v = u64map_get(&p->pages, page);
+    uint64_t *v = pagemap_get(&p->pages, page);
     if (!v || !(*v & PLACE_F_FAULT))
         return 0;
     size_t n = p->faults.n;

@@ -22,7 +22,7 @@
 #ifndef CHIPSIM_PLACE_H
 #define CHIPSIM_PLACE_H
 
-#include "base/u64map.h"
+#include "base/pagemap.h"
 #include "config/cfg.h"
 #include "engine/sim.h"
 #include "mem/cache.h"
@@ -81,7 +81,7 @@ struct place {
     struct topo t;                /* homes are global chiplet indices */
     unsigned page_shift;
     unsigned nhomes;
-    struct u64map pages;          /* page number -> home | PLACE_F_FAULT */
+    struct pagemap pages;         /* page number -> home | PLACE_F_FAULT */
     struct u64map faults;         /* page number -> time its fault is served */
     struct u64map bufs;           /* base of each buffer launched so far */
     ps_t owed_ps;                 /* migration time of the launch being placed */

@@ -1,12 +1,13 @@
 /*
  * Engine: event ordering by (time, insertion sequence), also under a storm
  * of events, times beyond the timing wheel and stopped runs, clock edges, pools, the deadlock watchdog, and
- * the base containers the engine relies on (u64map, big blocks).
+ * the base containers the engine relies on (u64map, pagemap, big blocks).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pagemap.h"
 #include "base/u64map.h"
 #include "engine/sim.h"
 
@@ -411,6 +412,53 @@ Test(engine, u64map_matches_a_plain_table)
             cr_expect_eq(*v, val[i]);
     }
     u64map_free(&m);
+}
+
+/* Page numbers in runs (a buffer's pages), at leaf edges, and scattered over
+ * the 64-bit space (a trace's addresses), put and looked up in random
+ * order against a plain table; a pointer from put stays valid as leaves are
+ * added. */
+Test(engine, pagemap_matches_a_plain_table)
+{
+    enum { N = 4096 };
+    static uint64_t key[N], val[N];
+    static bool in[N];
+    struct rng r;
+    rng_seed(&r, 12);
+    for (int i = 0; i < N; i++)
+        key[i] = i < N / 2   ? 0x100000 + (uint64_t)i
+                 : i < 3 * N / 4 ? (uint64_t)(i - N / 2) * PAGEMAP_LEAF + (i % 2 ? PAGEMAP_LEAF - 1 : 0)
+                                 : rng_next(&r) >> 12;
+    struct pagemap m;
+    pagemap_init(&m);
+    bool added;
+    uint64_t *first = pagemap_put(&m, key[0], &added);
+    cr_assert(added);
+    *first = 7;
+    in[0] = true;
+    val[0] = 7;
+    size_t n = 1;
+    for (int step = 0; step < 100000; step++) {
+        int i = (int)rng_below(&r, N);
+        if (rng_below(&r, 2)) {
+            uint64_t *v = pagemap_put(&m, key[i], &added);
+            cr_assert_eq(added, !in[i], "step %d page %llx", step, (unsigned long long)key[i]);
+            cr_assert_eq(*v, val[i]);
+            *v = val[i] = (uint64_t)step + 1;
+            n += !in[i];
+            in[i] = true;
+        } else {
+            const uint64_t *v = pagemap_get(&m, key[i]);
+            cr_assert_eq(v != NULL, in[i], "step %d page %llx", step, (unsigned long long)key[i]);
+            if (v)
+                cr_assert_eq(*v, val[i]);
+        }
+        cr_assert_eq(m.n, n);
+    }
+    cr_expect_eq(*first, val[0]);
+    cr_expect_null(pagemap_get(&m, 0x100000 + N)); /* in a leaf, never put */
+    cr_expect_null(pagemap_get(&m, 1ull << 50));   /* no leaf */
+    pagemap_free(&m);
 }
 
 Test(engine, big_blocks_are_zeroed_and_aligned)
