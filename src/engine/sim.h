@@ -70,8 +70,8 @@ struct ev_bucket {
 };
 
 /* The timing wheel: 2^SIM_WHEEL_SHIFT ps per slot, SIM_WHEEL_SLOTS slots. */
-#define SIM_WHEEL_SHIFT 8
-#define SIM_WHEEL_SLOTS 16384u
+#define SIM_WHEEL_SHIFT 6
+#define SIM_WHEEL_SLOTS 65536u
 #define SIM_WHEEL_SPAN ((ps_t)SIM_WHEEL_SLOTS << SIM_WHEEL_SHIFT)
 
 struct ev_heap_ent {

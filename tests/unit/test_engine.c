@@ -358,7 +358,7 @@ Test(engine, stop_in_the_middle_of_a_time_resumes_there)
     sim_destroy(&s);
 }
 
-/* ---- u64map and big blocks ------------------------------------------------- */
+/* ---- u64map, pagemap and big blocks ---------------------------------------- */
 
 /* Random puts, gets and deletions (both forms) against a plain array, with
  * keys in the patterns the simulator produces: clock edges, consecutive
