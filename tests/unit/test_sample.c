@@ -366,6 +366,8 @@ Test(sample, the_study_samples_every_run_but_those_left_in_detail)
     char *ini = xasprintf("[sweep]\nconfigs = %s/configs/tiny.ini\nworkloads = babelstream, "
                           "gaussian, lulesh\n\n[matrix schemes]\nschemes = viper, cpelide, hmg\n"
                           "chiplets = 2, 4\n\n[matrix bound]\nschemes = ideal\nchiplets = 4\n\n"
+                          "[matrix bound-wt]\nschemes = ideal\nchiplets = 4\n"
+                          "set = coherence.l2_write=through\n\n"
                           "[matrix reuse]\nschemes = ideal\nchiplets = 4\n"
                           "set = coherence.caching=d4\n\n[workload babelstream]\nn = 4096\n"
                           "iterations = 4\n\n[workload gaussian]\nsize = 32\n\n"
@@ -386,15 +388,16 @@ Test(sample, the_study_samples_every_run_but_those_left_in_detail)
         rows++;
         bool s = strstr(line, "sample.enable=true") != NULL,
              d = strstr(line, ",lulesh,") != NULL && (strstr(line, "coherence.scheme=hmg") ||
-                                                     strstr(line, "coherence.scheme=ideal"));
+                                                     strstr(line, "coherence.l2_write=through"));
         cr_expect_neq(s, d, "%s", line);
         sampled += s;
         detailed += d;
     }
     fclose(f);
-    cr_expect_eq(rows, 15, "three workloads x five runs");
-    cr_expect_eq(detailed, 3, "lulesh under hmg, ideal and ideal with d4");
-    cr_expect_eq(sampled, 12, "every other run sampled, lulesh under viper and cpelide too");
+    cr_expect_eq(rows, 18, "three workloads x six runs");
+    cr_expect_eq(detailed, 2, "lulesh under hmg and under ideal with write-through L2s");
+    cr_expect_eq(sampled, 16, "every other run sampled, lulesh under viper, cpelide, ideal "
+                              "and ideal with d4 too");
     const char *hmg[] = {"study", "hmg", "--sample", "--out", out, NULL};
     r = cli_exec(hmg);
     cr_expect_eq(r.status, 2);
