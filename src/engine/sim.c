@@ -152,14 +152,20 @@ static uint32_t bucket_of(struct sim *s, ps_t t)
         return s->last_b - 1;
     uint32_t b;
     if ((t >> SIM_WHEEL_SHIFT) - s->wheel_base < SIM_WHEEL_SLOTS) {
-        uint32_t i = s->wheel[(t >> SIM_WHEEL_SHIFT) & WHEEL_MASK];
-        while (i && s->bk[i - 1].t < t)
+        uint32_t slot = (uint32_t)(t >> SIM_WHEEL_SHIFT) & WHEEL_MASK;
+        uint32_t prev = 0, i = s->wheel[slot];
+        while (i && s->bk[i - 1].t < t) {
+            prev = i;
             i = s->bk[i - 1].wnext;
+        }
         if (i && s->bk[i - 1].t == t) {
             b = i - 1;
-        } else {
+        } else { /* linked between prev and i (indices: bucket_new may move bk) */
             b = bucket_new(s, t);
-            wheel_link(s, b);
+            s->bk[b].wnext = i;
+            *(prev ? &s->bk[prev - 1].wnext : &s->wheel[slot]) = b + 1;
+            s->wheel_used[slot / 64] |= 1ull << (slot % 64);
+            s->wheel_n++;
         }
     } else {
         size_t n = s->bk_of.n;
@@ -273,6 +279,17 @@ static void run_bucket(struct sim *s, uint32_t b)
     s->wheel_base = s->now >> SIM_WHEEL_SHIFT;
     s->last_t = s->now;
     s->last_b = b + 1;
+    /* the next time's list, while this one runs: the next in b's slot, or
+     * the first of a later slot of the same word of the bitmap */
+    uint32_t nb = s->bk[b].wnext;
+    if (!nb) {
+        uint32_t slot = (uint32_t)s->wheel_base & WHEEL_MASK;
+        uint64_t later = s->wheel_used[slot / 64] & (~1ull << (slot % 64));
+        if (later)
+            nb = s->wheel[(slot & ~63u) + (uint32_t)__builtin_ctzll(later)];
+    }
+    if (nb)
+        __builtin_prefetch(&s->ch[s->bk[nb - 1].head - 1]);
     for (;;) {
         struct ev_bucket *bk = &s->bk[b];
         struct ev_chunk *c = &s->ch[bk->head - 1];
@@ -288,6 +305,8 @@ static void run_bucket(struct sim *s, uint32_t b)
         }
         if (s->stop)
             return; /* stopped in the middle: the rest runs on the next sim_run() */
+        if (bk->pos == 0 && c->next) /* the chunk after this one, while its events run */
+            __builtin_prefetch(&s->ch[c->next - 1]);
         struct event ev = c->ev[bk->pos++];
         /* the next event's object (often a request back from below, long out
          * of the host's caches), fetched while this one runs */
