@@ -92,10 +92,19 @@ enum { MEAS_LAT = 1, MEAS_BW = 2, MEAS_SPIN = 4, MEAS_FRESH = 8 }; /* TAG_MEAS b
 
 static void simd_kick(struct cu *cu, unsigned si);
 
+/* Every change of a warp's state goes through here, so that the schedulers
+ * can walk only the warps that may issue (cu->run_slots). */
+static inline void set_state(struct cu *cu, struct cu_warp *w, uint8_t st)
+{
+    uint64_t bit = 1ull << (w - cu->warps);
+    w->state = st;
+    cu->run_slots = st == W_RUN ? cu->run_slots | bit : cu->run_slots & ~bit;
+}
+
 /* w may issue again from t on: its sub-core's scheduler will consider it. */
 static void wake_at(struct cu *cu, struct cu_warp *w, ps_t t)
 {
-    w->state = W_RUN;
+    set_state(cu, w, W_RUN);
     w->ready_at = max_u64(w->ready_at, t);
     simd_kick(cu, w->simd);
 }
@@ -466,7 +475,7 @@ static void drain_check(struct cu *cu, struct cu_warp *w)
     }
     if (w->drain == DR_RELEASE ? w->stores_out : w->loads_out)
         return;
-    w->state = W_SYNC;
+    set_state(cu, w, W_SYNC);
     sync_step(cu, w);
 }
 
@@ -474,7 +483,7 @@ static void drain_check(struct cu *cu, struct cu_warp *w)
  * op's scope; false (the warp does not go on now). */
 static bool begin_sync(struct cu *cu, struct cu_warp *w, enum cu_drain drain, unsigned sync)
 {
-    w->state = W_DRAIN;
+    set_state(cu, w, W_DRAIN);
     w->drain = (uint8_t)drain;
     w->sync = (uint8_t)sync;
     w->sync_scope = w->op.scope;
@@ -620,7 +629,7 @@ static void wg_end(struct cu *cu, struct cu_wg *g)
 static void warp_exit(struct cu *cu, struct cu_warp *w)
 {
     struct cu_wg *g = w->wg;
-    w->state = W_FREE;
+    set_state(cu, w, W_FREE);
     g->exited++;
     if (g->exited < g->nwarps) {
         barrier_check(cu, g);
@@ -702,7 +711,7 @@ static bool execute(struct cu *cu, struct cu_warp *w)
         return true;
     case KOP_BARRIER:
         w->wg->at_barrier++;
-        w->state = W_WAIT_BAR;
+        set_state(cu, w, W_WAIT_BAR);
         barrier_check(cu, w->wg);
         return false;
     case KOP_FENCE:
@@ -751,7 +760,7 @@ static ps_t pipe_free(const struct cu *cu, const struct cu_warp *w)
 
 /* w's next operation, fetched if needed, and the earliest time it can issue:
  * NEVER (and W_WAIT_REG) while it reads a register a load has not returned. */
-static ps_t warp_ready(const struct cu *cu, struct cu_warp *w)
+static ps_t warp_ready(struct cu *cu, struct cu_warp *w)
 {
     if (!w->have_op) {
         memset(&w->op, 0, sizeof w->op);
@@ -760,7 +769,7 @@ static ps_t warp_ready(const struct cu *cu, struct cu_warp *w)
         op_fetched(cu, w);
     }
     if (!deps_ready(w)) {
-        w->state = W_WAIT_REG;
+        set_state(cu, w, W_WAIT_REG);
         return NEVER;
     }
     return max_u64(max_u64(w->ready_at, w->op_srcs_at), pipe_free(cu, w));
@@ -774,10 +783,9 @@ static bool older_wants_pipe(struct cu *cu, const struct cu_warp *w, ps_t T)
     uint8_t p = w->op_pipe;
     if (p == PIPE_NONE)
         return false;
-    for (unsigned i = 0; i < cu->nslots; i++) {
-        struct cu_warp *o = &cu->warps[i];
-        if (o->simd == w->simd || o->state != W_RUN || o->age > w->age || !o->have_op ||
-            cu->simd[o->simd].free > T)
+    for (uint64_t m = cu->run_slots & ~cu->simd[w->simd].slots; m; m &= m - 1) {
+        struct cu_warp *o = &cu->warps[__builtin_ctzll(m)];
+        if (o->age > w->age || !o->have_op || cu->simd[o->simd].free > T)
             continue;
         if (o->op_pipe == p && warp_ready(cu, o) <= T)
             return true;
@@ -799,9 +807,9 @@ static struct cu_warp *pick(struct cu *cu, unsigned si, ps_t T, ps_t *next)
         if (r <= T && !older_wants_pipe(cu, g, T))
             return g;
     }
-    for (unsigned slot = si; slot < cu->nslots; slot += cu->p.simds) {
-        struct cu_warp *w = &cu->warps[slot];
-        ps_t r = w->state == W_RUN ? warp_ready(cu, w) : NEVER;
+    for (uint64_t m = cu->run_slots & sd->slots; m; m &= m - 1) {
+        struct cu_warp *w = &cu->warps[__builtin_ctzll(m)];
+        ps_t r = warp_ready(cu, w);
         if (r <= T && older_wants_pipe(cu, w, T)) /* look again next cycle */
             *next = min_u64(*next, T + cu->env.clk->period);
         else if (r <= T && (!best || w->age < best->age))
@@ -820,9 +828,9 @@ static ps_t older_ready(struct cu *cu, const struct cu_warp *w)
     ps_t t = NEVER;
     if (cu->p.sched == CU_SCHED_GTO)
         return t;
-    for (unsigned slot = w->simd; slot < cu->nslots; slot += cu->p.simds) {
-        struct cu_warp *o = &cu->warps[slot];
-        if (o->state == W_RUN && o->age < w->age)
+    for (uint64_t m = cu->run_slots & cu->simd[w->simd].slots; m; m &= m - 1) {
+        struct cu_warp *o = &cu->warps[__builtin_ctzll(m)];
+        if (o->age < w->age)
             t = min_u64(t, warp_ready(cu, o));
     }
     return t;
@@ -858,9 +866,8 @@ static void simd_ev(struct sim *s, void *obj, uint64_t si);
 static ps_t earliest(struct cu *cu, unsigned si)
 {
     ps_t t = NEVER;
-    for (unsigned slot = si; slot < cu->nslots; slot += cu->p.simds)
-        if (cu->warps[slot].state == W_RUN)
-            t = min_u64(t, warp_ready(cu, &cu->warps[slot]));
+    for (uint64_t m = cu->run_slots & cu->simd[si].slots; m; m &= m - 1)
+        t = min_u64(t, warp_ready(cu, &cu->warps[__builtin_ctzll(m)]));
     return t;
 }
 
@@ -920,7 +927,8 @@ static void init_warp(struct cu *cu, struct cu_warp *w, struct cu_wg *g, unsigne
 {
     const struct kernel *k = g->k;
     uint32_t threads = kernel_wg_threads(k), ws = warp_size_of(cu, k);
-    *w = (struct cu_warp){.simd = w->simd, .wg = g, .state = W_RUN, .cu = cu};
+    *w = (struct cu_warp){.simd = w->simd, .wg = g, .cu = cu};
+    set_state(cu, w, W_RUN);
     w->kw.k = k;
     w->kw.wg = g->wg;
     w->kw.wg_id = (struct kernel_dim){g->wg % k->grid.x, (g->wg / k->grid.x) % k->grid.y,
@@ -997,7 +1005,7 @@ static void func_op(struct cu *cu, struct cu_warp *w, bool *sync)
         lds_op(cu, w);
         return;
     case KOP_BARRIER:
-        w->state = W_WAIT_BAR;
+        set_state(cu, w, W_WAIT_BAR);
         w->wg->at_barrier++;
         return;
     case KOP_FENCE:
@@ -1007,7 +1015,7 @@ static void func_op(struct cu *cu, struct cu_warp *w, bool *sync)
         }
         return;
     case KOP_EXIT:
-        w->state = W_FREE;
+        set_state(cu, w, W_FREE);
         w->wg->exited++;
         return;
     default:
@@ -1034,7 +1042,7 @@ bool cu_func_round(struct cu *cu, bool *sync)
         } else if (barrier_full(cu, g)) {
             for (uint64_t m = g->slots; m; m &= m - 1)
                 if (cu->warps[__builtin_ctzll(m)].state == W_WAIT_BAR)
-                    cu->warps[__builtin_ctzll(m)].state = W_RUN;
+                    set_state(cu, &cu->warps[__builtin_ctzll(m)], W_RUN);
         }
     }
     return cu->nwgs > 0;
@@ -1076,6 +1084,8 @@ void cu_init(struct cu *cu, unsigned id, const struct cu_params *p, const struct
     cu->simd = xcalloc(p->simds, sizeof *cu->simd);
     for (unsigned i = 0; i < p->simds; i++)
         cu->simd[i] = (struct cu_simd){.armed = NEVER, .last = -1};
+    for (unsigned i = 0; i < cu->nslots; i++)
+        cu->simd[i % p->simds].slots |= 1ull << i;
     snprintf(cu->name, sizeof cu->name, "cu%u", id);
     sim_watch(env->s, cu->name, cu_pending, cu_dump, cu);
 }

@@ -125,6 +125,7 @@ struct cu_simd {
     ps_t free;                /* its issue port is free from */
     ps_t armed;               /* a scheduler look pending at this time (UINT64_MAX: none) */
     int last;                 /* warp slot it issued last (GTO's greedy warp), -1: none */
+    uint64_t slots;           /* bit i: warp slot i is its own */
 };
 
 struct cu_wg {
@@ -156,6 +157,7 @@ struct cu {
     struct cu_warp *warps;    /* simds * warps_per_simd slots */
     unsigned nslots;
     uint64_t free_slots;      /* bit i: slot i free */
+    uint64_t run_slots;       /* bit i: the warp in slot i is in W_RUN (set_state) */
     struct cu_wg *wgs;        /* max_wgs */
     unsigned nwgs;
     uint32_t lds_used, lds_size;
