@@ -84,13 +84,25 @@ static uint32_t kernel_of(const struct chk *c, uint32_t v)
     return v && c->period[i].first < v ? c->period[i].kernel : 0;
 }
 
+/* The words of one line mostly hold versions of one period, so the period
+ * last searched is kept: the versions in (lo, hi] are its own. */
+struct floor_memo {
+    uint32_t lo, hi, floor;
+};
+
 /* The oldest version a reader may see when v was the last version stored
  * before its kernel: any store of v's kernel. Several threads storing to one
  * word in one kernel (a benign race, or different bytes of the word) may
  * leave any of their versions in memory. */
-static uint32_t floor_of(const struct chk *c, uint32_t v)
+static inline uint32_t floor_memo_of(const struct chk *c, struct floor_memo *m, uint32_t v)
 {
-    return v ? c->period[period_of(c, v)].first + 1 : 0;
+    if (v && (v <= m->lo || v > m->hi)) {
+        size_t i = period_of(c, v);
+        m->lo = c->period[i].first;
+        m->hi = i + 1 < c->nperiod ? c->period[i + 1].first : UINT32_MAX;
+        m->floor = m->lo + 1;
+    }
+    return v ? m->floor : 0;
 }
 
 /* Was the last store of a word with version cur made in the current kernel? */
@@ -150,8 +162,9 @@ void chk_track_lines(struct chk *c) { c->track_lines = true; }
 void chk_line_floor(const struct chk *c, addr_t line, uint32_t *want)
 {
     const struct chk_word *w = find_words(c, line);
+    struct floor_memo m = {0};
     for (unsigned i = 0; i < c->words; i++)
-        want[i] = w ? floor_of(c, w[i].cur) : 0;
+        want[i] = w ? floor_memo_of(c, &m, w[i].cur) : 0;
 }
 
 void chk_line_cur(const struct chk *c, addr_t line, uint32_t *cur)
@@ -203,10 +216,12 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
         return false;
     unsigned bad = 0;
     uint32_t wm = req_word_mask(mask);
+    struct floor_memo m = {0};
     for (unsigned i = 0; i < c->words; i++) {
         if (!(wm >> i & 1))
             continue;
-        uint32_t want = floor_of(c, stored_this_kernel(c, w[i].cur) ? w[i].prev : w[i].cur);
+        uint32_t want =
+            floor_memo_of(c, &m, stored_this_kernel(c, w[i].cur) ? w[i].prev : w[i].cur);
         if (ver[i] >= want)
             continue;
         if (!bad)

@@ -759,13 +759,19 @@ static void relay_fill(struct sim *s, struct cache *c, struct req *t, const stru
 
 /* Words with dirty bytes keep their own version (approximate for words
  * only partly dirty: the written version stands for the whole word). */
-static void install_fill(struct cache *c, int64_t l, const struct req *ch)
+static void install_fill(struct cache *c, int64_t l, const struct req *ch, bool fresh)
 {
     const uint64_t *got = ch->flags & REQ_F_SECTORS ? ch->mask : c->full;
+    /* a line just allocated has nothing dirty or valid: its record, still on
+     * its way from the host's memory, is not read back */
     if (c->wver)
         copy_word_versions(c, cache_line_versions(c, l), ch->ver,
-                           ~req_word_mask(c->line[l].dirty) & req_word_mask(got) & c->all_words);
-    mask_or(c->line[l].valid, got);
+                           ~(fresh ? 0 : req_word_mask(c->line[l].dirty)) & req_word_mask(got) &
+                               c->all_words);
+    if (fresh)
+        mask_copy(c->line[l].valid, got);
+    else
+        mask_or(c->line[l].valid, got);
 }
 
 /* A fill touches the line's set (and, to choose a victim, its stamps), the
@@ -797,7 +803,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     struct req *targets = x->head;
     uint64_t li = line_index(c, x->line);
     int64_t l = lookup(c, li);
-    bool bypass = fill_bypasses(x, l);
+    bool bypass = fill_bypasses(x, l), fresh = l < 0;
     if (!bypass) {
         if (l < 0) {
             /* install_fill sets every version. A sectored cache whose set
@@ -811,7 +817,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
         }
     }
     if (!bypass)
-        install_fill(c, l, ch);
+        install_fill(c, l, ch, fresh);
     bool stale = x->stale;
     c->mshr_writing -= mask_any(x->wmask);
     mshr_unhash(c, m);
