@@ -8,7 +8,8 @@
  * one, so an instruction's conflict cost is the sum over its groups of
  * (k - 1). Distinct words per bank are found with a per-bank list that is
  * cleared only for the banks a group touched, so a conflict-free group of n
- * lanes costs O(n).
+ * lanes costs O(n); a group whose lanes all fall on different banks (the
+ * common case) is found so with a bitmap of banks first.
  */
 #include "lds.h"
 
@@ -110,6 +111,18 @@ static unsigned add_word(struct lds *l, uint32_t b, uint32_t w, uint32_t *touche
 /* Conflict degree of one lane group: lanes base + i for bit i of gmask. */
 static unsigned group_degree(struct lds *l, const uint32_t *addr, unsigned base, uint64_t gmask)
 {
+    if (l->pow2 && l->p.banks <= 64) { /* the common case: every lane on a bank of its own */
+        uint64_t used = 0, m = gmask;
+        for (; m; m &= m - 1) {
+            uint64_t bit = 1ull << ((addr[base + (unsigned)__builtin_ctzll(m)] >> l->bank_shift) &
+                                    l->bank_mask);
+            if (used & bit)
+                break;
+            used |= bit;
+        }
+        if (!m)
+            return 1;
+    }
     uint32_t touched[LDS_MAX_LANES];
     unsigned ntouched = 0, deg = 1;
     for (; gmask; gmask &= gmask - 1) {
