@@ -130,18 +130,35 @@ static uint32_t bucket_new(struct sim *s, ps_t t)
     return b;
 }
 
+/* The first bucket of slot's chain whose time is t or later, index + 1 (0:
+ * none); *prev: the one before it (0: it leads the chain). */
+static uint32_t wheel_find(const struct sim *s, uint32_t slot, ps_t t, uint32_t *prev)
+{
+    uint32_t i = s->wheel[slot];
+    *prev = 0;
+    while (i && s->bk[i - 1].t < t) {
+        *prev = i;
+        i = s->bk[i - 1].wnext;
+    }
+    return i;
+}
+
+/* Hang bucket b in slot's chain between prev and next (indices + 1, as
+ * wheel_find gave them: bucket_new may have moved bk since). */
+static void wheel_insert(struct sim *s, uint32_t b, uint32_t slot, uint32_t prev, uint32_t next)
+{
+    s->bk[b].wnext = next;
+    *(prev ? &s->bk[prev - 1].wnext : &s->wheel[slot]) = b + 1;
+    s->wheel_used[slot / 64] |= 1ull << (slot % 64);
+    s->wheel_n++;
+}
+
 /* Hang bucket b in its wheel slot's chain, in order of time. */
 static void wheel_link(struct sim *s, uint32_t b)
 {
-    ps_t t = s->bk[b].t;
-    uint32_t slot = (uint32_t)(t >> SIM_WHEEL_SHIFT) & WHEEL_MASK;
-    uint32_t *p = &s->wheel[slot];
-    while (*p && s->bk[*p - 1].t < t)
-        p = &s->bk[*p - 1].wnext;
-    s->bk[b].wnext = *p;
-    *p = b + 1;
-    s->wheel_used[slot / 64] |= 1ull << (slot % 64);
-    s->wheel_n++;
+    uint32_t slot = (uint32_t)(s->bk[b].t >> SIM_WHEEL_SHIFT) & WHEEL_MASK, prev;
+    uint32_t next = wheel_find(s, slot, s->bk[b].t, &prev);
+    wheel_insert(s, b, slot, prev, next);
 }
 
 /* The bucket of time t, created (with one empty chunk, and entered in the
@@ -152,20 +169,13 @@ static uint32_t bucket_of(struct sim *s, ps_t t)
         return s->last_b - 1;
     uint32_t b;
     if ((t >> SIM_WHEEL_SHIFT) - s->wheel_base < SIM_WHEEL_SLOTS) {
-        uint32_t slot = (uint32_t)(t >> SIM_WHEEL_SHIFT) & WHEEL_MASK;
-        uint32_t prev = 0, i = s->wheel[slot];
-        while (i && s->bk[i - 1].t < t) {
-            prev = i;
-            i = s->bk[i - 1].wnext;
-        }
+        uint32_t slot = (uint32_t)(t >> SIM_WHEEL_SHIFT) & WHEEL_MASK, prev;
+        uint32_t i = wheel_find(s, slot, t, &prev);
         if (i && s->bk[i - 1].t == t) {
             b = i - 1;
-        } else { /* linked between prev and i (indices: bucket_new may move bk) */
+        } else {
             b = bucket_new(s, t);
-            s->bk[b].wnext = i;
-            *(prev ? &s->bk[prev - 1].wnext : &s->wheel[slot]) = b + 1;
-            s->wheel_used[slot / 64] |= 1ull << (slot % 64);
-            s->wheel_n++;
+            wheel_insert(s, b, slot, prev, i);
         }
     } else {
         size_t n = s->bk_of.n;
