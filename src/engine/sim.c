@@ -235,6 +235,16 @@ void sim_at_slow(struct sim *s, ps_t t, ev_fn fn, void *obj, uint64_t arg)
     s->pending_events++;
 }
 
+void sim_hint(struct sim *s, const void *key, ev_hint_fn hint)
+{
+    if (sim_hint_of(s, key))
+        return;
+    if (s->nhints == SIM_HINTS)
+        BUG("sim_hint: more than %d handlers with hints", SIM_HINTS);
+    s->hint_key[s->nhints] = key;
+    s->hint[s->nhints++] = hint;
+}
+
 void clock_init(struct clock *c, const char *name, double mhz)
 {
     c->name = name;
@@ -274,10 +284,32 @@ static void deadlock_report(struct sim *s, const char *why)
     fflush(o);
 }
 
+/* Ask the host for an event's object and (where it looks like a pointer,
+ * often a request) its argument: a prefetch never faults. */
+static inline void prefetch_event(const struct event *e)
+{
+    __builtin_prefetch(e->obj);
+    __builtin_prefetch((const char *)e->obj + 64);
+    if (e->arg >= 1u << 16)
+        __builtin_prefetch((const void *)(uintptr_t)e->arg);
+}
+
 /* Events in chunk c of bucket b: all its slots, but for the tail. */
 static inline uint32_t chunk_fill(const struct ev_bucket *b, uint32_t c)
 {
     return c == b->tail ? b->tail_n : SIM_CHUNK_EVENTS;
+}
+
+/* The event of bucket bk k + 1 places after the one that runs now (from
+ * chunk c, n events in it), or NULL. */
+static inline const struct event *peek_event(const struct sim *s, const struct ev_bucket *bk,
+                                             const struct ev_chunk *c, uint32_t n, uint32_t k)
+{
+    uint32_t p = bk->pos + k;
+    if (p < n)
+        return &c->ev[p];
+    p -= n;
+    return c->next && p < chunk_fill(bk, c->next) ? &s->ch[c->next - 1].ev[p] : NULL;
 }
 
 /* Run every event of the earliest time, including those scheduled for
@@ -318,14 +350,20 @@ static void run_bucket(struct sim *s, uint32_t b)
         if (bk->pos == 0 && c->next) /* the chunk after this one, while its events run */
             __builtin_prefetch(&s->ch[c->next - 1]);
         struct event ev = c->ev[bk->pos++];
-        /* the next event's object (often a request back from below, long out
-         * of the host's caches), fetched while this one runs */
-        if (bk->pos < n) {
-            const struct event *next = &c->ev[bk->pos];
-            __builtin_prefetch(next->obj);
-            __builtin_prefetch((const char *)next->obj + 64);
-            if (next->arg >= 1u << 16) /* often a request: a prefetch never faults */
-                __builtin_prefetch((const void *)(uintptr_t)next->arg);
+        /* The object of the event after next (often a request back from
+         * below, long out of the host's caches) is fetched while this one
+         * runs, and the next event's hint, whose object was fetched one
+         * event ago, asks for what its handler will read. */
+        const struct event *next = peek_event(s, bk, c, n, 0);
+        if (next) {
+            const struct event *after = peek_event(s, bk, c, n, 1);
+            if (after)
+                prefetch_event(after);
+            if (bk->pos == 1)
+                prefetch_event(next); /* no event before this one asked for it */
+            ev_hint_fn h = sim_hint_of(s, (const void *)next->fn);
+            if (h)
+                h(s, next->obj, next->arg);
         }
         s->pending_events--;
         s->events++;

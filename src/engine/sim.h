@@ -40,6 +40,10 @@ struct sim;
 struct stats;
 
 typedef void (*ev_fn)(struct sim *s, void *obj, uint64_t arg);
+/* A look-ahead hint (sim_hint()): asks the host for what a handler will read,
+ * and nothing else (it must not change any state). */
+typedef void (*ev_hint_fn)(const struct sim *s, const void *obj, uint64_t arg);
+#define SIM_HINTS 4
 
 struct event {
     ev_fn fn;
@@ -113,6 +117,10 @@ struct sim {
     struct ev_heap_ent *heap; /* the distinct times beyond the wheel */
     size_t heap_n, heap_cap;
     uint64_t pending_events;  /* scheduled, not yet run */
+    /* Look-ahead hints by handler (sim_hint()): key[i] is a handler's address */
+    const void *hint_key[SIM_HINTS];
+    ev_hint_fn hint[SIM_HINTS];
+    unsigned nhints;
     uint64_t events;          /* events executed */
     bool stop;
     /* Functional mode (kernel sampling's warming pass, gpu/sample.h): every
@@ -161,6 +169,22 @@ static inline void sim_at(struct sim *s, ps_t t, ev_fn fn, void *obj, uint64_t a
 static inline void sim_after(struct sim *s, ps_t dt, ev_fn fn, void *obj, uint64_t arg)
 {
     sim_at(s, s->now + dt, fn, obj, arg);
+}
+
+/* Register hint for handler key (an ev_fn, or a handler a component calls
+ * from its own events, such as a request's completion), once per key; at most
+ * SIM_HINTS keys. While one event runs, the run loop calls the hint of the
+ * next event's handler (whose object it asked the host for one event
+ * earlier), so that the host's misses on what that handler will read overlap
+ * with the work of this one. Hints change nothing simulated. */
+void sim_hint(struct sim *s, const void *key, ev_hint_fn hint);
+/* The hint registered for key, or NULL. */
+static inline ev_hint_fn sim_hint_of(const struct sim *s, const void *key)
+{
+    for (unsigned i = 0; i < s->nhints; i++)
+        if (s->hint_key[i] == key)
+            return s->hint[i];
+    return NULL;
 }
 
 void clock_init(struct clock *c, const char *name, double mhz);

@@ -777,15 +777,19 @@ static void install_fill(struct cache *c, int64_t l, const struct req *ch, bool 
 /* A fill touches the line's set (and, to choose a victim, its stamps), the
  * MSHR's first target and then the head of the waiting FIFO: ask for all of
  * them at once so that the host's misses overlap. */
-static void fill_prefetch(const struct cache *c, const struct req *ch, const struct cache_mshr *x)
+static void prefetch_fill_set(const struct cache *c, uint64_t li)
 {
-    uint64_t li = line_index(c, ch->addr);
     prefetch_set(c, li);
     if (c->p.repl != CACHE_RANDOM) {
         const uint32_t *st = c->stamp + set_of(c, li) * c->p.ways;
         __builtin_prefetch(st);
         __builtin_prefetch(st + c->p.ways - 1);
     }
+}
+
+static void fill_prefetch(const struct cache *c, const struct req *ch, const struct cache_mshr *x)
+{
+    prefetch_fill_set(c, line_index(c, ch->addr));
     __builtin_prefetch(x->head);
     __builtin_prefetch(c->wq[0].head);
 }
@@ -871,6 +875,28 @@ static bool inval_present(struct cache *c, uint64_t li)
     }
     drop_line(c, l);
     return true;
+}
+
+/* Hints (sim_hint()): what accept_ev and fill_done will read first. */
+static void accept_hint(const struct sim *s, const void *obj, uint64_t arg)
+{
+    (void)s;
+    const struct cache *c = obj;
+    const struct req *r = (const struct req *)(uintptr_t)arg;
+    uint64_t li = line_index(c, r->addr);
+    prefetch_set(c, li);
+    prefetch_line(c, li);
+    if (c->wver) /* a hit writes the versions it returns */
+        __builtin_prefetch(r->ver, 1);
+}
+
+static void fill_hint(const struct sim *s, const void *obj, uint64_t arg)
+{
+    (void)s;
+    const struct cache *c = obj;
+    const struct req *ch = (const struct req *)(uintptr_t)arg;
+    __builtin_prefetch(&c->mshr[(uint32_t)ch->tag]);
+    prefetch_fill_set(c, line_index(c, ch->addr));
 }
 
 static void accept_ev(struct sim *s, void *obj, uint64_t arg)
@@ -1024,6 +1050,8 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     u64map_init(&c->wq[0].over, 64);
     u64map_init(&c->wq[1].over, 64);
     req_pool_init(s, 1024);
+    sim_hint(s, (const void *)accept_ev, accept_hint);
+    sim_hint(s, (const void *)fill_done, fill_hint);
     sim_watch(s, c->name, watch_pending, watch_dump, c);
 }
 

@@ -187,6 +187,30 @@ static inline int64_t lookup(const struct cache *c, uint64_t li)
     return -1;
 }
 
+/* Ask the host for the record and the versions of the way a lookup of li
+ * would compare first (the set's rows should be on their way already,
+ * prefetch_set()), without waiting for them. */
+static inline void prefetch_line(const struct cache *c, uint64_t li)
+{
+    size_t set = set_of(c, li);
+    const uint8_t *row = c->fp + set * c->fp_row;
+    const uint64_t *valid = set_bits(c, set);
+    uint8_t f = fingerprint(c, li);
+    for (uint32_t k = 0; k < c->fp_row / 16; k++) {
+        uint32_t m = fp_match16(row + 16 * k, f) & (uint32_t)(valid[k / 4] >> (16 * (k % 4)));
+        if (m & 0xffff) {
+            size_t l = set * c->p.ways + 16 * k + (unsigned)__builtin_ctz(m);
+            __builtin_prefetch(&c->line[l]);
+            if (c->wver) {
+                const uint32_t *v = cache_line_versions(c, (int64_t)l);
+                __builtin_prefetch(v);
+                __builtin_prefetch(v + c->words - 1);
+            }
+            return;
+        }
+    }
+}
+
 static inline uint32_t next_stamp(struct cache *c)
 {
     if (__builtin_expect(c->tick == UINT32_MAX, 0))

@@ -358,6 +358,47 @@ Test(engine, stop_in_the_middle_of_a_time_resumes_there)
     sim_destroy(&s);
 }
 
+/* A hint logs which event it was called for and whether it had run yet. */
+static int hinted[64], hinted_n, hinted_early;
+
+static void log_hint(const struct sim *s, const void *obj, uint64_t arg)
+{
+    (void)s;
+    const struct log *l = obj;
+    for (int i = 0; i < l->n; i++)
+        hinted_early += l->order[i] == (int)arg; /* hinted after it ran */
+    hinted[hinted_n++] = (int)arg;
+}
+
+Test(engine, hint_sees_each_next_event_before_it_runs_and_changes_nothing)
+{
+    struct sim s;
+    sim_init(&s, 1);
+    hinted_n = hinted_early = 0;
+    sim_hint(&s, (const void *)record, log_hint);
+    sim_hint(&s, (const void *)record, log_hint); /* once per handler */
+    cr_expect_eq(s.nhints, 1);
+    struct log l = {0};
+    for (uint64_t i = 0; i < 12; i++) /* three chunks of events at t = 7 */
+        sim_at(&s, 7, record, &l, i);
+    sim_at(&s, 9, record, &l, 100);
+    sim_at(&s, 9, stopper, &l, 101);
+    sim_at(&s, 9, record, &l, 102);
+    cr_expect_eq(sim_run(&s, 0), SIM_DONE);
+    int want[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 100, 101, 102};
+    cr_assert_eq(l.n, 15);
+    for (int i = 0; i < 15; i++)
+        cr_expect_eq(l.order[i], want[i], "event %d", i);
+    /* every event of a time but its first, across chunks, each before it
+     * ran; not 101 (no hint is registered for its handler) */
+    int hw[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 102};
+    cr_assert_eq(hinted_n, 12);
+    for (int i = 0; i < 12; i++)
+        cr_expect_eq(hinted[i], hw[i], "hint %d", i);
+    cr_expect_eq(hinted_early, 0);
+    sim_destroy(&s);
+}
+
 /* ---- u64map, pagemap and big blocks ---------------------------------------- */
 
 /* Random puts, gets and deletions (both forms) against a plain array, with
