@@ -6,10 +6,12 @@
  * words any one bank must deliver (lanes naming the same word share one
  * read: broadcast). A group of degree k holds the port k cycles instead of
  * one, so an instruction's conflict cost is the sum over its groups of
- * (k - 1). Distinct words per bank are found with a per-bank list that is
- * cleared only for the banks a group touched, so a conflict-free group of n
- * lanes costs O(n); a group whose lanes all fall on different banks (the
- * common case) is found so with a bitmap of banks first.
+ * (k - 1). With at most 64 banks of a power-of-two size, the degree is
+ * counted in rounds, each serving one word per bank (a bitmap of the banks
+ * served and each one's word), so a group of n lanes and degree k costs
+ * O(n k) without touching memory beyond the lanes' addresses; otherwise
+ * distinct words per bank are found with a per-bank list that is cleared
+ * only for the banks a group touched.
  */
 #include "lds.h"
 
@@ -111,17 +113,29 @@ static unsigned add_word(struct lds *l, uint32_t b, uint32_t w, uint32_t *touche
 /* Conflict degree of one lane group: lanes base + i for bit i of gmask. */
 static unsigned group_degree(struct lds *l, const uint32_t *addr, unsigned base, uint64_t gmask)
 {
-    if (l->pow2 && l->p.banks <= 64) { /* the common case: every lane on a bank of its own */
-        uint64_t used = 0, m = gmask;
-        for (; m; m &= m - 1) {
-            uint64_t bit = 1ull << ((addr[base + (unsigned)__builtin_ctzll(m)] >> l->bank_shift) &
-                                    l->bank_mask);
-            if (used & bit)
-                break;
-            used |= bit;
+    if (l->pow2 && l->p.banks <= 64) {
+        /* In rounds: each round serves, on every bank, the word of its first
+         * lane left and every lane naming that word; the rounds needed are
+         * the most distinct words of any bank. A conflict-free group takes
+         * one round. */
+        uint32_t first[64];
+        unsigned deg = 0;
+        while (gmask) {
+            uint64_t used = 0, left = 0;
+            deg++;
+            for (uint64_t m = gmask; m; m &= m - 1) {
+                unsigned i = (unsigned)__builtin_ctzll(m);
+                uint32_t w = addr[base + i] >> l->bank_shift, b = w & l->bank_mask;
+                if (!(used >> b & 1)) {
+                    used |= 1ull << b;
+                    first[b] = w;
+                } else if (first[b] != w) {
+                    left |= 1ull << i;
+                }
+            }
+            gmask = left;
         }
-        if (!m)
-            return 1;
+        return deg;
     }
     uint32_t touched[LDS_MAX_LANES];
     unsigned ntouched = 0, deg = 1;
