@@ -202,7 +202,7 @@ static inline void prefetch_line(const struct cache *c, uint64_t li)
             size_t l = set * c->p.ways + 16 * k + (unsigned)__builtin_ctz(m);
             __builtin_prefetch(&c->line[l]);
             if (c->wver) {
-                const uint32_t *v = cache_line_versions(c, (int64_t)l);
+                const uint32_t *v = c->wver + l * c->words;
                 __builtin_prefetch(v);
                 __builtin_prefetch(v + c->words - 1);
             }
