@@ -774,9 +774,7 @@ static void install_fill(struct cache *c, int64_t l, const struct req *ch, bool 
         mask_or(c->line[l].valid, got);
 }
 
-/* A fill touches the line's set (and, to choose a victim, its stamps), the
- * MSHR's first target and then the head of the waiting FIFO: ask for all of
- * them at once so that the host's misses overlap. */
+/* Ask the host for the rows of li's set and, to choose a victim, its stamps. */
 static void prefetch_fill_set(const struct cache *c, uint64_t li)
 {
     prefetch_set(c, li);
@@ -787,6 +785,9 @@ static void prefetch_fill_set(const struct cache *c, uint64_t li)
     }
 }
 
+/* A fill touches the line's set, the MSHR's first target and then the head
+ * of the waiting FIFO: ask for all of them at once so that the host's misses
+ * overlap. */
 static void fill_prefetch(const struct cache *c, const struct req *ch, const struct cache_mshr *x)
 {
     prefetch_fill_set(c, line_index(c, ch->addr));
