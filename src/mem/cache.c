@@ -884,9 +884,7 @@ static void accept_hint(const struct sim *s, const void *obj, uint64_t arg)
     (void)s;
     const struct cache *c = obj;
     const struct req *r = (const struct req *)(uintptr_t)arg;
-    uint64_t li = line_index(c, r->addr);
-    prefetch_set(c, li);
-    prefetch_line(c, li);
+    prefetch_line(c, line_index(c, r->addr));
     if (c->wver) /* a hit writes the versions it returns */
         __builtin_prefetch(r->ver, 1);
 }

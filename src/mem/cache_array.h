@@ -168,6 +168,14 @@ static inline void prefetch_set(const struct cache *c, uint64_t li)
     __builtin_prefetch(set_bits(c, set));
 }
 
+/* The valid ways among ways 16k .. 16k + 15 of a set (row: its fingerprints,
+ * valid: its valid bits) whose fingerprint is f, bit i for way 16k + i. */
+static inline uint32_t fp_candidates(const uint8_t *row, const uint64_t *valid, uint8_t f,
+                                     uint32_t k)
+{
+    return fp_match16(row + 16 * k, f) & (uint32_t)(valid[k / 4] >> (16 * (k % 4))) & 0xffff;
+}
+
 /* The way holding li: only valid ways with a matching fingerprint are
  * compared in full, lowest way first (as a scan of every tag would). */
 static inline int64_t lookup(const struct cache *c, uint64_t li)
@@ -177,8 +185,7 @@ static inline int64_t lookup(const struct cache *c, uint64_t li)
     const uint64_t *valid = set_bits(c, set);
     uint8_t f = fingerprint(c, li);
     for (uint32_t k = 0; k < c->fp_row / 16; k++) {
-        uint32_t m = fp_match16(row + 16 * k, f) & (uint32_t)(valid[k / 4] >> (16 * (k % 4)));
-        for (m &= 0xffff; m; m &= m - 1) {
+        for (uint32_t m = fp_candidates(row, valid, f, k); m; m &= m - 1) {
             size_t l = base + 16 * k + (unsigned)__builtin_ctz(m);
             if (c->line[l].tag == li)
                 return (int64_t)l;
@@ -187,18 +194,20 @@ static inline int64_t lookup(const struct cache *c, uint64_t li)
     return -1;
 }
 
-/* Ask the host for the record and the versions of the way a lookup of li
- * would compare first (the set's rows should be on their way already,
- * prefetch_set()), without waiting for them. */
+/* Ask the host for the rows of li's set, and then, by them, for the record
+ * and the versions of the way a lookup of li would compare first, without
+ * waiting for those. */
 static inline void prefetch_line(const struct cache *c, uint64_t li)
 {
     size_t set = set_of(c, li);
     const uint8_t *row = c->fp + set * c->fp_row;
     const uint64_t *valid = set_bits(c, set);
+    __builtin_prefetch(row);
+    __builtin_prefetch(valid);
     uint8_t f = fingerprint(c, li);
     for (uint32_t k = 0; k < c->fp_row / 16; k++) {
-        uint32_t m = fp_match16(row + 16 * k, f) & (uint32_t)(valid[k / 4] >> (16 * (k % 4)));
-        if (m & 0xffff) {
+        uint32_t m = fp_candidates(row, valid, f, k);
+        if (m) {
             size_t l = set * c->p.ways + 16 * k + (unsigned)__builtin_ctz(m);
             __builtin_prefetch(&c->line[l]);
             if (c->wver) {
