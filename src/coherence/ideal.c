@@ -75,10 +75,7 @@ static const struct cfg_key ideal_keys[] = {
 /* Copy the words of m from ver into line l of c, valid and dirty. */
 static void merge_words(struct cache *c, int64_t l, const uint64_t m[2], const uint32_t *ver)
 {
-    uint32_t *v = cache_line_versions(c, l), wm = req_word_mask(m);
-    for (unsigned w = 0; w < c->words; w++)
-        if (wm >> w & 1)
-            v[w] = ver[w];
+    cache_line_set_versions(c, l, ver, req_word_mask(m) & c->all_words);
     const uint64_t *va = cache_line_valid(c, l), *di = cache_line_dirty(c, l);
     uint64_t valid[2] = {va[0] | m[0], va[1] | m[1]}, dirty[2] = {di[0] | m[0], di[1] | m[1]};
     cache_line_set_masks(c, l, valid, dirty);
@@ -119,7 +116,9 @@ static void move_home(struct ideal *o, addr_t line)
             continue;
         uint64_t dirty[2] = {d[0], d[1]}, none[2] = {0, 0};
         uint64_t valid[2] = {cache_line_valid(l2, l)[0], cache_line_valid(l2, l)[1]};
-        to_home(o, line, cache_line_home(l2, l), dirty, cache_line_versions(l2, l));
+        uint32_t ver[REQ_WORDS];
+        cache_line_get_versions(l2, l, ver, l2->all_words);
+        to_home(o, line, cache_line_home(l2, l), dirty, ver);
         cache_line_set_masks(l2, l, valid, none);
         o->st.lines_moved++;
     }
@@ -131,10 +130,9 @@ static void drop_if_stale(struct ideal *o, struct cache *c, addr_t line, const u
     int64_t l = cache_find(c, line);
     if (l < 0)
         return;
-    const uint32_t *v = cache_line_versions(c, l);
     uint32_t wm = req_word_mask(cache_line_valid(c, l));
     for (unsigned w = 0; w < o->words; w++)
-        if ((wm >> w & 1) && v[w] < want[w]) {
+        if ((wm >> w & 1) && cache_line_version(c, l, w) < want[w]) {
             o->st.lines_invalidated += cache_inval_line(c, line);
             return;
         }

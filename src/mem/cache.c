@@ -111,7 +111,7 @@ struct req *cache_wb_child(struct sim *s, const struct cache *c, int64_t l)
     ch->flags = c->p.sectored ? REQ_F_SECTORS : 0;
     ch->home = c->line[l].home;
     if (c->wver)
-        copy_all_versions(c, ch->ver, cache_line_versions(c, l));
+        cache_line_get_versions(c, l, ch->ver, c->all_words);
     mask_copy(ch->mask, c->line[l].dirty);
     return ch;
 }
@@ -143,7 +143,7 @@ static void save_for_fill(struct cache *c, int64_t l)
         return;
     struct cache_mshr *x = &c->mshr[m];
     uint32_t wm = req_word_mask(c->line[l].dirty);
-    copy_word_versions(c, mshr_versions(c, m), cache_line_versions(c, l), wm);
+    cache_line_get_versions(c, l, mshr_versions(c, m), wm);
     x->saved_words |= wm;
 }
 
@@ -188,12 +188,11 @@ static int64_t unpinned_victim(const struct cache *c, size_t set, uint32_t way)
     return best;
 }
 
-/* Install line li (absent) with nothing valid yet, evicting a victim. The
- * versions start at 0 unless the caller overwrites them all at once (a fill:
- * fresh_versions = false). If every way is pinned: the policy's choice when
- * force is set, else nothing (-1). */
+/* Install line li (absent) with nothing valid yet and every version 0,
+ * evicting a victim. If every way is pinned: the policy's choice when force
+ * is set, else nothing (-1). */
 static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t home,
-                          bool fresh_versions, bool force)
+                          bool force)
 {
     size_t set = set_of(c, li);
     uint32_t pick = victim_way(c, set);
@@ -208,10 +207,6 @@ static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t 
     c->fp[set * c->fp_row + way] = fingerprint(c, li);
     way_bit(c, set, way, false, true);
     c->stamp[l] = next_stamp(c);
-    if (c->wver && fresh_versions) {
-        static const uint32_t zero[32];
-        copy_all_versions(c, cache_line_versions(c, l), zero);
-    }
     return l;
 }
 
@@ -226,8 +221,7 @@ static void fwd_done(struct sim *s, struct req *ch, void *obj)
          * returns those bytes from here, newer than what the level below has */
         int64_t l = lookup(c, line_index(c, parent->addr));
         if (l >= 0)
-            copy_word_versions(c, parent->ver, cache_line_versions(c, l),
-                               req_word_mask(c->line[l].dirty));
+            cache_line_get_versions(c, l, parent->ver, req_word_mask(c->line[l].dirty));
     }
     req_free(s, ch);
     c->nfwd--;
@@ -529,7 +523,7 @@ static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t 
         touch(c, l);
     if (r->kind == REQ_READ) {
         if (c->wver)
-            copy_all_versions(c, r->ver, cache_line_versions(c, l));
+            cache_line_get_versions(c, l, r->ver, c->all_words);
         return;
     }
     mask_or(c->line[l].valid, need);
@@ -538,7 +532,7 @@ static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t 
         sync_dirty(c, l);
     }
     if (c->wver)
-        copy_word_versions(c, cache_line_versions(c, l), r->ver, req_word_mask(need));
+        set_line_versions(c, l, r->ver, req_word_mask(need));
 }
 
 static enum act decide(const struct cache *c, const struct req *r, int64_t l,
@@ -575,7 +569,7 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
         if (s->functional) {
             /* the fill is installed before mshr_alloc returns: reserve first */
             if (c->p.alloc_on_miss && l < 0 && !(r->flags & REQ_F_NOALLOC))
-                alloc_line(s, c, li, r->home, true, true);
+                alloc_line(s, c, li, r->home, true);
             else if (c->p.alloc_on_miss && l >= 0)
                 touch(c, l);
             bool sent = mshr_alloc(s, c, li, r, l, need);
@@ -585,17 +579,17 @@ static bool perform(struct sim *s, struct cache *c, struct req *r, enum act a, i
         if (!mshr_alloc(s, c, li, r, l, need))
             return false;
         if (c->p.alloc_on_miss && l < 0 && !(r->flags & REQ_F_NOALLOC))
-            alloc_line(s, c, li, r->home, true, true); /* reserved: nothing valid until the fill */
+            alloc_line(s, c, li, r->home, true); /* reserved: nothing valid until the fill */
         else if (c->p.alloc_on_miss && l >= 0)
             touch(c, l); /* a sector miss on a present line renews its age at the miss */
         return true;
     case A_ALLOC:
-        l = alloc_line(s, c, li, r->home, true, true);
+        l = alloc_line(s, c, li, r->home, true);
         apply_hit(c, l, r, need, fill);
         respond(s, r, done);
         return true;
     case A_ALLOC_FWD:
-        l = alloc_line(s, c, li, r->home, true, true);
+        l = alloc_line(s, c, li, r->home, true);
         /* fall through */
     case A_UPD_FWD:
         apply_hit(c, l, r, need, fill);
@@ -762,12 +756,12 @@ static void relay_fill(struct sim *s, struct cache *c, struct req *t, const stru
 static void install_fill(struct cache *c, int64_t l, const struct req *ch, bool fresh)
 {
     const uint64_t *got = ch->flags & REQ_F_SECTORS ? ch->mask : c->full;
-    /* a line just allocated has nothing dirty or valid: its record, still on
-     * its way from the host's memory, is not read back */
+    /* a line just allocated has nothing dirty or valid: its masks, still on
+     * their way from the host's memory, are not read back */
     if (c->wver)
-        copy_word_versions(c, cache_line_versions(c, l), ch->ver,
-                           ~(fresh ? 0 : req_word_mask(c->line[l].dirty)) & req_word_mask(got) &
-                               c->all_words);
+        set_line_versions(c, l, ch->ver,
+                          ~(fresh ? 0 : req_word_mask(c->line[l].dirty)) & req_word_mask(got) &
+                              c->all_words);
     if (fresh)
         mask_copy(c->line[l].valid, got);
     else
@@ -815,7 +809,7 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
              * has every way pinned relays the fill instead, as if no target
              * allocated: the reads it covers are answered, the others fetch
              * again (docs/cache.md 2.2). */
-            l = alloc_line(s, c, li, x->home, false, !c->p.sectored);
+            l = alloc_line(s, c, li, x->home, !c->p.sectored);
             bypass = l < 0;
         } else if (!c->p.alloc_on_miss) { /* else its age counts from the miss */
             touch(c, l);
@@ -841,15 +835,20 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
     retry_waiting(s, c);
 }
 
+void cache_line_set_versions(struct cache *c, int64_t l, const uint32_t *src, uint32_t wm)
+{
+    set_line_versions(c, l, src, wm);
+}
+
 bool cache_install_clean(struct sim *s, struct cache *c, addr_t addr, uint16_t home,
                          const uint32_t *ver)
 {
     uint64_t li = line_index(c, addr);
     if (lookup(c, li) >= 0 || mshr_find(c, li) >= 0)
         return false;
-    int64_t l = alloc_line(s, c, li, home, ver == NULL, true);
+    int64_t l = alloc_line(s, c, li, home, true);
     if (c->wver && ver)
-        copy_all_versions(c, cache_line_versions(c, l), ver);
+        set_line_versions(c, l, ver, c->all_words);
     mask_copy(c->line[l].valid, c->full);
     return true;
 }

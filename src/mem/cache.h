@@ -24,6 +24,8 @@
 #ifndef CHIPSIM_CACHE_H
 #define CHIPSIM_CACHE_H
 
+#include <string.h>
+
 #include "base/u64map.h"
 #include "config/cfg.h"
 #include "mem/req.h"
@@ -109,7 +111,10 @@ struct cache_line {
     uint64_t tag;      /* line index (addr >> line_shift); meaningless unless the way is valid */
     uint16_t home;     /* owned by the coherence scheme; set from req->home on install */
     uint8_t state;     /* owned by the coherence scheme; 0 on install */
-    uint8_t pad[21];
+    bool ver_mixed;    /* with versions: its words' versions differ, and are in its row of
+                          wver; else every word's version is ver (0 on install) */
+    uint32_t ver;
+    uint8_t pad[16];
 };
 _Static_assert(sizeof(struct cache_line) == 64, "struct cache_line: one host cache line");
 
@@ -186,7 +191,8 @@ struct cache {
     uint64_t full[2];          /* valid mask of a whole line */
 
     struct cache_line *line;   /* sets x ways, set-major */
-    uint32_t *wver;            /* per-word data versions, words_per_line per line, or NULL */
+    uint32_t *wver;            /* per-word data versions, words per line, of the lines whose
+                                  words' versions differ (cache_line.ver_mixed), or NULL */
     uint32_t words;            /* words (4 B) per line */
     uint32_t all_words;        /* word mask of a whole line */
     /* Per set, so that a lookup reads one short row instead of every tag:
@@ -325,11 +331,43 @@ static inline void cache_line_set_home(struct cache *c, int64_t l, uint16_t home
 {
     c->line[l].home = home;
 }
-/* Per-word data versions of line l (NULL unless params.versions). */
-static inline uint32_t *cache_line_versions(const struct cache *c, int64_t l)
+/* Per-word data versions of line l (only with params.versions). Most lines
+ * carry one version in every word (a store writes whole lines with one
+ * version; a new line starts at 0): the line's record holds it, and its row
+ * of wver is neither read nor written (nor, while no line of a page of it
+ * mixes versions, given memory by the host). */
+static inline const uint32_t *cache_line_ver_row(const struct cache *c, int64_t l)
 {
-    return c->wver ? c->wver + (size_t)l * c->words : NULL;
+    return c->wver + (size_t)l * c->words;
 }
+/* The version of word w of line l. */
+static inline uint32_t cache_line_version(const struct cache *c, int64_t l, unsigned w)
+{
+    return c->line[l].ver_mixed ? cache_line_ver_row(c, l)[w] : c->line[l].ver;
+}
+/* The versions of the words in word mask wm of line l, into dst. */
+static inline void cache_line_get_versions(const struct cache *c, int64_t l, uint32_t *dst,
+                                           uint32_t wm)
+{
+    const struct cache_line *ln = &c->line[l];
+    if (!ln->ver_mixed) {
+        if (wm == c->all_words)
+            for (unsigned w = 0; w < c->words; w++)
+                dst[w] = ln->ver;
+        else
+            for (; wm; wm &= wm - 1)
+                dst[__builtin_ctz(wm)] = ln->ver;
+        return;
+    }
+    const uint32_t *row = cache_line_ver_row(c, l);
+    if (wm == c->all_words)
+        memcpy(dst, row, (c->words == 16 ? 16 : 32) * sizeof *dst); /* constant: inline */
+    else
+        for (; wm; wm &= wm - 1)
+            dst[__builtin_ctz(wm)] = row[__builtin_ctz(wm)];
+}
+/* Set the versions of the words in word mask wm of line l from src. */
+void cache_line_set_versions(struct cache *c, int64_t l, const uint32_t *src, uint32_t wm);
 static inline const uint64_t *cache_line_valid(const struct cache *c, int64_t l)
 {
     return c->line[l].valid;

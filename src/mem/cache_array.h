@@ -72,6 +72,49 @@ static inline void copy_word_versions(const struct cache *c, uint32_t *dst, cons
     }
 }
 
+/* Set the versions of the words in word mask wm of line l from src
+ * (cache_line_set_versions). A line stays in its record while all its words
+ * carry one version; the first write that gives its words different ones
+ * spells them out in its row of wver, and a write that makes them all equal
+ * again brings it back. */
+static inline void set_line_versions(struct cache *c, int64_t l, const uint32_t *src,
+                                     uint32_t wm)
+{
+    struct cache_line *ln = &c->line[l];
+    uint32_t *row = c->wver + (size_t)l * c->words, diff = 0;
+    if (wm == c->all_words) {
+        for (unsigned w = 1; w < c->words; w++)
+            diff |= src[w] ^ src[0];
+        ln->ver_mixed = diff != 0;
+        if (diff)
+            copy_all_versions(c, row, src);
+        else
+            ln->ver = src[0];
+        return;
+    }
+    if (!ln->ver_mixed) {
+        for (uint32_t m = wm; m; m &= m - 1)
+            diff |= src[__builtin_ctz(m)] ^ ln->ver;
+        if (!diff)
+            return;
+        /* some words now differ from the others, which keep ver */
+        for (unsigned w = 0; w < c->words; w++)
+            row[w] = ln->ver;
+        for (; wm; wm &= wm - 1)
+            row[__builtin_ctz(wm)] = src[__builtin_ctz(wm)];
+        ln->ver_mixed = true;
+        return;
+    }
+    for (; wm; wm &= wm - 1)
+        row[__builtin_ctz(wm)] = src[__builtin_ctz(wm)];
+    for (unsigned w = 1; w < c->words; w++)
+        diff |= row[w] ^ row[0];
+    if (!diff) {
+        ln->ver = row[0];
+        ln->ver_mixed = false;
+    }
+}
+
 /* ---- tag array ------------------------------------------------------------- */
 
 static inline uint64_t line_index(const struct cache *c, addr_t a) { return a >> c->line_shift; }
@@ -195,8 +238,8 @@ static inline int64_t lookup(const struct cache *c, uint64_t li)
 }
 
 /* Ask the host for the rows of li's set, and then, by them, for the record
- * and the versions of the way a lookup of li would compare first, without
- * waiting for those. */
+ * of the way a lookup of li would compare first (which holds its versions
+ * unless they differ), without waiting for those. */
 static inline void prefetch_line(const struct cache *c, uint64_t li)
 {
     size_t set = set_of(c, li);
@@ -210,11 +253,6 @@ static inline void prefetch_line(const struct cache *c, uint64_t li)
         if (m) {
             size_t l = set * c->p.ways + 16 * k + (unsigned)__builtin_ctz(m);
             __builtin_prefetch(&c->line[l]);
-            if (c->wver) {
-                const uint32_t *v = c->wver + l * c->words;
-                __builtin_prefetch(v);
-                __builtin_prefetch(v + c->words - 1);
-            }
             return;
         }
     }

@@ -151,11 +151,10 @@ Test(cache_nv, sectored_partly_written_sector_is_fetched_and_merged)
     int64_t l = cache_find(&t->c, 0x1000);
     expect_valid(t, 0x1000, ~0ull, ~0ull);
     cr_expect_eq(cache_line_dirty(&t->c, l)[0], S1 | 0xf00ull);
-    const uint32_t *v = cache_line_versions(&t->c, l);
-    cr_expect_eq(v[0], 7);
-    cr_expect_eq(v[2], 9);
-    cr_expect_eq(v[8], 9);
-    cr_expect_eq(v[16], 7);
+    cr_expect_eq(cache_line_version(&t->c, l, 0), 7);
+    cr_expect_eq(cache_line_version(&t->c, l, 2), 9);
+    cr_expect_eq(cache_line_version(&t->c, l, 8), 9);
+    cr_expect_eq(cache_line_version(&t->c, l, 16), 7);
     tb_free(t);
 }
 
