@@ -13,7 +13,12 @@ const struct cfg_key sample_keys[] = {
     {"first", CFG_INT, "2", 1, 1e9, "kernels of each group run in detail before any is skipped",
      NULL},
     {"every", CFG_INT, "10", 1, 1e9,
-     "after those, one kernel in `every` of each group runs in detail (1: all)", NULL},
+     "after those, one kernel in `every` of each group runs in detail (1: all), at first",
+     NULL},
+    {"backoff", CFG_INT, "8", 1, 1e6,
+     "each of those periodic kernels whose estimate was within `tolerance` doubles its "
+     "group's gap to the next one, up to `backoff` x `every` kernels; a miss sets it back to "
+     "`every` (1: a fixed gap; with every = 1 every kernel runs in detail)", NULL},
     {"reach", CFG_FLOAT, "0.1", 0, 1e9,
      "a kernel also runs in detail when its group's last kernel ran more warp instructions "
      "than the detailed ones the estimate is fitted on by more than this fraction, or fewer "
@@ -26,12 +31,13 @@ const struct cfg_key sample_keys[] = {
 
 int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, struct err *e)
 {
-    (void)e;
     *p = (struct sample_params){.on = cfg_bool(sec, "enable"),
                                 .first = (uint32_t)cfg_uint(sec, "first"),
                                 .every = (uint32_t)cfg_uint(sec, "every"),
+                                .backoff = (uint32_t)cfg_uint(sec, "backoff"),
                                 .reach = cfg_float(sec, "reach"),
                                 .tolerance = cfg_float(sec, "tolerance")};
+    (void)e;
     return 0;
 }
 
@@ -61,6 +67,8 @@ static const struct stat_desc sample_desc[] = {
 void sample_init(struct sample *sm, const struct sample_params *p)
 {
     *sm = (struct sample){.p = *p};
+    uint64_t most = p->every > 1 && p->backoff > 1 ? (uint64_t)p->every * p->backoff : p->every;
+    sm->max_gap = most < UINT32_MAX ? (uint32_t)most : UINT32_MAX;
 }
 
 void sample_free(struct sample *sm)
@@ -129,13 +137,14 @@ unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
         i++;
     if (i == sm->ng) {
         sm->g = xgrow(sm->g, sizeof *sm->g, &sm->cap, sm->ng + 1);
-        sm->g[sm->ng++] = (struct sample_group){.sig = sig};
+        sm->g[sm->ng++] = (struct sample_group){
+            .sig = sig, .gap = sm->p.every, .due = sm->p.first + sm->p.every - 1};
         sm->st.groups++;
     }
     struct sample_group *g = &sm->g[i];
     uint32_t n = g->seen++;
-    *detailed = !sm->p.on || g->sync || n < sm->p.first ||
-                (n - sm->p.first) % sm->p.every == sm->p.every - 1 ||
+    g->due_now = n == g->due; /* the next is due when this one has been checked */
+    *detailed = !sm->p.on || g->sync || n < sm->p.first || g->due_now ||
                 !in_reach(sm, g, g->last) || g->miss > sm->p.tolerance;
     return (unsigned)i;
 }
@@ -180,13 +189,22 @@ void sample_detailed(struct sample *sm, unsigned gi, uint64_t insts, ps_t run_ps
     g->sync |= sync;
     sm->st.detailed++;
     /* checked as a skipped kernel would be estimated: only within reach */
+    bool confirmed = false;
     if (sm->p.on && in_reach(sm, g, insts)) {
         double err = fabs(predict(g, insts) - (double)run_ps);
         sm->st.checked++;
         sm->st.checked_ps += run_ps;
         sm->st.checked_err_ps += (uint64_t)llround(err);
         g->miss = run_ps ? err / (double)run_ps : 0;
+        confirmed = g->miss <= sm->p.tolerance;
         update_error(sm);
+    }
+    if (g->due_now) { /* a periodic kernel: the gap to the next */
+        g->gap = !confirmed ? sm->p.every
+                 : g->gap > sm->max_gap / 2 ? sm->max_gap
+                                            : 2 * g->gap;
+        g->due += g->gap;
+        g->due_now = false;
     }
     if (!g->have0) {
         g->x0 = insts;

@@ -1,7 +1,8 @@
 /*
  * sample.h -- kernel sampling (docs/sampling.md): the kernels of a run are
  * grouped by signature (name, grid, block and the data structures passed);
- * each group's first kernels and then every n-th run in detail, and the
+ * each group's first kernels and then periodic ones run in detail (every
+ * n-th, the gap doubling while their estimates hold), and the
  * others run only functionally (cu_func_dispatch, cu_func_round): their
  * accesses pass through the caches, the directories, memory and the checker
  * at once, so every later kernel starts from the caches, directories and
@@ -28,7 +29,10 @@
 struct sample_params {
     bool on;
     uint32_t first; /* kernels of each group run in detail before any is skipped */
-    uint32_t every; /* after them, one kernel in `every` runs in detail */
+    uint32_t every; /* after them, one kernel in `every` runs in detail, at first; */
+    uint32_t backoff; /* the gap doubles after each that was estimated within
+                         tolerance, up to backoff x every, and falls back to every after
+                         a miss (0 or 1: a fixed gap; every = 1: all in detail) */
     double reach;   /* and so does one whose group's last kernel ran more than this fraction
                        beyond the instruction counts the estimate was fitted on */
     double tolerance; /* and every one while the last checked missed by more than this */
@@ -42,6 +46,9 @@ int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, s
 struct sample_group {
     uint64_t sig;
     uint32_t seen;     /* kernels of the group so far */
+    uint32_t gap;      /* kernels from one periodic detailed kernel to the next */
+    uint32_t due;      /* the index in the group of the next periodic one */
+    bool due_now;      /* the kernel running now is periodic */
     bool sync;         /* its work-groups synchronize with each other: never skipped */
     bool have0;        /* its first kernel ran (x0, y0: it finds its data cold, so it is
                           fitted on only while it is the only one) */
@@ -56,6 +63,7 @@ struct sample_group {
 
 struct sample {
     struct sample_params p;
+    uint32_t max_gap; /* of the periodic kernels: every x backoff */
     struct sample_group *g;
     size_t ng, cap;
     struct {

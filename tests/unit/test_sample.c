@@ -177,6 +177,49 @@ Test(sample, a_group_runs_in_detail_while_its_estimate_misses)
     sample_free(&sm);
 }
 
+/* The periodic kernels' gap doubles while their estimates hold, up to
+ * backoff x every, and falls back to every after a miss (while the tolerance rule
+ * keeps the group in detail until its estimate holds again). first 1, every 2,
+ * backoff 4 (gaps up to 8); every kernel 100 instructions in 1000 ps but the 23rd (1500). */
+Test(sample, the_gap_to_the_next_periodic_kernel_doubles_while_estimates_hold)
+{
+    struct sample sm;
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 1, .every = 2,
+                                             .backoff = 4, .reach = 1e9,
+                                             .tolerance = 0.02});
+    struct kernel k = {.name = "k", .grid = {4, 1, 1}, .block = {64, 1, 1}};
+    /* D: in detail. 2, 6, 14, 22: gaps 4, 8, 8; 22 misses, so 23-27 run while
+     * the window holds its time, and the gap after 24 and 26 is 2 again;
+     * 28 holds: 4 to 32. */
+    const char *want = "DSDSSSDSSSSSSSDSSSSSSSDDDDDDDSSSD";
+    for (unsigned n = 0; want[n]; n++) {
+        bool det;
+        unsigned g = sample_begin(&sm, &k, &det);
+        cr_assert_eq(det, want[n] == 'D', "kernel %u", n);
+        if (det)
+            sample_detailed(&sm, g, 100, n == 22 ? 1500 : 1000, false);
+        else
+            sample_skipped(&sm, g, 100, false, 0);
+    }
+    sample_free(&sm);
+    /* backoff 1: a fixed gap; every 1: every kernel, whatever the backoff */
+    for (unsigned every = 3; every; every = every == 3 ? 1 : 0) {
+        sample_init(&sm, &(struct sample_params){.on = true, .first = 1, .every = every,
+                                                 .backoff = every == 3 ? 1 : 8, .reach = 1e9,
+                                                 .tolerance = 1e9});
+        for (unsigned n = 0; n < 20; n++) {
+            bool det;
+            unsigned g = sample_begin(&sm, &k, &det);
+            cr_assert_eq(det, n % every == 0, "every %u, kernel %u", every, n);
+            if (det)
+                sample_detailed(&sm, g, 100, 1000, false);
+            else
+                sample_skipped(&sm, g, 100, false, 0);
+        }
+        sample_free(&sm);
+    }
+}
+
 /* A skipped kernel's functional pass waits until the traffic of the kernel
  * before it has drained (here DRAM writes behind the L3 of the tiny machine,
  * with no launch latency to hide them); the detailed kernels' times the
@@ -310,6 +353,10 @@ Test(sample, a_bad_key_is_refused_with_its_name)
     int rc;
     json_t *j = tiny_run(tiny_wl("square"), extra, json, &rc);
     cr_expect_eq(rc, 2);
+    cr_expect_null(j);
+    const char *none[] = {"-p", "sample.enable=true", "-p", "sample.backoff=0", NULL};
+    j = tiny_run(tiny_wl("square"), none, json, &rc);
+    cr_expect_eq(rc, 2, "backoff 0");
     cr_expect_null(j);
     unlink(json);
 }
