@@ -31,13 +31,13 @@ const struct cfg_key sample_keys[] = {
 
 int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, struct err *e)
 {
+    (void)e;
     *p = (struct sample_params){.on = cfg_bool(sec, "enable"),
                                 .first = (uint32_t)cfg_uint(sec, "first"),
                                 .every = (uint32_t)cfg_uint(sec, "every"),
                                 .backoff = (uint32_t)cfg_uint(sec, "backoff"),
                                 .reach = cfg_float(sec, "reach"),
                                 .tolerance = cfg_float(sec, "tolerance")};
-    (void)e;
     return 0;
 }
 

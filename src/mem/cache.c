@@ -111,7 +111,7 @@ struct req *cache_wb_child(struct sim *s, const struct cache *c, int64_t l)
     ch->flags = c->p.sectored ? REQ_F_SECTORS : 0;
     ch->home = c->line[l].home;
     if (c->wver)
-        cache_line_get_versions(c, l, ch->ver, c->all_words);
+        get_line_versions(c, l, ch->ver, c->all_words);
     mask_copy(ch->mask, c->line[l].dirty);
     return ch;
 }
@@ -143,7 +143,7 @@ static void save_for_fill(struct cache *c, int64_t l)
         return;
     struct cache_mshr *x = &c->mshr[m];
     uint32_t wm = req_word_mask(c->line[l].dirty);
-    cache_line_get_versions(c, l, mshr_versions(c, m), wm);
+    get_line_versions(c, l, mshr_versions(c, m), wm);
     x->saved_words |= wm;
 }
 
@@ -221,7 +221,7 @@ static void fwd_done(struct sim *s, struct req *ch, void *obj)
          * returns those bytes from here, newer than what the level below has */
         int64_t l = lookup(c, line_index(c, parent->addr));
         if (l >= 0)
-            cache_line_get_versions(c, l, parent->ver, req_word_mask(c->line[l].dirty));
+            get_line_versions(c, l, parent->ver, req_word_mask(c->line[l].dirty));
     }
     req_free(s, ch);
     c->nfwd--;
@@ -523,7 +523,7 @@ static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t 
         touch(c, l);
     if (r->kind == REQ_READ) {
         if (c->wver)
-            cache_line_get_versions(c, l, r->ver, c->all_words);
+            get_line_versions(c, l, r->ver, c->all_words);
         return;
     }
     mask_or(c->line[l].valid, need);
@@ -833,6 +833,16 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
         inval_present(c, li);
     req_free(s, ch);
     retry_waiting(s, c);
+}
+
+uint32_t cache_line_version(const struct cache *c, int64_t l, unsigned w)
+{
+    return c->line[l].ver_mixed ? line_ver_row(c, l)[w] : c->line[l].ver;
+}
+
+void cache_line_get_versions(const struct cache *c, int64_t l, uint32_t *dst, uint32_t wm)
+{
+    get_line_versions(c, l, dst, wm);
 }
 
 void cache_line_set_versions(struct cache *c, int64_t l, const uint32_t *src, uint32_t wm)

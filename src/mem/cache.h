@@ -24,8 +24,6 @@
 #ifndef CHIPSIM_CACHE_H
 #define CHIPSIM_CACHE_H
 
-#include <string.h>
-
 #include "base/u64map.h"
 #include "config/cfg.h"
 #include "mem/req.h"
@@ -335,37 +333,10 @@ static inline void cache_line_set_home(struct cache *c, int64_t l, uint16_t home
  * carry one version in every word (a store writes whole lines with one
  * version; a new line starts at 0): the line's record holds it, and its row
  * of wver is neither read nor written (nor, while no line of a page of it
- * mixes versions, given memory by the host). */
-static inline const uint32_t *cache_line_ver_row(const struct cache *c, int64_t l)
-{
-    return c->wver + (size_t)l * c->words;
-}
-/* The version of word w of line l. */
-static inline uint32_t cache_line_version(const struct cache *c, int64_t l, unsigned w)
-{
-    return c->line[l].ver_mixed ? cache_line_ver_row(c, l)[w] : c->line[l].ver;
-}
+ * mixes versions, given memory by the host). The version of word w: */
+uint32_t cache_line_version(const struct cache *c, int64_t l, unsigned w);
 /* The versions of the words in word mask wm of line l, into dst. */
-static inline void cache_line_get_versions(const struct cache *c, int64_t l, uint32_t *dst,
-                                           uint32_t wm)
-{
-    const struct cache_line *ln = &c->line[l];
-    if (!ln->ver_mixed) {
-        if (wm == c->all_words)
-            for (unsigned w = 0; w < c->words; w++)
-                dst[w] = ln->ver;
-        else
-            for (; wm; wm &= wm - 1)
-                dst[__builtin_ctz(wm)] = ln->ver;
-        return;
-    }
-    const uint32_t *row = cache_line_ver_row(c, l);
-    if (wm == c->all_words)
-        memcpy(dst, row, (c->words == 16 ? 16 : 32) * sizeof *dst); /* constant: inline */
-    else
-        for (; wm; wm &= wm - 1)
-            dst[__builtin_ctz(wm)] = row[__builtin_ctz(wm)];
-}
+void cache_line_get_versions(const struct cache *c, int64_t l, uint32_t *dst, uint32_t wm);
 /* Set the versions of the words in word mask wm of line l from src. */
 void cache_line_set_versions(struct cache *c, int64_t l, const uint32_t *src, uint32_t wm);
 static inline const uint64_t *cache_line_valid(const struct cache *c, int64_t l)

@@ -72,6 +72,30 @@ static inline void copy_word_versions(const struct cache *c, uint32_t *dst, cons
     }
 }
 
+/* Line l's row of wver: its versions while they differ (cache_line.ver_mixed). */
+static inline uint32_t *line_ver_row(const struct cache *c, int64_t l)
+{
+    return c->wver + (size_t)l * c->words;
+}
+
+/* The versions of the words in word mask wm of line l, into dst
+ * (cache_line_get_versions). */
+static inline void get_line_versions(const struct cache *c, int64_t l, uint32_t *dst,
+                                     uint32_t wm)
+{
+    const struct cache_line *ln = &c->line[l];
+    if (!ln->ver_mixed) {
+        if (wm == c->all_words)
+            for (unsigned w = 0; w < c->words; w++)
+                dst[w] = ln->ver;
+        else
+            for (; wm; wm &= wm - 1)
+                dst[__builtin_ctz(wm)] = ln->ver;
+        return;
+    }
+    copy_word_versions(c, dst, line_ver_row(c, l), wm);
+}
+
 /* Set the versions of the words in word mask wm of line l from src
  * (cache_line_set_versions). A line stays in its record while all its words
  * carry one version; the first write that gives its words different ones
@@ -81,7 +105,7 @@ static inline void set_line_versions(struct cache *c, int64_t l, const uint32_t 
                                      uint32_t wm)
 {
     struct cache_line *ln = &c->line[l];
-    uint32_t *row = c->wver + (size_t)l * c->words, diff = 0;
+    uint32_t *row = line_ver_row(c, l), diff = 0;
     if (wm == c->all_words) {
         for (unsigned w = 1; w < c->words; w++)
             diff |= src[w] ^ src[0];
@@ -100,13 +124,11 @@ static inline void set_line_versions(struct cache *c, int64_t l, const uint32_t 
         /* some words now differ from the others, which keep ver */
         for (unsigned w = 0; w < c->words; w++)
             row[w] = ln->ver;
-        for (; wm; wm &= wm - 1)
-            row[__builtin_ctz(wm)] = src[__builtin_ctz(wm)];
+        copy_word_versions(c, row, src, wm);
         ln->ver_mixed = true;
         return;
     }
-    for (; wm; wm &= wm - 1)
-        row[__builtin_ctz(wm)] = src[__builtin_ctz(wm)];
+    copy_word_versions(c, row, src, wm);
     for (unsigned w = 1; w < c->words; w++)
         diff |= row[w] ^ row[0];
     if (!diff) {
