@@ -541,10 +541,6 @@ void sweep_keep_matrices(struct sweep *sw, const char *prefix)
     sw->nruns = k;
 }
 
-void sweep_add_override(struct sweep *sw, const char *override)
-{
-    sweep_add_override_except(sw, override, NULL);
-}
 
 /* Does the list name run r: its workload, or WORKLOAD@OVERRIDE for one of
  * its overrides? */
@@ -559,11 +555,12 @@ static bool run_listed(const char *names, const struct sweep_run *r)
     return hit;
 }
 
-void sweep_add_override_except(struct sweep *sw, const char *override, const char *except)
+/* Append override to every run (names NULL) or to those names lists. */
+static void add_override(struct sweep *sw, const char *override, const char *names)
 {
     for (size_t i = 0; i < sw->nruns; i++) {
         struct sweep_run *r = &sw->runs[i];
-        if (run_listed(except, r))
+        if (names && !run_listed(names, r))
             continue;
         r->overrides = xrealloc(r->overrides, (r->noverrides + 2) * sizeof *r->overrides);
         r->overrides[r->noverrides++] = xstrdup(override);
@@ -574,6 +571,16 @@ void sweep_add_override_except(struct sweep *sw, const char *override, const cha
         free(r->key);
         r->key = key;
     }
+}
+
+void sweep_add_override(struct sweep *sw, const char *override)
+{
+    add_override(sw, override, NULL);
+}
+
+void sweep_add_override_to(struct sweep *sw, const char *override, const char *names)
+{
+    add_override(sw, override, names ? names : "");
 }
 
 void sweep_free(struct sweep *sw)

@@ -46,10 +46,10 @@ void sweep_filter(struct sweep *sw, const char *override);
 void sweep_keep_matrices(struct sweep *sw, const char *prefix);
 /* Append `override` (section.key=value, known to be valid) to every run. */
 void sweep_add_override(struct sweep *sw, const char *override);
-/* The same for every run but those the space-separated list `except` names
- * (NULL: none): a workload's name names all its runs, WORKLOAD@OVERRIDE those
- * of the workload with that override (lulesh@coherence.scheme=hmg). */
-void sweep_add_override_except(struct sweep *sw, const char *override, const char *except);
+/* The same for only the runs the space-separated list `names` names: a
+ * workload's name names all its runs, WORKLOAD@OVERRIDE those of the workload
+ * with that override (lulesh@coherence.scheme=hmg). */
+void sweep_add_override_to(struct sweep *sw, const char *override, const char *names);
 void sweep_free(struct sweep *sw);
 void sweep_run_free(struct sweep_run *r);
 

@@ -26,6 +26,10 @@ const struct cfg_key sample_keys[] = {
     {"tolerance", CFG_FLOAT, "0.02", 0, 1e9,
      "a group's kernels keep running in detail while the last of them checked differed from "
      "its estimate by more than this fraction of its time", NULL},
+    {"warm", CFG_INT, "0", 0, SAMPLE_WARM_MAX,
+     "a kernel also runs in detail when one of the next `warm` kernels will, so that it starts "
+     "from the caches a timed kernel leaves; the next kernels are predicted from the order in "
+     "which the groups ran last (0: off)", NULL},
     CFG_END,
 };
 
@@ -37,7 +41,8 @@ int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, s
                                 .every = (uint32_t)cfg_uint(sec, "every"),
                                 .backoff = (uint32_t)cfg_uint(sec, "backoff"),
                                 .reach = cfg_float(sec, "reach"),
-                                .tolerance = cfg_float(sec, "tolerance")};
+                                .tolerance = cfg_float(sec, "tolerance"),
+                                .warm = (uint32_t)cfg_uint(sec, "warm")};
     return 0;
 }
 
@@ -46,6 +51,9 @@ static const struct stat_desc sample_desc[] = {
     STAT_DESC(__typeof__(((struct sample *)0)->st), detailed, "kernels run in detail"),
     STAT_DESC(__typeof__(((struct sample *)0)->st), skipped,
               "kernels run functionally, their time estimated"),
+    STAT_DESC(__typeof__(((struct sample *)0)->st), warmed,
+              "of the detailed kernels, those run in detail only because one of the next "
+              "sample.warm kernels was to be"),
     STAT_DESC(__typeof__(((struct sample *)0)->st), skipped_insts,
               "warp instructions of the skipped kernels"),
     STAT_DESC(__typeof__(((struct sample *)0)->st), skipped_ps,
@@ -129,6 +137,33 @@ static bool in_reach(const struct sample *sm, const struct sample_group *g, uint
     return n && (double)x * r >= (double)lo && (double)x <= (double)hi * r;
 }
 
+/* Would the group's kernel of index n run in detail (its last kernel's work
+ * and its last miss as they stand)? */
+static bool in_detail(const struct sample *sm, const struct sample_group *g, uint32_t n)
+{
+    return !sm->p.on || g->sync || n < sm->p.first || n == g->due ||
+           !in_reach(sm, g, g->last) || g->miss > sm->p.tolerance;
+}
+
+/* Will one of the next p.warm kernels after one of group gi run in detail?
+ * Each group is followed by the group that followed it last time. */
+static bool detail_ahead(const struct sample *sm, unsigned gi)
+{
+    unsigned chain[SAMPLE_WARM_MAX + 1] = {gi};
+    for (unsigned j = 1; j <= sm->p.warm; j++) {
+        uint32_t succ = sm->g[chain[j - 1]].succ;
+        if (!succ)
+            return false;
+        chain[j] = succ - 1;
+        uint32_t n = sm->g[chain[j]].seen; /* its next index, past those ahead of it */
+        for (unsigned t = 1; t < j; t++)
+            n += chain[t] == chain[j];
+        if (in_detail(sm, &sm->g[chain[j]], n))
+            return true;
+    }
+    return false;
+}
+
 unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
 {
     uint64_t sig = signature(k);
@@ -141,11 +176,17 @@ unsigned sample_begin(struct sample *sm, const struct kernel *k, bool *detailed)
             .sig = sig, .gap = sm->p.every, .due = sm->p.first + sm->p.every - 1};
         sm->st.groups++;
     }
+    if (sm->prev)
+        sm->g[sm->prev - 1].succ = (uint32_t)i + 1;
+    sm->prev = (uint32_t)i + 1;
     struct sample_group *g = &sm->g[i];
     uint32_t n = g->seen++;
     g->due_now = n == g->due; /* the next is due when this one has been checked */
-    *detailed = !sm->p.on || g->sync || n < sm->p.first || g->due_now ||
-                !in_reach(sm, g, g->last) || g->miss > sm->p.tolerance;
+    *detailed = in_detail(sm, g, n);
+    if (!*detailed && sm->p.warm && detail_ahead(sm, (unsigned)i)) {
+        *detailed = true;
+        sm->st.warmed++;
+    }
     return (unsigned)i;
 }
 

@@ -2,8 +2,11 @@
  * sample.h -- kernel sampling (docs/sampling.md): the kernels of a run are
  * grouped by signature (name, grid, block and the data structures passed);
  * each group's first kernels and then periodic ones run in detail (every
- * n-th, the gap doubling while their estimates hold), and the
- * others run only functionally (cu_func_dispatch, cu_func_round): their
+ * n-th, the gap doubling while their estimates hold), optionally with the
+ * kernels just before them (sample.warm: a detailed kernel then starts from
+ * the caches and directories a timed kernel leaves, not a functional pass;
+ * which kernel comes next is predicted by the order of groups last seen), and
+ * the others run only functionally (cu_func_dispatch, cu_func_round): their
  * accesses pass through the caches, the directories, memory and the checker
  * at once, so every later kernel starts from the caches, directories and
  * versions an execution of them leaves, and the time they would take is
@@ -36,12 +39,15 @@ struct sample_params {
     double reach;   /* and so does one whose group's last kernel ran more than this fraction
                        beyond the instruction counts the estimate was fitted on */
     double tolerance; /* and every one while the last checked missed by more than this */
+    uint32_t warm;  /* a kernel also runs in detail when one of the next `warm` kernels
+                       will, by the order of groups last seen (0: none) */
 };
 
 extern const struct cfg_key sample_keys[];
 int sample_params_from_cfg(const struct cfg_sec *sec, struct sample_params *p, struct err *e);
 
 #define SAMPLE_WINDOW 4 /* the latest detailed kernels a group's estimate is fitted on */
+#define SAMPLE_WARM_MAX 16 /* the most kernels sample.warm looks ahead */
 
 struct sample_group {
     uint64_t sig;
@@ -52,6 +58,7 @@ struct sample_group {
     bool sync;         /* its work-groups synchronize with each other: never skipped */
     bool have0;        /* its first kernel ran (x0, y0: it finds its data cold, so it is
                           fitted on only while it is the only one) */
+    uint32_t succ;     /* the group (+1) of the kernel that followed its last one (0: none) */
     uint64_t last;     /* warp instructions of its last kernel */
     double miss;       /* relative error of the estimate of its last kernel checked */
     uint64_t x0;
@@ -66,8 +73,11 @@ struct sample {
     uint32_t max_gap; /* of the periodic kernels: every x backoff */
     struct sample_group *g;
     size_t ng, cap;
+    uint32_t prev;    /* the group (+1) of the last kernel (0: none yet) */
     struct {
         uint64_t groups, detailed, skipped;
+        uint64_t warmed;         /* of the detailed: run so only because a kernel after
+                                    them will be (sample.warm) */
         uint64_t skipped_insts;  /* warp instructions of the skipped kernels */
         uint64_t skipped_ps;     /* their estimated run time */
         uint64_t drain_ps;       /* of it, the time from their dispatch until the traffic

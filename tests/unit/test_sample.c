@@ -220,6 +220,47 @@ Test(sample, the_gap_to_the_next_periodic_kernel_doubles_while_estimates_hold)
     }
 }
 
+/* sample.warm: a kernel also runs in detail (W) when one of the next `warm`
+ * kernels will by its own rules (D), the next kernels predicted from the
+ * order in which the groups ran last; a group that repeats ahead counts its
+ * own kernels before it. */
+static void warm_sequence(unsigned warm, const struct kernel *const *ks, const char *want)
+{
+    struct sample sm;
+    sample_init(&sm, &(struct sample_params){.on = true, .first = 1, .every = 4,
+                                             .backoff = 1, .reach = 1e9, .tolerance = 1e9,
+                                             .warm = warm});
+    uint64_t warmed = 0;
+    for (unsigned n = 0; want[n]; n++) {
+        bool det;
+        unsigned g = sample_begin(&sm, ks[n % 2], &det);
+        cr_assert_eq(det, want[n] != 'S', "warm %u, kernel %u", warm, n);
+        warmed += want[n] == 'W';
+        cr_assert_eq(sm.st.warmed, warmed, "warm %u, kernel %u", warm, n);
+        if (det)
+            sample_detailed(&sm, g, 100, 1000, false);
+        else
+            sample_skipped(&sm, g, 100, false, 0);
+    }
+    sample_free(&sm);
+}
+
+Test(sample, a_kernel_before_a_detailed_one_runs_in_detail_to_warm_it)
+{
+    struct kernel a = {.name = "a", .grid = {4, 1, 1}, .block = {64, 1, 1}};
+    struct kernel b = {.name = "b", .grid = {4, 1, 1}, .block = {64, 1, 1}};
+    const struct kernel *one[] = {&a, &a}, *two[] = {&a, &b};
+    /* one group: its kernels 0, 4, 8 by the gap; 3 and 7 (then also 2 and 6) before them */
+    warm_sequence(0, one, "DSSSDSSSDS");
+    warm_sequence(1, one, "DSSWDSSWDS");
+    warm_sequence(2, one, "DSWWDSWWDS");
+    /* a b a b ...: each group's kernels 0, 4, 8; b's third (b3) warms a4, which then
+     * runs with b4 */
+    warm_sequence(0, two, "DDSSSSSSDDSSSSSSDD");
+    warm_sequence(1, two, "DDSSSSSWDDSSSSSWDD");
+    warm_sequence(2, two, "DDSSSSWWDDSSSSWWDD");
+}
+
 /* A skipped kernel's functional pass waits until the traffic of the kernel
  * before it has drained (here DRAM writes behind the L3 of the tiny machine,
  * with no launch latency to hide them); the detailed kernels' times the
@@ -358,6 +399,10 @@ Test(sample, a_bad_key_is_refused_with_its_name)
     j = tiny_run(tiny_wl("square"), none, json, &rc);
     cr_expect_eq(rc, 2, "backoff 0");
     cr_expect_null(j);
+    const char *far[] = {"-p", "sample.enable=true", "-p", "sample.warm=17", NULL};
+    j = tiny_run(tiny_wl("square"), far, json, &rc);
+    cr_expect_eq(rc, 2, "warm beyond SAMPLE_WARM_MAX");
+    cr_expect_null(j);
     unlink(json);
 }
 
@@ -403,10 +448,10 @@ Test(sample, the_error_tool_compares_sampled_and_whole_runs)
     tu_rmdir(dir);
 }
 
-/* `study cpelide --sample`: every run sampled but those it leaves in detail
- * (lulesh under HMG and the ideal schemes); the studies whose sampling error
- * is not measured refuse --sample. */
-Test(sample, the_study_samples_every_run_but_those_left_in_detail)
+/* `study cpelide --sample`: every run sampled, lulesh under HMG and under the
+ * oracle with write-through L2s with the kernels before detailed ones in
+ * detail too; the studies whose sampling error is not measured refuse --sample. */
+Test(sample, the_study_samples_every_run_and_warms_those_that_need_it)
 {
     char *dir = cli_tmpdir(), cwd[PATH_MAX];
     cr_assert(getcwd(cwd, sizeof cwd));
@@ -429,22 +474,22 @@ Test(sample, the_study_samples_every_run_but_those_left_in_detail)
     FILE *f = fopen(csv, "r");
     cr_assert(f, "%s", csv);
     char line[1 << 14];
-    size_t rows = 0, sampled = 0, detailed = 0;
+    size_t rows = 0, sampled = 0, warmed = 0;
     cr_assert(fgets(line, sizeof line, f), "a header");
     while (fgets(line, sizeof line, f)) {
         rows++;
-        bool s = strstr(line, "sample.enable=true") != NULL,
-             d = strstr(line, ",lulesh,") != NULL && (strstr(line, "coherence.scheme=hmg") ||
-                                                     strstr(line, "coherence.l2_write=through"));
-        cr_expect_neq(s, d, "%s", line);
-        sampled += s;
-        detailed += d;
+        bool w = strstr(line, "sample.warm=1") != NULL,
+             need = strstr(line, ",lulesh,") != NULL &&
+                    (strstr(line, "coherence.scheme=hmg") ||
+                     strstr(line, "coherence.l2_write=through"));
+        cr_expect_eq(w, need, "%s", line);
+        sampled += strstr(line, "sample.enable=true") != NULL;
+        warmed += w;
     }
     fclose(f);
     cr_expect_eq(rows, 18, "three workloads x six runs");
-    cr_expect_eq(detailed, 2, "lulesh under hmg and under ideal with write-through L2s");
-    cr_expect_eq(sampled, 16, "every other run sampled, lulesh under viper, cpelide, ideal "
-                              "and ideal with d4 too");
+    cr_expect_eq(sampled, 18, "every run sampled");
+    cr_expect_eq(warmed, 2, "lulesh under hmg and under ideal with write-through L2s");
     const char *hmg[] = {"study", "hmg", "--sample", "--out", out, NULL};
     r = cli_exec(hmg);
     cr_expect_eq(r.status, 2);
