@@ -40,6 +40,7 @@ void chk_free(struct chk *c)
     if (c->blocks.nchunks)
         pool_destroy(&c->blocks);
     pagemap_free(&c->pages);
+    free(c->rows);
     u64map_free(&c->kernels_seen);
     free(c->period);
     free(c->stored.v);
@@ -113,45 +114,90 @@ static inline bool stored_this_kernel(const struct chk *c, uint32_t cur)
     return c->kernel_again && kernel_of(c, cur) == c->kernel;
 }
 
-/* A zeroed block of one page's words. Blocks are never given back, so each
- * comes fresh from a zeroed chunk but for the pool's free-list link. */
+/* A zeroed block of one page's line records. Blocks are never given back, so
+ * each comes fresh from a zeroed chunk but for the pool's free-list link. */
 static struct chk_word *new_block(struct chk *c)
 {
     if (!c->blocks.nchunks)
-        pool_init(&c->blocks, PAGE_WORDS * sizeof(struct chk_word), 256);
+        pool_init(&c->blocks, PAGE_B / c->line_b * sizeof(struct chk_word), 4096);
     struct chk_word *b = pool_get(&c->blocks);
     memset(b, 0, sizeof(struct pool_free));
     return b;
 }
 
-static inline struct chk_word *page_line(uint64_t blk, addr_t line)
+static inline struct chk_word *page_line(const struct chk *c, uint64_t blk, addr_t line)
 {
-    return (struct chk_word *)(uintptr_t)blk + (line % PAGE_B) / 4;
+    return (struct chk_word *)(uintptr_t)blk + (line % PAGE_B) / c->line_b;
 }
 
-/* The words of a line; NULL if never written (all versions 0). */
-static const struct chk_word *find_words(const struct chk *c, addr_t line)
+/* The record of a line; NULL if never written (all versions 0). */
+static const struct chk_word *find_line(const struct chk *c, addr_t line)
 {
     const uint64_t *blk = pagemap_get(&c->pages, line / PAGE_B);
-    return blk ? page_line(*blk, line) : NULL;
+    return blk ? page_line(c, *blk, line) : NULL;
 }
 
-/* The words of a line, made if the line was never written. */
-static struct chk_word *line_words(struct chk *c, addr_t line)
+/* The record of a line, made if the line was never written. */
+static struct chk_word *line_rec(struct chk *c, addr_t line)
 {
     bool added;
     uint64_t *blk = pagemap_put(&c->pages, line / PAGE_B, &added);
     if (added)
         *blk = (uint64_t)(uintptr_t)new_block(c);
-    return page_line(*blk, line);
+    return page_line(c, *blk, line);
+}
+
+static inline struct chk_word *row_of(const struct chk *c, uint32_t row)
+{
+    return c->rows + (size_t)row * c->words;
+}
+
+/* The words of a line from its record: word i's pair at w[i x *stride]. */
+static inline const struct chk_word *line_view(const struct chk *c, const struct chk_word *rec,
+                                               unsigned *stride)
+{
+    *stride = rec->cur == CHK_MIXED;
+    return *stride ? row_of(c, rec->prev) : rec;
+}
+
+/* The line's words begin to differ: its pair goes to every word of a row. */
+static struct chk_word *split(struct chk *c, struct chk_word *rec)
+{
+    uint32_t r;
+    if (c->free_row) {
+        r = c->free_row - 1;
+        c->free_row = row_of(c, r)->cur;
+    } else {
+        c->rows = xgrow(c->rows, c->words * sizeof *c->rows, &c->rows_cap, c->nrows + 1);
+        r = (uint32_t)c->nrows++;
+    }
+    struct chk_word *w = row_of(c, r);
+    for (unsigned i = 0; i < c->words; i++)
+        w[i] = *rec;
+    *rec = (struct chk_word){CHK_MIXED, r};
+    return w;
+}
+
+/* After a store to every word: the line's pair again if its words agree. */
+static void join(struct chk *c, struct chk_word *rec, const struct chk_word *w)
+{
+    for (unsigned i = 1; i < c->words; i++)
+        if (w[i].prev != w[0].prev)
+            return;
+    uint32_t r = rec->prev;
+    *rec = w[0];
+    row_of(c, r)->cur = c->free_row;
+    c->free_row = r + 1;
 }
 
 /* Record line once per period: none of its words stored in this period yet. */
-static void note_line(struct chk *c, addr_t line, const struct chk_word *w)
+static void note_line(struct chk *c, addr_t line, const struct chk_word *rec)
 {
     uint32_t first = chk_kernel_first(c);
+    unsigned st;
+    const struct chk_word *w = line_view(c, rec, &st);
     for (unsigned i = 0; i < c->words; i++)
-        if (w[i].cur > first)
+        if (w[i * st].cur > first)
             return;
     c->stored.v = xgrow(c->stored.v, sizeof *c->stored.v, &c->stored.cap, c->stored.n + 1);
     c->stored.v[c->stored.n++] = line;
@@ -161,30 +207,44 @@ void chk_track_lines(struct chk *c) { c->track_lines = true; }
 
 void chk_line_floor(const struct chk *c, addr_t line, uint32_t *want)
 {
-    const struct chk_word *w = find_words(c, line);
+    const struct chk_word *rec = find_line(c, line), zero = {0, 0};
+    unsigned st = 0;
+    const struct chk_word *w = rec ? line_view(c, rec, &st) : &zero;
     struct floor_memo m = {0};
     for (unsigned i = 0; i < c->words; i++)
-        want[i] = w ? floor_memo_of(c, &m, w[i].cur) : 0;
+        want[i] = floor_memo_of(c, &m, w[i * st].cur);
 }
 
 void chk_line_cur(const struct chk *c, addr_t line, uint32_t *cur)
 {
-    const struct chk_word *w = find_words(c, line);
+    const struct chk_word *rec = find_line(c, line), zero = {0, 0};
+    unsigned st = 0;
+    const struct chk_word *w = rec ? line_view(c, rec, &st) : &zero;
     for (unsigned i = 0; i < c->words; i++)
-        cur[i] = w ? w[i].cur : 0;
+        cur[i] = w[i * st].cur;
 }
 
 void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver)
 {
     if (!c->on)
         return;
-    if (c->seq == UINT32_MAX)
-        BUG("checker: more than 2^32 stores; versions would wrap");
+    if (c->seq == CHK_MIXED - 1)
+        BUG("checker: more than 2^32 - 2 stores; versions would wrap");
     uint32_t v = ++c->seq;
-    struct chk_word *w = line_words(c, line);
+    struct chk_word *rec = line_rec(c, line);
     if (c->track_lines)
-        note_line(c, line, w);
-    uint32_t wm = req_word_mask(mask);
+        note_line(c, line, rec);
+    uint32_t wm = req_word_mask(mask), all = UINT32_MAX >> (32 - c->words);
+    c->st.stores++;
+    if (rec->cur != CHK_MIXED && wm == all) { /* the line stays one pair */
+        if (!stored_this_kernel(c, rec->cur))
+            rec->prev = rec->cur;
+        rec->cur = v;
+        for (unsigned i = 0; i < c->words; i++)
+            ver[i] = v;
+        return;
+    }
+    struct chk_word *w = rec->cur == CHK_MIXED ? row_of(c, rec->prev) : split(c, rec);
     for (unsigned i = 0; i < c->words; i++) {
         if (!(wm >> i & 1))
             continue;
@@ -193,7 +253,8 @@ void chk_store(struct chk *c, addr_t line, const uint64_t mask[2], uint32_t *ver
         w[i].cur = v;
         ver[i] = v;
     }
-    c->st.stores++;
+    if (wm == all)
+        join(c, rec, w);
 }
 
 /* A stale read by agent a (chk_agent), reported with a's CU. */
@@ -211,24 +272,25 @@ bool chk_load(struct chk *c, addr_t line, const uint64_t mask[2], const uint32_t
     if (!c->on)
         return false;
     c->st.checked_loads++;
-    const struct chk_word *w = find_words(c, line);
-    if (!w)
+    const struct chk_word *rec = find_line(c, line);
+    if (!rec)
         return false;
-    unsigned bad = 0;
+    unsigned bad = 0, st;
+    const struct chk_word *w = line_view(c, rec, &st);
     uint32_t wm = req_word_mask(mask);
     struct floor_memo m = {0};
     for (unsigned i = 0; i < c->words; i++) {
         if (!(wm >> i & 1))
             continue;
-        uint32_t want =
-            floor_memo_of(c, &m, stored_this_kernel(c, w[i].cur) ? w[i].prev : w[i].cur);
+        const struct chk_word *x = &w[i * st];
+        uint32_t want = floor_memo_of(c, &m, stored_this_kernel(c, x->cur) ? x->prev : x->cur);
         if (ver[i] >= want)
             continue;
         if (!bad)
             report(c, line + 4 * i, ver[i], want, agent);
         bad++;
     }
-    uint32_t want = 0, sync = c->sync.ncu ? chk_sync_stale(c, w, wm, ver, agent, &want) : 0;
+    uint32_t want = 0, sync = c->sync.ncu ? chk_sync_stale(c, w, st, wm, ver, agent, &want) : 0;
     if (!bad && sync) {
         unsigned i = (unsigned)__builtin_ctz(sync);
         report(c, line + 4 * i, ver[i], want, agent);

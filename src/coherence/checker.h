@@ -29,11 +29,18 @@
 
 /* Per word. The kernel of the last store is not kept: versions grow with
  * time, so it is the kernel during which version `cur` was handed out (see
- * struct chk_period), which saves a third of the checker's memory. */
+ * struct chk_period), which saves a third of the checker's memory.
+ *
+ * A line whose words all hold the same pair (a line stored whole, or never
+ * written) keeps that one pair in its record; only a line whose words
+ * differ keeps them in a row of words, its record then holding CHK_MIXED in
+ * `cur` and the row's index in `prev`. */
 struct chk_word {
     uint32_t cur;    /* version of the last store (0: never written) */
     uint32_t prev;   /* version before the first store of that store's kernel */
 };
+
+#define CHK_MIXED UINT32_MAX /* in a line record's cur: its words differ (never a version) */
 
 /* From the kernel_begin that started it: stores of this period get versions
  * above `first`. */
@@ -79,8 +86,11 @@ struct chk {
     bool kernel_again;     /* the current kernel number also names an earlier period
                               (or is 0, the number of words never written) */
     struct u64map kernels_seen; /* kernel numbers (+1) of every period so far */
-    struct pagemap pages;  /* page -> its words (pointer into blocks) */
-    struct pool blocks;    /* the words of one page per object, on huge pages */
+    struct pagemap pages;  /* page -> its line records (pointer into blocks) */
+    struct pool blocks;    /* the line records of one page per object */
+    struct chk_word *rows; /* [nrows x words]: the words of the lines whose words differ */
+    size_t nrows, rows_cap;
+    uint32_t free_row;     /* a row no line holds (+1; 0: none), the next in its cur */
     bool track_lines;      /* record the lines stored in the current period */
     struct {
         addr_t *v;         /* line addresses, each once per period */
@@ -133,9 +143,10 @@ void chk_store_cu(struct chk *c, addr_t line_addr, const uint64_t mask[2], uint3
 void chk_release(struct chk *c, unsigned a, enum mem_scope scope);
 void chk_acquire(struct chk *c, unsigned a, enum mem_scope scope);
 /* Within chk_load: the words of a load by agent a that miss a store
- * released to it (bit i: word i); internal to the checker. */
-uint32_t chk_sync_stale(struct chk *c, const struct chk_word *w, uint32_t wm, const uint32_t *ver,
-                        unsigned a, uint32_t *want);
+ * released to it (bit i: word i; word i's pair at w[i x stride]); internal to
+ * the checker. */
+uint32_t chk_sync_stale(struct chk *c, const struct chk_word *w, unsigned stride, uint32_t wm,
+                        const uint32_t *ver, unsigned a, uint32_t *want);
 void chk_sync_kernel_begin(struct chk *c);
 void chk_sync_free(struct chk *c);
 

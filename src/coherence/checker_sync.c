@@ -121,16 +121,18 @@ static bool released_to(const struct chk *c, uint32_t v, unsigned a)
     return false;
 }
 
-uint32_t chk_sync_stale(struct chk *c, const struct chk_word *w, uint32_t wm, const uint32_t *ver,
-                        unsigned a, uint32_t *want)
+uint32_t chk_sync_stale(struct chk *c, const struct chk_word *w, unsigned stride, uint32_t wm,
+                        const uint32_t *ver, unsigned a, uint32_t *want)
 {
     if (a >= nagents(c))
         return 0;
     uint32_t bad = 0;
-    for (unsigned i = 0; i < c->words; i++)
-        if ((wm >> i & 1) && ver[i] < w[i].cur && released_to(c, w[i].cur, a)) {
+    for (unsigned i = 0; i < c->words; i++) {
+        uint32_t cur = w[i * stride].cur;
+        if ((wm >> i & 1) && ver[i] < cur && released_to(c, cur, a)) {
             bad |= 1u << i;
-            *want = w[i].cur;
+            *want = cur;
         }
+    }
     return bad;
 }
