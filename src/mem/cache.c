@@ -612,6 +612,8 @@ static bool process(struct sim *s, struct cache *c, struct req *r, enum mode mod
     uint64_t need[2];
     req_need(s, c, r, need);
     uint64_t li = line_index(c, r->addr);
+    if (s->functional && mode == M_NEW)
+        prefetch_next_lines(c, li);
     /* hint: where the line was just seen (a line is never in two ways) */
     int64_t l = hint >= 0 && line_holds(c, hint, li) ? hint : lookup(c, li);
     bool hit;
