@@ -541,7 +541,6 @@ void sweep_keep_matrices(struct sweep *sw, const char *prefix)
     sw->nruns = k;
 }
 
-
 /* Does the list name run r: its workload, or WORKLOAD@OVERRIDE for one of
  * its overrides? */
 static bool run_listed(const char *names, const struct sweep_run *r)

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #define PAGE_B 4096u
-#define PAGE_WORDS (PAGE_B / 4)
 
 static const struct stat_desc chk_desc[] = {
     STAT_DESC(__typeof__(((struct chk *)0)->st), stale_reads,
@@ -205,11 +204,19 @@ static void note_line(struct chk *c, addr_t line, const struct chk_word *rec)
 
 void chk_track_lines(struct chk *c) { c->track_lines = true; }
 
+/* The words of any line, as line_view(): a line never written holds (0, 0). */
+static const struct chk_word *any_line_view(const struct chk *c, addr_t line, unsigned *stride)
+{
+    static const struct chk_word zero = {0, 0};
+    const struct chk_word *rec = find_line(c, line);
+    *stride = 0;
+    return rec ? line_view(c, rec, stride) : &zero;
+}
+
 void chk_line_floor(const struct chk *c, addr_t line, uint32_t *want)
 {
-    const struct chk_word *rec = find_line(c, line), zero = {0, 0};
-    unsigned st = 0;
-    const struct chk_word *w = rec ? line_view(c, rec, &st) : &zero;
+    unsigned st;
+    const struct chk_word *w = any_line_view(c, line, &st);
     struct floor_memo m = {0};
     for (unsigned i = 0; i < c->words; i++)
         want[i] = floor_memo_of(c, &m, w[i * st].cur);
@@ -217,9 +224,8 @@ void chk_line_floor(const struct chk *c, addr_t line, uint32_t *want)
 
 void chk_line_cur(const struct chk *c, addr_t line, uint32_t *cur)
 {
-    const struct chk_word *rec = find_line(c, line), zero = {0, 0};
-    unsigned st = 0;
-    const struct chk_word *w = rec ? line_view(c, rec, &st) : &zero;
+    unsigned st;
+    const struct chk_word *w = any_line_view(c, line, &st);
     for (unsigned i = 0; i < c->words; i++)
         cur[i] = w[i * st].cur;
 }
