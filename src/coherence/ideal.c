@@ -76,8 +76,9 @@ static const struct cfg_key ideal_keys[] = {
 static void merge_words(struct cache *c, int64_t l, const uint64_t m[2], const uint32_t *ver)
 {
     cache_line_set_versions(c, l, ver, req_word_mask(m) & c->all_words);
-    const uint64_t *va = cache_line_valid(c, l), *di = cache_line_dirty(c, l);
-    uint64_t valid[2] = {va[0] | m[0], va[1] | m[1]}, dirty[2] = {di[0] | m[0], di[1] | m[1]};
+    struct cache_mask va = cache_line_valid(c, l), di = cache_line_dirty(c, l);
+    uint64_t valid[2] = {va.w[0] | m[0], va.w[1] | m[1]};
+    uint64_t dirty[2] = {di.w[0] | m[0], di.w[1] | m[1]};
     cache_line_set_masks(c, l, valid, dirty);
 }
 
@@ -111,15 +112,14 @@ static void move_home(struct ideal *o, addr_t line)
         int64_t l = cache_find(l2, line);
         if (l < 0 || cache_line_home(l2, l) == c)
             continue;
-        const uint64_t *d = cache_line_dirty(l2, l);
-        if (!(d[0] | d[1]))
+        struct cache_mask dirty = cache_line_dirty(l2, l), valid = cache_line_valid(l2, l);
+        if (!(dirty.w[0] | dirty.w[1]))
             continue;
-        uint64_t dirty[2] = {d[0], d[1]}, none[2] = {0, 0};
-        uint64_t valid[2] = {cache_line_valid(l2, l)[0], cache_line_valid(l2, l)[1]};
+        uint64_t none[2] = {0, 0};
         uint32_t ver[REQ_WORDS];
         cache_line_get_versions(l2, l, ver, l2->all_words);
-        to_home(o, line, cache_line_home(l2, l), dirty, ver);
-        cache_line_set_masks(l2, l, valid, none);
+        to_home(o, line, cache_line_home(l2, l), dirty.w, ver);
+        cache_line_set_masks(l2, l, valid.w, none);
         o->st.lines_moved++;
     }
 }
@@ -130,7 +130,7 @@ static void drop_if_stale(struct ideal *o, struct cache *c, addr_t line, const u
     int64_t l = cache_find(c, line);
     if (l < 0)
         return;
-    uint32_t wm = req_word_mask(cache_line_valid(c, l));
+    uint32_t wm = req_word_mask(cache_line_valid(c, l).w);
     for (unsigned w = 0; w < o->words; w++)
         if ((wm >> w & 1) && cache_line_version(c, l, w) < want[w]) {
             o->st.lines_invalidated += cache_inval_line(c, line);

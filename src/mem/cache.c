@@ -62,9 +62,10 @@ bool cache_drop(struct cache *c, addr_t addr)
 void cache_line_set_masks(struct cache *c, int64_t l, const uint64_t valid[2],
                           const uint64_t dirty[2])
 {
-    mask_copy(c->line[l].valid, valid);
-    mask_or(c->line[l].valid, dirty);
-    mask_copy(c->line[l].dirty, dirty);
+    struct cache_line *ln = cache_rec(c, l);
+    rec_put(c, ln, REC_VALID, valid);
+    rec_or(c, ln, REC_VALID, dirty);
+    rec_put(c, ln, REC_DIRTY, dirty);
     sync_dirty(c, l);
 }
 
@@ -109,10 +110,11 @@ struct req *cache_wb_child(struct sim *s, const struct cache *c, int64_t l)
     ch->size = c->p.line_b;
     ch->kind = REQ_WRITEBACK;
     ch->flags = c->p.sectored ? REQ_F_SECTORS : 0;
-    ch->home = c->line[l].home;
+    const struct cache_line *ln = cache_rec(c, l);
+    ch->home = ln->home;
     if (c->wver)
         get_line_versions(c, l, ch->ver, c->all_words);
-    mask_copy(ch->mask, c->line[l].dirty);
+    rec_mask(c, ln, REC_DIRTY, ch->mask);
     return ch;
 }
 
@@ -138,11 +140,11 @@ static inline uint32_t *mshr_versions(const struct cache *c, int64_t m)
  * the MSHR keeps their versions and the fill takes them. */
 static void save_for_fill(struct cache *c, int64_t l)
 {
-    int64_t m = mshr_find(c, c->line[l].tag);
+    int64_t m = mshr_find(c, cache_rec(c, l)->tag);
     if (m < 0 || !c->wver)
         return;
     struct cache_mshr *x = &c->mshr[m];
-    uint32_t wm = req_word_mask(c->line[l].dirty);
+    uint32_t wm = rec_words(c, cache_rec(c, l), REC_DIRTY);
     get_line_versions(c, l, mshr_versions(c, m), wm);
     x->saved_words |= wm;
 }
@@ -177,11 +179,12 @@ static int64_t unpinned_victim(const struct cache *c, size_t set, uint32_t way)
     size_t base = set * c->p.ways;
     bool any = c->p.alloc_on_miss || c->p.sectored;
     if (!way_valid(c, set, way) || !(any || way_dirty(c, set, way)) ||
-        mshr_find(c, c->line[base + way].tag) < 0)
+        mshr_find(c, cache_rec(c, (int64_t)(base + way))->tag) < 0)
         return way;
     int64_t best = -1;
     for (uint32_t w = 0; w < c->p.ways; w++) {
-        bool pinned = (any || way_dirty(c, set, w)) && mshr_find(c, c->line[base + w].tag) >= 0;
+        bool pinned = (any || way_dirty(c, set, w)) &&
+                      mshr_find(c, cache_rec(c, (int64_t)(base + w))->tag) >= 0;
         if (!pinned && (best < 0 || c->stamp[base + w] < c->stamp[base + best]))
             best = w;
     }
@@ -203,10 +206,14 @@ static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t 
     int64_t l = (int64_t)(set * c->p.ways + way);
     if (way_valid(c, set, way))
         evict(s, c, set, way);
-    c->line[l] = (struct cache_line){.tag = li, .home = home};
+    struct cache_line *ln = cache_rec(c, l);
+    *ln = (struct cache_line){.tag = li, .home = home};
+    static const uint64_t none[2] = {0, 0};
+    rec_put(c, ln, REC_VALID, none);
+    rec_put(c, ln, REC_DIRTY, none);
     c->fp[set * c->fp_row + way] = fingerprint(c, li);
     way_bit(c, set, way, false, true);
-    c->stamp[l] = next_stamp(c);
+    c->stamp[l] = next_stamp(c, set);
     return l;
 }
 
@@ -221,7 +228,7 @@ static void fwd_done(struct sim *s, struct req *ch, void *obj)
          * returns those bytes from here, newer than what the level below has */
         int64_t l = lookup(c, line_index(c, parent->addr));
         if (l >= 0)
-            get_line_versions(c, l, parent->ver, req_word_mask(c->line[l].dirty));
+            get_line_versions(c, l, parent->ver, rec_words(c, cache_rec(c, l), REC_DIRTY));
     }
     req_free(s, ch);
     c->nfwd--;
@@ -318,8 +325,9 @@ static void fetch_sectors(const struct cache *c, int64_t l, const uint64_t need[
     req_sector_mask(out, need);
     if (l < 0)
         return;
-    uint64_t have[2];
-    req_full_sectors(have, c->line[l].valid);
+    uint64_t have[2], valid[2];
+    rec_mask(c, cache_rec(c, l), REC_VALID, valid);
+    req_full_sectors(have, valid);
     out[0] &= ~have[0];
     out[1] &= ~have[1];
 }
@@ -526,9 +534,10 @@ static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t 
             get_line_versions(c, l, r->ver, c->all_words);
         return;
     }
-    mask_or(c->line[l].valid, need);
+    struct cache_line *ln = cache_rec(c, l);
+    rec_or(c, ln, REC_VALID, need);
     if (wpolicy(c, r) == CACHE_WRITE_BACK) {
-        mask_or(c->line[l].dirty, need);
+        rec_or(c, ln, REC_DIRTY, need);
         sync_dirty(c, l);
     }
     if (c->wver)
@@ -538,7 +547,10 @@ static void apply_hit(struct cache *c, int64_t l, struct req *r, const uint64_t 
 static enum act decide(const struct cache *c, const struct req *r, int64_t l,
                        const uint64_t need[2], bool *hit)
 {
-    *hit = l >= 0 && (!needs_data[r->kind] || mask_covers(c->line[l].valid, need));
+    uint64_t valid[2];
+    if (l >= 0 && needs_data[r->kind])
+        rec_mask(c, cache_rec(c, l), REC_VALID, valid);
+    *hit = l >= 0 && (!needs_data[r->kind] || mask_covers(valid, need));
     enum cache_write_policy wp = wpolicy(c, r);
     bool noalloc = r->flags & REQ_F_NOALLOC;
     /* A read from another chiplet that misses is passed on without taking an
@@ -547,9 +559,9 @@ static enum act decide(const struct cache *c, const struct req *r, int64_t l,
     if (noalloc && !*hit && r->kind == REQ_READ && (r->flags & REQ_F_REMOTE))
         /* a line holding dirty words must merge them into what comes back
          * (and keep them if evicted meanwhile): through an MSHR */
-        return l >= 0 && (c->line[l].dirty[0] | c->line[l].dirty[1]) ? A_FETCH : A_FWD;
+        return l >= 0 && rec_any(c, cache_rec(c, l), REC_DIRTY) ? A_FETCH : A_FWD;
     if (noalloc && !*hit && (r->kind == REQ_ATOMIC || r->kind == REQ_WRITEBACK))
-        return l >= 0 && !mask_any(c->line[l].dirty) ? A_DROP_FWD : A_FWD;
+        return l >= 0 && !rec_any(c, cache_rec(c, l), REC_DIRTY) ? A_DROP_FWD : A_FWD;
     enum act a = act_tab[r->kind][wp][*hit];
     return a == A_WMISS ? wmiss_tab[wp][walloc(c, r)] : a;
 }
@@ -762,12 +774,12 @@ static void install_fill(struct cache *c, int64_t l, const struct req *ch, bool 
      * their way from the host's memory, are not read back */
     if (c->wver)
         set_line_versions(c, l, ch->ver,
-                          ~(fresh ? 0 : req_word_mask(c->line[l].dirty)) & req_word_mask(got) &
-                              c->all_words);
+                          ~(fresh ? 0 : rec_words(c, cache_rec(c, l), REC_DIRTY)) &
+                              req_word_mask(got) & c->all_words);
     if (fresh)
-        mask_copy(c->line[l].valid, got);
+        rec_put(c, cache_rec(c, l), REC_VALID, got);
     else
-        mask_or(c->line[l].valid, got);
+        rec_or(c, cache_rec(c, l), REC_VALID, got);
 }
 
 /* Ask the host for the rows of li's set and, to choose a victim, its stamps. */
@@ -775,7 +787,7 @@ static void prefetch_fill_set(const struct cache *c, uint64_t li)
 {
     prefetch_set(c, li);
     if (c->p.repl != CACHE_RANDOM) {
-        const uint32_t *st = c->stamp + set_of(c, li) * c->p.ways;
+        const uint16_t *st = c->stamp + set_of(c, li) * c->p.ways;
         __builtin_prefetch(st);
         __builtin_prefetch(st + c->p.ways - 1);
     }
@@ -839,7 +851,8 @@ static void fill_done(struct sim *s, struct req *ch, void *obj)
 
 uint32_t cache_line_version(const struct cache *c, int64_t l, unsigned w)
 {
-    return c->line[l].ver_mixed ? line_ver_row(c, l)[w] : c->line[l].ver;
+    const struct cache_line *ln = cache_rec(c, l);
+    return ln->ver_mixed ? line_ver_row(c, l)[w] : ln->ver;
 }
 
 void cache_line_get_versions(const struct cache *c, int64_t l, uint32_t *dst, uint32_t wm)
@@ -861,7 +874,7 @@ bool cache_install_clean(struct sim *s, struct cache *c, addr_t addr, uint16_t h
     int64_t l = alloc_line(s, c, li, home, true);
     if (c->wver && ver)
         set_line_versions(c, l, ver, c->all_words);
-    mask_copy(c->line[l].valid, c->full);
+    rec_put(c, cache_rec(c, l), REC_VALID, c->full);
     return true;
 }
 
@@ -880,7 +893,8 @@ static bool inval_present(struct cache *c, uint64_t li)
     int64_t l = lookup(c, li);
     if (l < 0)
         return false;
-    const uint64_t *d = c->line[l].dirty;
+    uint64_t d[2];
+    rec_mask(c, cache_rec(c, l), REC_DIRTY, d);
     if (d[0] | d[1]) {
         cache_line_set_masks(c, l, d, d);
         return false;
@@ -905,8 +919,13 @@ static void fill_hint(const struct sim *s, const void *obj, uint64_t arg)
     (void)s;
     const struct cache *c = obj;
     const struct req *ch = (const struct req *)(uintptr_t)arg;
-    __builtin_prefetch(&c->mshr[(uint32_t)ch->tag]);
-    prefetch_fill_set(c, line_index(c, ch->addr));
+    uint32_t m = (uint32_t)ch->tag;
+    uint64_t li = line_index(c, ch->addr);
+    __builtin_prefetch(&c->mshr[m]);
+    /* the MSHR leaves its hash chain: its key and the chain's bucket */
+    __builtin_prefetch(&c->mshr_key[m]);
+    __builtin_prefetch(&c->mshr_bucket[mshr_hash(c, li)]);
+    prefetch_fill_set(c, li);
 }
 
 static void accept_ev(struct sim *s, void *obj, uint64_t arg)
@@ -1024,7 +1043,12 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     c->ipoly_sets = p->ipoly && c->set_bits >= 4 && c->set_bits <= 6;
     req_mask_range(c->full, 0, p->line_b);
     size_t lines = (size_t)c->sets * p->ways;
-    c->line = xcalloc_big(lines, sizeof *c->line); /* the valid bits decide, not the tags */
+    c->mask_words = p->line_b / 64;
+    c->rec_shift = p->line_b == 64 ? 5 : 6;
+    _Static_assert(sizeof(struct cache_line) + 2 * sizeof(uint64_t) <= 32 &&
+                       sizeof(struct cache_line) + 4 * sizeof(uint64_t) <= 64,
+                   "line records of 32 and 64 bytes");
+    c->recs = xcalloc_big(lines << c->rec_shift, 1); /* the valid bits decide, not the tags */
     c->index_bits = ilog2(c->sets);
     c->fp_row = (p->ways + 15) / 16 * 16;
     c->fp = xcalloc_big((size_t)c->sets * c->fp_row, 1);
@@ -1032,6 +1056,7 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
     c->waybits = xcalloc_big((size_t)c->sets * 2 * c->bits_row, sizeof *c->waybits);
     c->way_shift = is_pow2(p->ways) ? ilog2(p->ways) : 0;
     c->stamp = xcalloc_big(lines, sizeof *c->stamp);
+    c->set_tick = xcalloc_big(c->sets, sizeof *c->set_tick);
     c->words = p->line_b / 4;
     c->all_words = (uint32_t)((1ull << c->words) - 1);
     if (p->versions)
@@ -1068,10 +1093,11 @@ void cache_init(struct cache *c, struct sim *s, const char *name, const struct c
 void cache_free(struct cache *c)
 {
     free(c->name);
-    xfree_big(c->line);
+    xfree_big(c->recs);
     xfree_big(c->fp);
     xfree_big(c->waybits);
     xfree_big(c->stamp);
+    xfree_big(c->set_tick);
     xfree_big(c->wver);
     free(c->bank);
     free(c->dbank_free);

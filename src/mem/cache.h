@@ -102,19 +102,26 @@ enum cache_traffic {
     CACHE_TRAFFIC_N
 };
 
-/* What the cache keeps of one line, in one host cache line. Byte masks:
- * bit i = byte i of the line. */
+/* What the cache keeps of one line: a record of 32 bytes for 64-byte lines
+ * (two in one host cache line) and of 64 for 128-byte lines (one). The
+ * header is followed by the line's byte masks (bit i = byte i of the line),
+ * valid then dirty, of cache.mask_words words each (the accessors below and
+ * in cache_array.h read and write them as two words). */
 struct cache_line {
-    uint64_t valid[2], dirty[2];
     uint64_t tag;      /* line index (addr >> line_shift); meaningless unless the way is valid */
     uint16_t home;     /* owned by the coherence scheme; set from req->home on install */
     uint8_t state;     /* owned by the coherence scheme; 0 on install */
     bool ver_mixed;    /* with versions: its words' versions differ, and are in its row of
                           wver; else every word's version is ver (0 on install) */
     uint32_t ver;
-    uint8_t pad[16];
+    uint64_t mask[];   /* valid [0, mask_words), dirty [mask_words, 2 mask_words) */
 };
-_Static_assert(sizeof(struct cache_line) == 64, "struct cache_line: one host cache line");
+_Static_assert(sizeof(struct cache_line) == 16, "struct cache_line: a 16-byte header");
+
+/* A line's byte mask as two words (the second 0 for 64-byte lines). */
+struct cache_mask {
+    uint64_t w[2];
+};
 
 /* A slot of the table of lines with requests in the waiting FIFO. */
 #define CACHE_WAIT_DIRECT 4096
@@ -188,7 +195,10 @@ struct cache {
     bool ipoly_banks, ipoly_sets; /* index = ipoly: banks / sets in a bank hashed */
     uint64_t full[2];          /* valid mask of a whole line */
 
-    struct cache_line *line;   /* sets x ways, set-major */
+    unsigned char *recs;       /* line records, sets x ways, set-major, 1 << rec_shift bytes
+                                  apart (cache_rec()) */
+    unsigned rec_shift;        /* 5 for 64-byte lines, 6 for 128-byte lines */
+    unsigned mask_words;       /* words of each byte mask in a record: line_b / 64 */
     uint32_t *wver;            /* per-word data versions, words per line, of the lines whose
                                   words' versions differ (cache_line.ver_mixed), or NULL */
     uint32_t words;            /* words (4 B) per line */
@@ -204,10 +214,11 @@ struct cache {
     unsigned index_bits;       /* log2(sets): the tag proper is li >> index_bits */
     unsigned way_shift;        /* log2(ways) when ways is a power of two, else 0 */
     /* LRU: last touch; FIFO: install order. Only the order of the stamps of
-     * one set matters, so they are 32 bits and renumbered when tick would
-     * wrap (see cache_array_restamp()). */
-    uint32_t *stamp;
-    uint32_t tick;
+     * one set matters, so each set counts its own (set_tick), in 16 bits,
+     * and renumbers its stamps when its count would wrap
+     * (cache_array_restamp()): a set's stamps fill one host cache line. */
+    uint16_t *stamp;
+    uint16_t *set_tick;
     struct rng rng;
 
     struct cache_bank *bank;
@@ -309,25 +320,30 @@ bool cache_inval_line(struct cache *c, addr_t addr);
  * flight. */
 bool cache_install_clean(struct sim *s, struct cache *c, addr_t addr, uint16_t home,
                          const uint32_t *ver);
+/* The record of line l. */
+static inline struct cache_line *cache_rec(const struct cache *c, int64_t l)
+{
+    return (struct cache_line *)(void *)(c->recs + ((size_t)l << c->rec_shift));
+}
 static inline addr_t cache_line_tag_addr(const struct cache *c, int64_t l)
 {
-    return c->line[l].tag << c->line_shift;
+    return cache_rec(c, l)->tag << c->line_shift;
 }
 static inline uint8_t cache_line_state(const struct cache *c, int64_t l)
 {
-    return c->line[l].state;
+    return cache_rec(c, l)->state;
 }
 static inline void cache_line_set_state(struct cache *c, int64_t l, uint8_t state)
 {
-    c->line[l].state = state;
+    cache_rec(c, l)->state = state;
 }
 static inline uint16_t cache_line_home(const struct cache *c, int64_t l)
 {
-    return c->line[l].home;
+    return cache_rec(c, l)->home;
 }
 static inline void cache_line_set_home(struct cache *c, int64_t l, uint16_t home)
 {
-    c->line[l].home = home;
+    cache_rec(c, l)->home = home;
 }
 /* Per-word data versions of line l (only with params.versions). Most lines
  * carry one version in every word (a store writes whole lines with one
@@ -339,13 +355,19 @@ uint32_t cache_line_version(const struct cache *c, int64_t l, unsigned w);
 void cache_line_get_versions(const struct cache *c, int64_t l, uint32_t *dst, uint32_t wm);
 /* Set the versions of the words in word mask wm of line l from src. */
 void cache_line_set_versions(struct cache *c, int64_t l, const uint32_t *src, uint32_t wm);
-static inline const uint64_t *cache_line_valid(const struct cache *c, int64_t l)
+/* Byte mask `dirty` (false: the valid bytes) of line l. */
+static inline struct cache_mask cache_line_mask(const struct cache *c, int64_t l, bool dirty)
 {
-    return c->line[l].valid;
+    const uint64_t *m = cache_rec(c, l)->mask + (dirty ? c->mask_words : 0);
+    return (struct cache_mask){{m[0], c->mask_words == 2 ? m[1] : 0}};
 }
-static inline const uint64_t *cache_line_dirty(const struct cache *c, int64_t l)
+static inline struct cache_mask cache_line_valid(const struct cache *c, int64_t l)
 {
-    return c->line[l].dirty;
+    return cache_line_mask(c, l, false);
+}
+static inline struct cache_mask cache_line_dirty(const struct cache *c, int64_t l)
+{
+    return cache_line_mask(c, l, true);
 }
 /* Dirty bytes must be valid: the cache ORs dirty into valid. */
 void cache_line_set_masks(struct cache *c, int64_t l, const uint64_t valid[2],

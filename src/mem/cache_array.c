@@ -5,21 +5,18 @@
 
 #include <stdlib.h>
 
-/* Renumber every set's stamps 1..ways in the same order (ties keep way
- * order, as victim_way() breaks them) so that tick can start again low. */
-void cache_array_restamp(struct cache *c)
+/* Renumber a set's stamps 1..ways in the same order (ties keep way order,
+ * as victim_way() breaks them) so that its tick can start again low. */
+void cache_array_restamp(struct cache *c, size_t set)
 {
     uint32_t ways = c->p.ways;
-    uint32_t *rank = xmalloc(ways * sizeof *rank);
-    for (size_t base = 0; base < (size_t)c->sets * ways; base += ways) {
-        uint32_t *st = c->stamp + base;
-        for (uint32_t w = 0; w < ways; w++) {
-            rank[w] = 1;
-            for (uint32_t v = 0; v < ways; v++)
-                rank[w] += st[v] < st[w] || (st[v] == st[w] && v < w);
-        }
-        memcpy(st, rank, ways * sizeof *st);
+    uint16_t *rank = xmalloc(ways * sizeof *rank), *st = c->stamp + set * ways;
+    for (uint32_t w = 0; w < ways; w++) {
+        rank[w] = 1;
+        for (uint32_t v = 0; v < ways; v++)
+            rank[w] += st[v] < st[w] || (st[v] == st[w] && v < w);
     }
+    memcpy(st, rank, ways * sizeof *st);
     free(rank);
-    c->tick = ways;
+    c->set_tick[set] = (uint16_t)ways;
 }

@@ -22,8 +22,8 @@
 
 #include "mem/cache.h"
 
-/* Renumber the stamps before tick wraps (rare; in cache_array.c). */
-void cache_array_restamp(struct cache *c);
+/* Renumber a set's stamps before its tick wraps (rare; in cache_array.c). */
+void cache_array_restamp(struct cache *c, size_t set);
 
 /* ---- byte masks ------------------------------------------------------------ */
 
@@ -45,6 +45,53 @@ static inline void mask_copy(uint64_t d[2], const uint64_t m[2])
 {
     d[0] = m[0];
     d[1] = m[1];
+}
+
+/* A record's byte masks (struct cache_line.mask): which = REC_VALID or
+ * REC_DIRTY, read and written as two words (the second is 0 for 64-byte
+ * lines, and not stored). */
+enum { REC_VALID, REC_DIRTY };
+
+static inline uint64_t *rec_mask_at(const struct cache *c, const struct cache_line *ln,
+                                    unsigned which)
+{
+    return (uint64_t *)ln->mask + which * c->mask_words;
+}
+static inline void rec_mask(const struct cache *c, const struct cache_line *ln, unsigned which,
+                            uint64_t out[2])
+{
+    const uint64_t *m = rec_mask_at(c, ln, which);
+    out[0] = m[0];
+    out[1] = c->mask_words == 2 ? m[1] : 0;
+}
+static inline void rec_put(const struct cache *c, struct cache_line *ln, unsigned which,
+                           const uint64_t in[2])
+{
+    uint64_t *m = rec_mask_at(c, ln, which);
+    m[0] = in[0];
+    if (c->mask_words == 2)
+        m[1] = in[1];
+}
+static inline void rec_or(const struct cache *c, struct cache_line *ln, unsigned which,
+                          const uint64_t in[2])
+{
+    uint64_t *m = rec_mask_at(c, ln, which);
+    m[0] |= in[0];
+    if (c->mask_words == 2)
+        m[1] |= in[1];
+}
+static inline bool rec_any(const struct cache *c, const struct cache_line *ln, unsigned which)
+{
+    const uint64_t *m = rec_mask_at(c, ln, which);
+    return (m[0] | (c->mask_words == 2 ? m[1] : 0)) != 0;
+}
+/* Word mask (req_word_mask) of a record's byte mask. */
+static inline uint32_t rec_words(const struct cache *c, const struct cache_line *ln,
+                                 unsigned which)
+{
+    uint64_t m[2];
+    rec_mask(c, ln, which, m);
+    return req_word_mask(m);
 }
 
 /* ---- per-word versions ----------------------------------------------------- */
@@ -83,7 +130,7 @@ static inline uint32_t *line_ver_row(const struct cache *c, int64_t l)
 static inline void get_line_versions(const struct cache *c, int64_t l, uint32_t *dst,
                                      uint32_t wm)
 {
-    const struct cache_line *ln = &c->line[l];
+    const struct cache_line *ln = cache_rec(c, l);
     if (!ln->ver_mixed) {
         if (wm == c->all_words)
             for (unsigned w = 0; w < c->words; w++)
@@ -104,7 +151,7 @@ static inline void get_line_versions(const struct cache *c, int64_t l, uint32_t 
 static inline void set_line_versions(struct cache *c, int64_t l, const uint32_t *src,
                                      uint32_t wm)
 {
-    struct cache_line *ln = &c->line[l];
+    struct cache_line *ln = cache_rec(c, l);
     uint32_t *row = line_ver_row(c, l), diff = 0;
     if (wm == c->all_words) {
         for (unsigned w = 1; w < c->words; w++)
@@ -221,7 +268,8 @@ static inline bool way_dirty(const struct cache *c, size_t set, uint32_t way)
 static inline void sync_dirty(struct cache *c, int64_t l)
 {
     size_t set = line_set(c, (size_t)l);
-    way_bit(c, set, (uint32_t)((size_t)l - set * c->p.ways), true, mask_any(c->line[l].dirty));
+    way_bit(c, set, (uint32_t)((size_t)l - set * c->p.ways), true,
+           rec_any(c, cache_rec(c, l), REC_DIRTY));
 }
 
 /* Ask the host for the rows a lookup of li will read (issued early, so the
@@ -252,7 +300,7 @@ static inline int64_t lookup(const struct cache *c, uint64_t li)
     for (uint32_t k = 0; k < c->fp_row / 16; k++) {
         for (uint32_t m = fp_candidates(row, valid, f, k); m; m &= m - 1) {
             size_t l = base + 16 * k + (unsigned)__builtin_ctz(m);
-            if (c->line[l].tag == li)
+            if (cache_rec(c, (int64_t)l)->tag == li)
                 return (int64_t)l;
         }
     }
@@ -274,7 +322,7 @@ static inline void prefetch_line(const struct cache *c, uint64_t li)
         uint32_t m = fp_candidates(row, valid, f, k);
         if (m) {
             size_t l = set * c->p.ways + 16 * k + (unsigned)__builtin_ctz(m);
-            __builtin_prefetch(&c->line[l]);
+            __builtin_prefetch(cache_rec(c, (int64_t)l));
             return;
         }
     }
@@ -292,17 +340,17 @@ static inline void prefetch_next_lines(const struct cache *c, uint64_t li)
     prefetch_line(c, li + 1);
 }
 
-static inline uint32_t next_stamp(struct cache *c)
+static inline uint16_t next_stamp(struct cache *c, size_t set)
 {
-    if (__builtin_expect(c->tick == UINT32_MAX, 0))
-        cache_array_restamp(c);
-    return ++c->tick;
+    if (__builtin_expect(c->set_tick[set] == UINT16_MAX, 0))
+        cache_array_restamp(c, set);
+    return ++c->set_tick[set];
 }
 
 static inline void touch(struct cache *c, int64_t l)
 {
     if (c->p.repl == CACHE_LRU)
-        c->stamp[l] = next_stamp(c);
+        c->stamp[l] = next_stamp(c, line_set(c, (size_t)l));
 }
 
 static inline bool way_valid(const struct cache *c, size_t set, uint32_t way)
@@ -314,7 +362,7 @@ static inline bool way_valid(const struct cache *c, size_t set, uint32_t way)
 static inline bool line_holds(const struct cache *c, int64_t l, uint64_t li)
 {
     size_t set = line_set(c, (size_t)l);
-    return c->line[l].tag == li && way_valid(c, set, (uint32_t)((size_t)l - set * c->p.ways));
+    return cache_rec(c, l)->tag == li && way_valid(c, set, (uint32_t)((size_t)l - set * c->p.ways));
 }
 
 /* Only the way bits change: nothing reads the record of an invalid way (an
@@ -346,8 +394,8 @@ static inline uint32_t victim_way(struct cache *c, size_t set)
     }
     if (c->p.repl == CACHE_RANDOM)
         return (uint32_t)rng_below(&c->rng, ways);
-    const uint32_t *st = c->stamp + set * ways;
-    uint32_t lo = st[0];
+    const uint16_t *st = c->stamp + set * ways;
+    uint16_t lo = st[0];
     for (uint32_t w = 1; w < ways; w++)
         lo = st[w] < lo ? st[w] : lo;
     uint32_t best = 0;

@@ -46,14 +46,16 @@ static void flush_wb_done(struct sim *s, struct req *ch, void *obj)
 /* The invalidate of one valid line (clean_only, foreign_only as set). */
 static void inval_line(struct cache *c, size_t set, uint32_t way)
 {
-    struct cache_line *mk = &c->line[set * c->p.ways + way];
+    struct cache_line *mk = cache_rec(c, (int64_t)(set * c->p.ways + way));
     if (c->foreign_only && (!c->data_class || c->data_class[mk->home] == CACHE_DATA_LOCAL))
         return; /* homed here: stays */
     if (!c->clean_only || !way_dirty(c, set, way)) {
         drop_way(c, set, way);
         c->st.lines_invalidated++;
     } else {
-        mask_copy(mk->valid, mk->dirty);
+        uint64_t d[2];
+        rec_mask(c, mk, REC_DIRTY, d);
+        rec_put(c, mk, REC_VALID, d);
     }
 }
 
@@ -61,7 +63,7 @@ static void inval_line(struct cache *c, size_t set, uint32_t way)
 static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, size_t set, uint32_t way)
 {
     int64_t l = (int64_t)(set * c->p.ways + way);
-    struct cache_line *mk = &c->line[l];
+    struct cache_line *mk = cache_rec(c, l);
     if (c->op == CACHE_OP_INVALIDATE) {
         inval_line(c, set, way);
         return true;
@@ -74,7 +76,8 @@ static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, size_t set,
     struct req *ch = cache_wb_child(s, c, l);
     ch->tag = bank;
     req_on_done(ch, flush_wb_done, c);
-    mk->dirty[0] = mk->dirty[1] = 0;
+    static const uint64_t none[2] = {0, 0};
+    rec_put(c, mk, REC_DIRTY, none);
     sync_dirty(c, l);
     b->wb_out++;
     c->st.flush_writebacks++;

@@ -93,7 +93,8 @@ static void expect_masks(const struct tb *t, addr_t addr, uint64_t v0, uint64_t 
 {
     int64_t l = cache_find(&t->c, addr);
     cr_assert_geq(l, 0, "line %llx absent", (unsigned long long)addr);
-    const uint64_t *v = cache_line_valid(&t->c, l), *d = cache_line_dirty(&t->c, l);
+    struct cache_mask vm = cache_line_valid(&t->c, l), dm = cache_line_dirty(&t->c, l);
+    const uint64_t *v = vm.w, *d = dm.w;
     cr_expect_eq(v[0], v0, "valid[0] %llx", (unsigned long long)v[0]);
     cr_expect_eq(v[1], v1, "valid[1] %llx", (unsigned long long)v[1]);
     cr_expect_eq(d[0], d0, "dirty[0] %llx", (unsigned long long)d[0]);
@@ -387,7 +388,8 @@ static void check_model(struct cache_params p, int steps, uint64_t tags_per_set,
     int nwb = 0;
     for (int k = 0; k < steps; k++) {
         if (wrap && k == steps / 2)
-            t->c.tick = UINT32_MAX - 3; /* stamps must be renumbered, order kept */
+            for (size_t set = 0; set < t->c.sets; set++) /* above every stamp of the set: */
+                t->c.set_tick[set] = UINT16_MAX - 3; /* they must be renumbered, order kept */
         addr_t a = (rng_below(&r, tags_per_set) * m.sets + rng_below(&r, m.sets)) * 64 +
                    4 * rng_below(&r, 16);
         bool write = rng_below(&r, 3) == 0;
@@ -471,7 +473,7 @@ Test(cache, walks_over_more_than_64_ways)
         if (l < 0)
             continue;
         valid++;
-        dirty += cache_line_dirty(&t->c, l)[0] != 0;
+        dirty += cache_line_dirty(&t->c, l).w[0] != 0;
     }
     cr_assert_eq(valid, 150);
     cr_assert_eq(dirty, 50);
@@ -484,7 +486,7 @@ Test(cache, walks_over_more_than_64_ways)
     for (uint64_t k = 0; k < 150; k++) {
         int64_t l = cache_find(&t->c, k * 64);
         if (l >= 0)
-            cr_expect_eq(cache_line_dirty(&t->c, l)[0], 0);
+            cr_expect_eq(cache_line_dirty(&t->c, l).w[0], 0);
     }
     /* write one line again, then drop every clean line: only it stays */
     t->low.n = t->ndone = 0;
@@ -577,6 +579,59 @@ Test(cache, write_back_write_hit_dirties_bytes)
     cr_expect_eq(t->c.st.write_hits, 1);
     expect_masks(t, 0x0, ~0ull, 0, 0xffull << 16, 0);
     tb_free(t);
+}
+
+/* A line's record is 32 bytes for 64-byte lines (two share a host cache
+ * line) and 64 for 128-byte lines: each way of a full set keeps its own
+ * byte masks, home and state, whatever its neighbours are given. */
+Test(cache, records_of_neighbouring_ways_keep_their_own_masks)
+{
+    for (uint32_t line_b = 64; line_b <= 128; line_b *= 2) {
+        struct cache_params p = base_params();
+        p.line_b = line_b;
+        p.ways = 8;
+        p.size_b = 8 * line_b; /* one set */
+        p.write_alloc = CACHE_WA_VALIDATE;
+        struct tb *t = tb_new(&p);
+        /* way k: its own bytes, across the 64-byte half for one 128-byte line */
+        uint32_t e = line_b / 8, off[8], len[8];
+        for (uint32_t k = 0; k < 8; k++) {
+            off[k] = k * e + e / 2;
+            len[k] = e / 2 + (k < 7 ? e / 4 : 0) - k % 2;
+            wr(t, k * 10 * CY, k * line_b + off[k], len[k], k);
+        }
+        run(t);
+        cr_expect_eq(t->low.n, 0, "validated, not fetched");
+        for (uint32_t k = 0; k < 8; k++) {
+            int64_t l = cache_find(&t->c, k * line_b);
+            cr_assert_geq(l, 0);
+            cache_line_set_home(&t->c, l, (uint16_t)(100 + k));
+            cache_line_set_state(&t->c, l, (uint8_t)(10 + k));
+        }
+        /* then way 0 again, after its neighbours: a new line there */
+        for (int pass = 0; pass < 2; pass++) {
+            for (uint32_t k = pass; k < 8; k++) {
+                uint64_t m[2];
+                req_mask_range(m, off[k], len[k]);
+                expect_masks(t, k * line_b, m[0], m[1], m[0], m[1]);
+                int64_t l = cache_find(&t->c, k * line_b);
+                cr_expect_eq(cache_line_home(&t->c, l), 100 + k, "line %u B, way %u", line_b,
+                             k);
+                cr_expect_eq(cache_line_state(&t->c, l), 10 + k, "line %u B, way %u", line_b,
+                             k);
+                cr_expect_eq(cache_line_tag_addr(&t->c, l), k * line_b);
+            }
+            if (pass)
+                break;
+            cr_assert(cache_drop(&t->c, 0));
+            wr(t, t->s.now + 10 * CY, 8 * line_b + off[0], len[0], 8);
+            run(t);
+            uint64_t m[2];
+            req_mask_range(m, off[0], len[0]);
+            expect_masks(t, 8 * line_b, m[0], m[1], m[0], m[1]);
+        }
+        tb_free(t);
+    }
 }
 
 Test(cache, write_through_forwards_and_completes_on_ack)
@@ -1114,7 +1169,7 @@ Test(cache, line_versions_read_back_as_a_plain_copy_holds_them)
                              line_b, i, w);
                 same &= ref[w] == ref[0];
             }
-            cr_assert_eq(c->line[l].ver_mixed, !same, "line %u B, step %u", line_b, i);
+            cr_assert_eq(cache_rec(c, l)->ver_mixed, !same, "line %u B, step %u", line_b, i);
             uint32_t rm = (uint32_t)(x >> 17) & c->all_words;
             memset(got, 0xff, sizeof got);
             cache_line_get_versions(c, l, got, rm);

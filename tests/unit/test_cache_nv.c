@@ -85,7 +85,8 @@ static void expect_valid(const struct tb *t, addr_t addr, uint64_t v0, uint64_t 
 {
     int64_t l = cache_find(&t->c, addr);
     cr_assert_geq(l, 0, "line %#llx absent", (unsigned long long)addr);
-    const uint64_t *v = cache_line_valid(&t->c, l);
+    struct cache_mask vm = cache_line_valid(&t->c, l);
+    const uint64_t *v = vm.w;
     cr_expect(v[0] == v0 && v[1] == v1, "valid %#llx %#llx", (unsigned long long)v[0],
               (unsigned long long)v[1]);
 }
@@ -150,7 +151,7 @@ Test(cache_nv, sectored_partly_written_sector_is_fetched_and_merged)
     cr_expect_eq(done_at(t, 3), 25 * CY);
     int64_t l = cache_find(&t->c, 0x1000);
     expect_valid(t, 0x1000, ~0ull, ~0ull);
-    cr_expect_eq(cache_line_dirty(&t->c, l)[0], S1 | 0xf00ull);
+    cr_expect_eq(cache_line_dirty(&t->c, l).w[0], S1 | 0xf00ull);
     cr_expect_eq(cache_line_version(&t->c, l, 0), 7);
     cr_expect_eq(cache_line_version(&t->c, l, 2), 9);
     cr_expect_eq(cache_line_version(&t->c, l, 8), 9);
