@@ -59,6 +59,39 @@ bool cache_drop(struct cache *c, addr_t addr)
     return true;
 }
 
+addr_t cache_line_tag_addr(const struct cache *c, int64_t l)
+{
+    return cache_rec(c, l)->tag << c->line_shift;
+}
+
+uint8_t cache_line_state(const struct cache *c, int64_t l) { return cache_rec(c, l)->state; }
+
+void cache_line_set_state(struct cache *c, int64_t l, uint8_t state)
+{
+    cache_rec(c, l)->state = state;
+}
+
+uint16_t cache_line_home(const struct cache *c, int64_t l) { return cache_rec(c, l)->home; }
+
+void cache_line_set_home(struct cache *c, int64_t l, uint16_t home)
+{
+    cache_rec(c, l)->home = home;
+}
+
+struct cache_mask cache_line_valid(const struct cache *c, int64_t l)
+{
+    struct cache_mask m;
+    rec_mask(c, cache_rec(c, l), REC_VALID, m.w);
+    return m;
+}
+
+struct cache_mask cache_line_dirty(const struct cache *c, int64_t l)
+{
+    struct cache_mask m;
+    rec_mask(c, cache_rec(c, l), REC_DIRTY, m.w);
+    return m;
+}
+
 void cache_line_set_masks(struct cache *c, int64_t l, const uint64_t valid[2],
                           const uint64_t dirty[2])
 {

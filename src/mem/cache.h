@@ -102,22 +102,6 @@ enum cache_traffic {
     CACHE_TRAFFIC_N
 };
 
-/* What the cache keeps of one line: a record of 32 bytes for 64-byte lines
- * (two in one host cache line) and of 64 for 128-byte lines (one). The
- * header is followed by the line's byte masks (bit i = byte i of the line),
- * valid then dirty, of cache.mask_words words each (the accessors below and
- * in cache_array.h read and write them as two words). */
-struct cache_line {
-    uint64_t tag;      /* line index (addr >> line_shift); meaningless unless the way is valid */
-    uint16_t home;     /* owned by the coherence scheme; set from req->home on install */
-    uint8_t state;     /* owned by the coherence scheme; 0 on install */
-    bool ver_mixed;    /* with versions: its words' versions differ, and are in its row of
-                          wver; else every word's version is ver (0 on install) */
-    uint32_t ver;
-    uint64_t mask[];   /* valid [0, mask_words), dirty [mask_words, 2 mask_words) */
-};
-_Static_assert(sizeof(struct cache_line) == 16, "struct cache_line: a 16-byte header");
-
 /* A line's byte mask as two words (the second 0 for 64-byte lines). */
 struct cache_mask {
     uint64_t w[2];
@@ -195,8 +179,8 @@ struct cache {
     bool ipoly_banks, ipoly_sets; /* index = ipoly: banks / sets in a bank hashed */
     uint64_t full[2];          /* valid mask of a whole line */
 
-    unsigned char *recs;       /* line records, sets x ways, set-major, 1 << rec_shift bytes
-                                  apart (cache_rec()) */
+    unsigned char *recs;       /* line records (struct cache_line, cache_array.h), sets x ways,
+                                  set-major, 1 << rec_shift bytes apart */
     unsigned rec_shift;        /* 5 for 64-byte lines, 6 for 128-byte lines */
     unsigned mask_words;       /* words of each byte mask in a record: line_b / 64 */
     uint32_t *wver;            /* per-word data versions, words per line, of the lines whose
@@ -320,31 +304,11 @@ bool cache_inval_line(struct cache *c, addr_t addr);
  * flight. */
 bool cache_install_clean(struct sim *s, struct cache *c, addr_t addr, uint16_t home,
                          const uint32_t *ver);
-/* The record of line l. */
-static inline struct cache_line *cache_rec(const struct cache *c, int64_t l)
-{
-    return (struct cache_line *)(void *)(c->recs + ((size_t)l << c->rec_shift));
-}
-static inline addr_t cache_line_tag_addr(const struct cache *c, int64_t l)
-{
-    return cache_rec(c, l)->tag << c->line_shift;
-}
-static inline uint8_t cache_line_state(const struct cache *c, int64_t l)
-{
-    return cache_rec(c, l)->state;
-}
-static inline void cache_line_set_state(struct cache *c, int64_t l, uint8_t state)
-{
-    cache_rec(c, l)->state = state;
-}
-static inline uint16_t cache_line_home(const struct cache *c, int64_t l)
-{
-    return cache_rec(c, l)->home;
-}
-static inline void cache_line_set_home(struct cache *c, int64_t l, uint16_t home)
-{
-    cache_rec(c, l)->home = home;
-}
+addr_t cache_line_tag_addr(const struct cache *c, int64_t l);
+uint8_t cache_line_state(const struct cache *c, int64_t l);
+void cache_line_set_state(struct cache *c, int64_t l, uint8_t state);
+uint16_t cache_line_home(const struct cache *c, int64_t l);
+void cache_line_set_home(struct cache *c, int64_t l, uint16_t home);
 /* Per-word data versions of line l (only with params.versions). Most lines
  * carry one version in every word (a store writes whole lines with one
  * version; a new line starts at 0): the line's record holds it, and its row
@@ -355,20 +319,9 @@ uint32_t cache_line_version(const struct cache *c, int64_t l, unsigned w);
 void cache_line_get_versions(const struct cache *c, int64_t l, uint32_t *dst, uint32_t wm);
 /* Set the versions of the words in word mask wm of line l from src. */
 void cache_line_set_versions(struct cache *c, int64_t l, const uint32_t *src, uint32_t wm);
-/* Byte mask `dirty` (false: the valid bytes) of line l. */
-static inline struct cache_mask cache_line_mask(const struct cache *c, int64_t l, bool dirty)
-{
-    const uint64_t *m = cache_rec(c, l)->mask + (dirty ? c->mask_words : 0);
-    return (struct cache_mask){{m[0], c->mask_words == 2 ? m[1] : 0}};
-}
-static inline struct cache_mask cache_line_valid(const struct cache *c, int64_t l)
-{
-    return cache_line_mask(c, l, false);
-}
-static inline struct cache_mask cache_line_dirty(const struct cache *c, int64_t l)
-{
-    return cache_line_mask(c, l, true);
-}
+/* The valid and the dirty bytes of line l. */
+struct cache_mask cache_line_valid(const struct cache *c, int64_t l);
+struct cache_mask cache_line_dirty(const struct cache *c, int64_t l);
 /* Dirty bytes must be valid: the cache ORs dirty into valid. */
 void cache_line_set_masks(struct cache *c, int64_t l, const uint64_t valid[2],
                           const uint64_t dirty[2]);

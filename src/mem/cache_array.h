@@ -22,6 +22,28 @@
 
 #include "mem/cache.h"
 
+/* What the cache keeps of one line: a record of 32 bytes for 64-byte lines
+ * (two in one host cache line) and of 64 for 128-byte lines (one). The
+ * header is followed by the line's byte masks (bit i = byte i of the line),
+ * valid then dirty, of cache.mask_words words each (rec_mask() and the
+ * others below read and write them as two words). */
+struct cache_line {
+    uint64_t tag;      /* line index (addr >> line_shift); meaningless unless the way is valid */
+    uint16_t home;     /* owned by the coherence scheme; set from req->home on install */
+    uint8_t state;     /* owned by the coherence scheme; 0 on install */
+    bool ver_mixed;    /* with versions: its words' versions differ, and are in its row of
+                          wver; else every word's version is ver (0 on install) */
+    uint32_t ver;
+    uint64_t mask[];   /* valid [0, mask_words), dirty [mask_words, 2 mask_words) */
+};
+_Static_assert(sizeof(struct cache_line) == 16, "struct cache_line: a 16-byte header");
+
+/* The record of line l. */
+static inline struct cache_line *cache_rec(const struct cache *c, int64_t l)
+{
+    return (struct cache_line *)(void *)(c->recs + ((size_t)l << c->rec_shift));
+}
+
 /* Renumber a set's stamps before its tick wraps (rare; in cache_array.c). */
 void cache_array_restamp(struct cache *c, size_t set);
 

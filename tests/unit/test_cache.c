@@ -17,6 +17,7 @@
 #include "test_util.h"
 #include "config/cfg.h"
 #include "mem/cache.h"
+#include "mem/cache_array.h" /* a line record's version encoding */
 #include "stats/stats.h"
 
 static struct cache_params base_params(void)
