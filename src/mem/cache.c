@@ -241,9 +241,8 @@ static int64_t alloc_line(struct sim *s, struct cache *c, uint64_t li, uint16_t 
         evict(s, c, set, way);
     struct cache_line *ln = cache_rec(c, l);
     *ln = (struct cache_line){.tag = li, .home = home};
-    static const uint64_t none[2] = {0, 0};
-    rec_put(c, ln, REC_VALID, none);
-    rec_put(c, ln, REC_DIRTY, none);
+    rec_clear(c, ln, REC_VALID);
+    rec_clear(c, ln, REC_DIRTY);
     c->fp[set * c->fp_row + way] = fingerprint(c, li);
     way_bit(c, set, way, false, true);
     c->stamp[l] = next_stamp(c, set);

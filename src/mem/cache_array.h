@@ -102,6 +102,11 @@ static inline void rec_or(const struct cache *c, struct cache_line *ln, unsigned
     if (c->mask_words == 2)
         m[1] |= in[1];
 }
+static inline void rec_clear(const struct cache *c, struct cache_line *ln, unsigned which)
+{
+    static const uint64_t none[2] = {0, 0};
+    rec_put(c, ln, which, none);
+}
 static inline bool rec_any(const struct cache *c, const struct cache_line *ln, unsigned which)
 {
     const uint64_t *m = rec_mask_at(c, ln, which);
@@ -356,9 +361,7 @@ static inline void prefetch_line(const struct cache *c, uint64_t li)
  * for one access ago), for li + 1's record. */
 static inline void prefetch_next_lines(const struct cache *c, uint64_t li)
 {
-    size_t set = set_of(c, li + 2);
-    __builtin_prefetch(c->fp + set * c->fp_row);
-    __builtin_prefetch(set_bits(c, set));
+    prefetch_set(c, li + 2);
     prefetch_line(c, li + 1);
 }
 

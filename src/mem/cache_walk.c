@@ -76,8 +76,7 @@ static bool walk_line(struct sim *s, struct cache *c, uint32_t bank, size_t set,
     struct req *ch = cache_wb_child(s, c, l);
     ch->tag = bank;
     req_on_done(ch, flush_wb_done, c);
-    static const uint64_t none[2] = {0, 0};
-    rec_put(c, mk, REC_DIRTY, none);
+    rec_clear(c, mk, REC_DIRTY);
     sync_dirty(c, l);
     b->wb_out++;
     c->st.flush_writebacks++;
