@@ -18,6 +18,7 @@ void sim_init(struct sim *s, uint64_t seed)
 {
     *s = (struct sim){0};
     s->report = stderr;
+    s->hint_direct = true; /* no key yet: every slot is empty */
     u64map_init(&s->bk_of, 16);
     s->wheel = xcalloc_big(SIM_WHEEL_SLOTS, sizeof *s->wheel);
     s->wheel_used = xcalloc(WHEEL_WORDS, sizeof *s->wheel_used);
@@ -235,14 +236,41 @@ void sim_at_slow(struct sim *s, ps_t t, ev_fn fn, void *obj, uint64_t arg)
     s->pending_events++;
 }
 
+/* Fill the direct table with the first shift that gives every key its own
+ * slot (hint_direct false if none does). */
+static void hint_table(struct sim *s)
+{
+    unsigned shifts = 64 - __builtin_ctz(SIM_HINT_SLOTS);
+    for (unsigned sh = 0; sh <= shifts; sh++) {
+        memset(s->hint_slot_key, 0, sizeof s->hint_slot_key);
+        unsigned i = 0;
+        for (; i < s->nhints; i++) {
+            unsigned k = (unsigned)((uintptr_t)s->hint_key[i] >> sh) & (SIM_HINT_SLOTS - 1);
+            if (s->hint_slot_key[k])
+                break;
+            s->hint_slot_key[k] = s->hint_key[i];
+            s->hint_slot[k] = s->hint[i];
+        }
+        if (i == s->nhints) {
+            s->hint_shift = sh;
+            s->hint_direct = true;
+            return;
+        }
+    }
+    memset(s->hint_slot_key, 0, sizeof s->hint_slot_key);
+    s->hint_direct = false;
+}
+
 void sim_hint(struct sim *s, const void *key, ev_hint_fn hint)
 {
-    if (sim_hint_of(s, key))
-        return;
+    for (unsigned i = 0; i < s->nhints; i++)
+        if (s->hint_key[i] == key)
+            return;
     if (s->nhints == SIM_HINTS)
         BUG("sim_hint: more than %d handlers with hints", SIM_HINTS);
     s->hint_key[s->nhints] = key;
     s->hint[s->nhints++] = hint;
+    hint_table(s);
 }
 
 void clock_init(struct clock *c, const char *name, double mhz)

@@ -44,6 +44,7 @@ typedef void (*ev_fn)(struct sim *s, void *obj, uint64_t arg);
  * and nothing else (it must not change any state). */
 typedef void (*ev_hint_fn)(const struct sim *s, const void *obj, uint64_t arg);
 #define SIM_HINTS 4
+#define SIM_HINT_SLOTS 16
 
 struct event {
     ev_fn fn;
@@ -117,10 +118,18 @@ struct sim {
     struct ev_heap_ent *heap; /* the distinct times beyond the wheel */
     size_t heap_n, heap_cap;
     uint64_t pending_events;  /* scheduled, not yet run */
-    /* Look-ahead hints by handler (sim_hint()): key[i] is a handler's address */
+    /* Look-ahead hints by handler (sim_hint()): key[i] is a handler's address,
+     * in order of registration. They are also found by address in a direct
+     * table, slot (key >> hint_shift) % SIM_HINT_SLOTS, with a shift that
+     * gives every key its own slot; hint_direct is false when none does (the
+     * list is then searched). */
     const void *hint_key[SIM_HINTS];
     ev_hint_fn hint[SIM_HINTS];
     unsigned nhints;
+    unsigned hint_shift;
+    bool hint_direct;
+    const void *hint_slot_key[SIM_HINT_SLOTS];
+    ev_hint_fn hint_slot[SIM_HINT_SLOTS];
     uint64_t events;          /* events executed */
     bool stop;
     /* Functional mode (kernel sampling's warming pass, gpu/sample.h): every
@@ -178,9 +187,13 @@ static inline void sim_after(struct sim *s, ps_t dt, ev_fn fn, void *obj, uint64
  * earlier), so that the host's misses on what that handler will read overlap
  * with the work of this one. Hints change nothing simulated. */
 void sim_hint(struct sim *s, const void *key, ev_hint_fn hint);
-/* The hint registered for key, or NULL. */
+/* The hint registered for key, or NULL: the run loop asks once per event. */
 static inline ev_hint_fn sim_hint_of(const struct sim *s, const void *key)
 {
+    if (__builtin_expect(s->hint_direct, 1)) {
+        unsigned i = (unsigned)((uintptr_t)key >> s->hint_shift) & (SIM_HINT_SLOTS - 1);
+        return s->hint_slot_key[i] == key ? s->hint_slot[i] : NULL;
+    }
     for (unsigned i = 0; i < s->nhints; i++)
         if (s->hint_key[i] == key)
             return s->hint[i];

@@ -132,6 +132,23 @@ static inline void copy_all_versions(const struct cache *c, uint32_t *dst, const
         memcpy(dst, src, 32 * sizeof *dst);
 }
 
+/* Whether every version of a line's words (v[0 .. c->words - 1]) is x. */
+static inline bool versions_all(const struct cache *c, const uint32_t *v, uint32_t x)
+{
+    __m128i want = _mm_set1_epi32((int)x), acc = _mm_setzero_si128();
+    for (unsigned w = 0; w < c->words; w += 4) /* 16 or 32 words */
+        acc = _mm_or_si128(acc, _mm_xor_si128(_mm_loadu_si128((const void *)(v + w)), want));
+    return _mm_movemask_epi8(_mm_cmpeq_epi32(acc, _mm_setzero_si128())) == 0xffff;
+}
+
+/* Every version of a line's words (dst[0 .. c->words - 1]) set to x. */
+static inline void fill_versions(const struct cache *c, uint32_t *dst, uint32_t x)
+{
+    __m128i v = _mm_set1_epi32((int)x);
+    for (unsigned w = 0; w < c->words; w += 4)
+        _mm_storeu_si128((void *)(dst + w), v);
+}
+
 /* Copy the versions of the words in word mask wm from src to dst. */
 static inline void copy_word_versions(const struct cache *c, uint32_t *dst, const uint32_t *src,
                                       uint32_t wm)
@@ -160,8 +177,7 @@ static inline void get_line_versions(const struct cache *c, int64_t l, uint32_t 
     const struct cache_line *ln = cache_rec(c, l);
     if (!ln->ver_mixed) {
         if (wm == c->all_words)
-            for (unsigned w = 0; w < c->words; w++)
-                dst[w] = ln->ver;
+            fill_versions(c, dst, ln->ver);
         else
             for (; wm; wm &= wm - 1)
                 dst[__builtin_ctz(wm)] = ln->ver;
@@ -181,13 +197,12 @@ static inline void set_line_versions(struct cache *c, int64_t l, const uint32_t 
     struct cache_line *ln = cache_rec(c, l);
     uint32_t *row = line_ver_row(c, l), diff = 0;
     if (wm == c->all_words) {
-        for (unsigned w = 1; w < c->words; w++)
-            diff |= src[w] ^ src[0];
-        ln->ver_mixed = diff != 0;
-        if (diff)
-            copy_all_versions(c, row, src);
-        else
+        bool same = versions_all(c, src, src[0]);
+        ln->ver_mixed = !same;
+        if (same)
             ln->ver = src[0];
+        else
+            copy_all_versions(c, row, src);
         return;
     }
     if (!ln->ver_mixed) {
@@ -196,16 +211,13 @@ static inline void set_line_versions(struct cache *c, int64_t l, const uint32_t 
         if (!diff)
             return;
         /* some words now differ from the others, which keep ver */
-        for (unsigned w = 0; w < c->words; w++)
-            row[w] = ln->ver;
+        fill_versions(c, row, ln->ver);
         copy_word_versions(c, row, src, wm);
         ln->ver_mixed = true;
         return;
     }
     copy_word_versions(c, row, src, wm);
-    for (unsigned w = 1; w < c->words; w++)
-        diff |= row[w] ^ row[0];
-    if (!diff) {
+    if (versions_all(c, row, row[0])) {
         ln->ver = row[0];
         ln->ver_mixed = false;
     }

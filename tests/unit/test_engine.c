@@ -399,6 +399,39 @@ Test(engine, hint_sees_each_next_event_before_it_runs_and_changes_nothing)
     sim_destroy(&s);
 }
 
+static void hint_a(const struct sim *s, const void *obj, uint64_t arg) { (void)s, (void)obj, (void)arg; }
+static void hint_b(const struct sim *s, const void *obj, uint64_t arg) { (void)s, (void)obj, (void)arg; }
+
+/* Keys are found in the direct table by a shift of their address that gives
+ * each its own slot, or by searching the list where no shift does: keys
+ * 1, 2^20 and 2^40 share a slot at every shift (each shift's four bits hold
+ * at most one of their bits). Every registered key finds its own hint, and
+ * keys that were not registered find none, on both paths. */
+Test(engine, hint_of_finds_each_key_in_the_direct_table_or_the_list)
+{
+    static const uintptr_t near[] = {0x401000, 0x401040, 0x401080, 0x4010c0};
+    static const uintptr_t apart[] = {1, (uintptr_t)1 << 20, (uintptr_t)1 << 40};
+    const uintptr_t *sets[] = {near, apart};
+    const unsigned nkeys[] = {4, 3};
+    for (int t = 0; t < 2; t++) {
+        struct sim s;
+        sim_init(&s, 1);
+        cr_expect_null(sim_hint_of(&s, (const void *)near[0]));
+        for (unsigned i = 0; i < nkeys[t]; i++)
+            sim_hint(&s, (const void *)sets[t][i], i % 2 ? hint_b : hint_a);
+        cr_expect_eq(s.hint_direct, t == 0, "set %d", t);
+        for (unsigned i = 0; i < nkeys[t]; i++) {
+            ev_hint_fn h = sim_hint_of(&s, (const void *)sets[t][i]);
+            cr_expect(h == (i % 2 ? hint_b : hint_a), "set %d key %u", t, i);
+            /* a neighbour of each key that shares its slot at some shift */
+            cr_expect_null(sim_hint_of(&s, (const void *)(sets[t][i] + 0x1000)), "set %d key %u", t, i);
+            cr_expect_null(sim_hint_of(&s, (const void *)(sets[t][i] ^ ((uintptr_t)1 << 50))),
+                           "set %d key %u", t, i);
+        }
+        sim_destroy(&s);
+    }
+}
+
 /* ---- u64map, pagemap and big blocks ---------------------------------------- */
 
 /* Random puts, gets and deletions (both forms) against a plain array, with
