@@ -64,13 +64,16 @@ static inline size_t token_len(const char *p)
     return n;
 }
 
-static inline int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    ch = (char)(ch | 0x20);
-    return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-}
+/* Each byte's value as a hexadecimal digit plus one, or 0. */
+static const uint8_t hexdigit1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+    ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* A byte's value as a hexadecimal digit, or -1. */
+static inline int hexval(char ch) { return hexdigit1[(unsigned char)ch] - 1; }
 
 /* Hexadecimal, optional 0x, at most maxdig digits. */
 static bool get_hex(const char **pp, uint64_t *out, unsigned maxdig)
@@ -79,10 +82,11 @@ static bool get_hex(const char **pp, uint64_t *out, unsigned maxdig)
     skip_ws(&p);
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
         p += 2;
+    const char *first = p;
     uint64_t v = 0;
-    unsigned n = 0;
-    for (int d; (d = hexval(*p)) >= 0; p++, n++)
+    for (int d; (d = hexval(*p)) >= 0; p++)
         v = v << 4 | (uint64_t)d;
+    size_t n = (size_t)(p - first);
     if (!n || n > maxdig || !at_end(p))
         return false;
     *out = v;
@@ -96,7 +100,10 @@ static bool get_udec(const char **pp, uint64_t *out, uint64_t max)
     skip_ws(&p);
     uint64_t v = 0;
     unsigned n = 0;
-    for (; *p >= '0' && *p <= '9'; p++, n++) {
+    /* up to 19 digits cannot overflow; from the 20th each is checked */
+    for (; (unsigned)(*p - '0') < 10 && n < 19; p++, n++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    for (; (unsigned)(*p - '0') < 10; p++, n++) {
         if (v > (UINT64_MAX - 9) / 10)
             return false;
         v = v * 10 + (uint64_t)(*p - '0');

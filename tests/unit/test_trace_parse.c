@@ -181,6 +181,48 @@ Test(trace_parse, three_address_encodings)
     free(text);
 }
 
+/* Hexadecimal digits in either case and with or without 0x read the same
+ * value, and every digit 0-9, a-f and A-F counts. A decimal is read while
+ * its next digit cannot overflow 64 bits: 18446744073709551609 is read and
+ * 18446744073709551610 is an error (the line number's limit is 2^64 - 1),
+ * and leading zeros never count against it; 17 hexadecimal digits in an
+ * address are an error. */
+Test(trace_parse, digits_at_their_limits)
+{
+    const char *insts =
+        "18446744073709551609 0000 00000001 1 R4 LDG.E 1 R2 4 0 0x0123456789aBcDeF 0\n"
+        "1 0010 00000001 1 R4 LDG.E 1 R2 4 0 FEDCBA9876543210 00000000000000000000000000009\n"
+        "9999999999999999999 0020 ffffffff 0 EXIT 0 0 0\n";
+    char *text = one_warp(5, 1, insts, 3);
+    struct tk t;
+    tk_open(&t, text, 0);
+    cr_assert_eq(t.rc, 0, "%s", t.e.msg);
+    struct trace_tb tb = {0};
+    struct recs rs;
+    read_warp(&t, 0, 0, &tb, &rs);
+    cr_assert_eq(rs.n, 3);
+    cr_expect_eq(rs.r[0]->mask, 0x1);
+    cr_expect_eq(rs.a[0][0], 0x0123456789abcdefull);
+    cr_expect_eq(rs.a[1][0], 0xfedcba9876543210ull);
+    cr_expect(rs.r[0]->site == 1 && rs.r[1]->site == 3 && rs.r[2]->site == 5);
+    trace_tb_free(&tb);
+    tk_close(&t);
+    free(text);
+    const char *bad[][2] = {
+        {"18446744073709551610 0000 ffffffff 0 EXIT 0 0 0\n", "expected a decimal source line number"},
+        {"1 0000 00000001 1 R4 LDG.E 1 R2 4 0 0x10123456789abcdef 0\n", "expected a hexadecimal address"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        text = one_warp(5, 1, bad[i][0], 1);
+        tk_open(&t, text, 0);
+        cr_expect_eq(t.rc, -1, "accepted: %s", bad[i][0]);
+        if (t.rc)
+            cr_expect(strstr(t.e.msg, bad[i][1]), "message: %s\nwanted: %s", t.e.msg, bad[i][1]);
+        tk_close(&t);
+        free(text);
+    }
+}
+
 Test(trace_parse, registers_fold_onto_the_scoreboard)
 {
     const char *insts = "0000 ffffffff 1 R64 IADD3 3 R0 R59 R255 0\n"
