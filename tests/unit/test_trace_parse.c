@@ -81,6 +81,21 @@ static void read_warp(struct tk *t, uint64_t tb, unsigned w, struct trace_tb *ou
     }
 }
 
+/* The trace of one_warp(tracer, lineinfo, insts, n), checked (it must pass),
+ * and its block 0's warp 0 read back into tb and rs; the caller frees tb, t
+ * (tk_close) and the text returned. */
+static char *check_one_warp(struct tk *t, int tracer, int lineinfo, const char *insts,
+                            unsigned n, struct trace_tb *tb, struct recs *rs)
+{
+    char *text = one_warp(tracer, lineinfo, insts, n);
+    tk_open(t, text, 0);
+    cr_assert_eq(t->rc, 0, "%s", t->e.msg);
+    *tb = (struct trace_tb){0};
+    read_warp(t, 0, 0, tb, rs);
+    cr_assert_eq(rs->n, n);
+    return text;
+}
+
 /* ---- the header ----------------------------------------------------------------------- */
 
 Test(trace_parse, header_fields)
@@ -148,14 +163,10 @@ Test(trace_parse, three_address_encodings)
         /* no active lane */
         "0030 00000000 0 STG.E 2 R2 R4 4 1 0x0 0 0\n"
         "0040 ffffffff 0 EXIT 0 0 0\n";
-    char *text = one_warp(5, 0, insts, 5);
     struct tk t;
-    tk_open(&t, text, 0);
-    cr_assert_eq(t.rc, 0, "%s", t.e.msg);
-    struct trace_tb tb = {0};
+    struct trace_tb tb;
     struct recs rs;
-    read_warp(&t, 0, 0, &tb, &rs);
-    cr_assert_eq(rs.n, 5);
+    char *text = check_one_warp(&t, 5, 0, insts, 5, &tb, &rs);
     cr_expect_eq(rs.r[0]->form, TRF_LIST);
     cr_expect_eq(rs.r[0]->mask, 0xb);
     cr_expect_eq(rs.a[0][0], 0x100);
@@ -193,14 +204,10 @@ Test(trace_parse, digits_at_their_limits)
         "18446744073709551609 0000 00000001 1 R4 LDG.E 1 R2 4 0 0x0123456789aBcDeF 0\n"
         "1 0010 00000001 1 R4 LDG.E 1 R2 4 0 FEDCBA9876543210 00000000000000000000000000009\n"
         "9999999999999999999 0020 ffffffff 0 EXIT 0 0 0\n";
-    char *text = one_warp(5, 1, insts, 3);
     struct tk t;
-    tk_open(&t, text, 0);
-    cr_assert_eq(t.rc, 0, "%s", t.e.msg);
-    struct trace_tb tb = {0};
+    struct trace_tb tb;
     struct recs rs;
-    read_warp(&t, 0, 0, &tb, &rs);
-    cr_assert_eq(rs.n, 3);
+    char *text = check_one_warp(&t, 5, 1, insts, 3, &tb, &rs);
     cr_expect_eq(rs.r[0]->mask, 0x1);
     cr_expect_eq(rs.a[0][0], 0x0123456789abcdefull);
     cr_expect_eq(rs.a[1][0], 0xfedcba9876543210ull);
@@ -227,13 +234,10 @@ Test(trace_parse, registers_fold_onto_the_scoreboard)
 {
     const char *insts = "0000 ffffffff 1 R64 IADD3 3 R0 R59 R255 0\n"
                         "0010 ffffffff 1 R255 MOV 1 R60 0\n";
-    char *text = one_warp(5, 0, insts, 2);
     struct tk t;
-    tk_open(&t, text, 0);
-    cr_assert_eq(t.rc, 0, "%s", t.e.msg);
-    struct trace_tb tb = {0};
+    struct trace_tb tb;
     struct recs rs;
-    read_warp(&t, 0, 0, &tb, &rs);
+    char *text = check_one_warp(&t, 5, 0, insts, 2, &tb, &rs);
     cr_expect_eq(rs.r[0]->dst, 1 + 64 % TRACE_SB_REGS);
     cr_expect_eq(rs.r[0]->ndst, 1);
     cr_expect_eq(rs.r[0]->srcs, (1ull << 1) | (1ull << 60), "R0, R59; RZ is not tracked");
