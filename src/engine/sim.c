@@ -263,9 +263,8 @@ static void hint_table(struct sim *s)
 
 void sim_hint(struct sim *s, const void *key, ev_hint_fn hint)
 {
-    for (unsigned i = 0; i < s->nhints; i++)
-        if (s->hint_key[i] == key)
-            return;
+    if (sim_hint_of(s, key))
+        return;
     if (s->nhints == SIM_HINTS)
         BUG("sim_hint: more than %d handlers with hints", SIM_HINTS);
     s->hint_key[s->nhints] = key;
